@@ -1,0 +1,104 @@
+#pragma once
+// The blocked Bloom filter: 64-byte-aligned storage of `params.blocks` blocks, bulk and
+// single-key insert and probe, and a checksummed file format.
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <iosfwd>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "backend.hpp"
+#include "error.hpp"
+#include "hash.hpp"
+#include "params.hpp"
+
+namespace batchbloom {
+
+class Filter {
+public:
+    /// An empty filter (all bits zero). Throws Error on invalid params or hashing, or if the
+    /// storage cannot be allocated.
+    explicit Filter(const Params& params, const Hashing& hashing = {}, Backend backend = Backend::automatic);
+
+    Filter(const Filter& other);
+    Filter& operator=(const Filter& other);
+    Filter(Filter&&) noexcept;
+    Filter& operator=(Filter&&) noexcept;
+    ~Filter();
+
+    const Params& params() const noexcept { return params_; }
+    const Hashing& hashing() const noexcept { return hashing_; }
+
+    /// Engine used by the bulk operations; `automatic` resolves on each call. Throws Error if
+    /// the engine is not available on this machine.
+    void set_backend(Backend b);
+    Backend backend() const noexcept { return backend_; }
+
+    // ---- integer keys ------------------------------------------------------------------
+    void insert(std::uint64_t key);
+    void insert(std::span<const std::uint64_t> keys);
+    void insert(std::span<const std::uint32_t> keys);
+    bool contains(std::uint64_t key) const;
+    /// out[i] = 1 if keys[i] may be present, else 0. out.size() must equal keys.size().
+    void contains(std::span<const std::uint64_t> keys, std::span<std::uint8_t> out) const;
+    void contains(std::span<const std::uint32_t> keys, std::span<std::uint8_t> out) const;
+    /// Bit i of the packed bitmap (word i/64, bit i%64) = may-contain of keys[i]; bits past
+    /// keys.size() in the last word are zero. bitmap.size() must be >= ceil(n/64).
+    void contains_bitmap(std::span<const std::uint64_t> keys, std::span<std::uint64_t> bitmap) const;
+    /// Number of keys that may be present.
+    std::size_t count(std::span<const std::uint64_t> keys) const;
+    std::size_t count(std::span<const std::uint32_t> keys) const;
+
+    // ---- byte-string keys --------------------------------------------------------------
+    void insert(std::string_view key);
+    void insert(std::span<const std::string_view> keys);
+    void insert(std::span<const std::string> keys);
+    bool contains(std::string_view key) const;
+    void contains(std::span<const std::string_view> keys, std::span<std::uint8_t> out) const;
+    std::size_t count(std::span<const std::string_view> keys) const;
+
+    // ---- pre-computed hashes (hash_key() of this filter's hashing) ---------------------
+    std::uint64_t hash(std::uint64_t key) const noexcept { return hash_key(hashing_, key); }
+    std::uint64_t hash(std::string_view key) const noexcept { return hash_key(hashing_, key); }
+    void insert_hashes(std::span<const std::uint64_t> hashes);
+    void contains_hashes(std::span<const std::uint64_t> hashes, std::span<std::uint8_t> out) const;
+    std::size_t count_hashes(std::span<const std::uint64_t> hashes) const;
+
+    // ---- state and estimates -----------------------------------------------------------
+    /// Sets every bit to zero.
+    void clear() noexcept;
+    /// Fraction of bits set.
+    double fill_ratio() const noexcept;
+    /// FPR of a random absent key against the bits as they are now (exact for the
+    /// one-bit-per-word shapes, independent-bits approximation within a word otherwise).
+    double current_fpr() const noexcept;
+    /// Number of distinct keys inserted, estimated from the fill (Swamidass & Baldi).
+    double estimated_cardinality() const;
+
+    /// The raw little-endian blocks.
+    std::span<const std::byte> bytes() const noexcept { return {data_, params_.bytes()}; }
+    std::span<std::byte> mutable_bytes() noexcept { return {data_, params_.bytes()}; }
+
+    /// Same params, hashing and bits (the backend is not part of a filter's value).
+    friend bool operator==(const Filter& a, const Filter& b) noexcept;
+
+    // ---- persistence -------------------------------------------------------------------
+    /// Writes header (magic, version, params, hashing, payload length, checksums) + blocks.
+    void save(std::ostream& out) const;
+    /// Writes to `path` atomically: a temporary file in the same directory, then rename.
+    void save(const std::filesystem::path& path) const;
+    /// Reads and validates a filter; throws FormatError naming the problem.
+    static Filter load(std::istream& in);
+    /// Like load(istream), and additionally rejects files with bytes after the payload.
+    static Filter load(const std::filesystem::path& path);
+
+private:
+    Params params_;
+    Hashing hashing_;
+    Backend backend_;
+    std::byte* data_ = nullptr;  // owned; 64-byte aligned (2 MiB for large filters)
+};
+
+}  // namespace batchbloom

@@ -1,0 +1,78 @@
+// Engine registry and selection: engines in priority order, each with the check that says
+// whether this machine can run it; BATCHBLOOM_BACKEND overrides the automatic choice.
+#include <array>
+#include <cstdlib>
+#include <string>
+
+#include "batchbloom/error.hpp"
+#include "cpu/engine.hpp"
+
+namespace batchbloom {
+namespace detail {
+namespace {
+
+// Best first.
+std::array<const Engine*, 1> registry() { return {&scalar_engine()}; }
+
+const Engine* find(Backend b) {
+    for (const Engine* e : registry())
+        if (e->backend == b) return e;
+    return nullptr;
+}
+
+}  // namespace
+
+const Engine& engine_for(Backend resolved) {
+    const Engine* e = find(resolved);
+    if (e == nullptr || !e->supported())
+        throw Error("backend '" + std::string(to_string(resolved)) + "' is not available on this machine (available: " +
+                    [] {
+                        std::string s;
+                        for (const auto& n : available_backends()) s += (s.empty() ? "" : ", ") + n;
+                        return s;
+                    }() + ")");
+    return *e;
+}
+
+}  // namespace detail
+
+std::string_view to_string(Backend b) {
+    switch (b) {
+        case Backend::automatic: return "auto";
+        case Backend::scalar: return "scalar";
+        case Backend::avx2: return "avx2";
+        case Backend::avx512: return "avx512";
+        case Backend::cuda: return "cuda";
+    }
+    return "unknown";
+}
+
+Backend parse_backend(std::string_view name) {
+    for (Backend b : {Backend::automatic, Backend::scalar, Backend::avx2, Backend::avx512, Backend::cuda})
+        if (name == to_string(b)) return b;
+    throw Error("unknown backend '" + std::string(name) + "' (expected auto, scalar, avx2, avx512 or cuda)");
+}
+
+std::vector<std::string> available_backends() {
+    std::vector<std::string> names;
+    for (const detail::Engine* e : detail::registry())
+        if (e->supported()) names.emplace_back(e->name);
+    return names;
+}
+
+Backend resolve_backend(Backend b) {
+    if (b == Backend::automatic) {
+        if (const char* env = std::getenv("BATCHBLOOM_BACKEND"); env != nullptr && *env != '\0') {
+            const Backend forced = parse_backend(env);
+            if (forced != Backend::automatic) b = forced;
+        }
+    }
+    if (b == Backend::automatic) {
+        for (const detail::Engine* e : detail::registry())
+            if (e->supported()) return e->backend;
+    }
+    detail::engine_for(b);  // throws if unavailable
+    return b;
+}
+
+}  // namespace batchbloom

@@ -1,0 +1,340 @@
+#include "batchbloom/filter.hpp"
+
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <utility>
+
+#include "cpu/engine.hpp"
+
+namespace batchbloom {
+
+namespace {
+
+// Large filters are random-access bound; 2 MiB alignment plus MADV_HUGEPAGE lets the kernel
+// back them with huge pages (THP "madvise" mode), which removes most TLB misses.
+constexpr std::size_t huge_page = std::size_t(2) << 20;
+
+std::byte* allocate_zeroed(std::uint64_t bytes) {
+    const std::size_t align = bytes >= 2 * huge_page ? huge_page : 64;
+    const std::uint64_t rounded = (bytes + align - 1) / align * align;
+    void* p = nullptr;
+    if (rounded < bytes || posix_memalign(&p, align, rounded) != 0 || p == nullptr)
+        throw Error("cannot allocate " + std::to_string(bytes) + " bytes for the filter");
+#ifdef MADV_HUGEPAGE
+    if (align == huge_page) madvise(p, rounded, MADV_HUGEPAGE);  // advisory; failure is harmless
+#endif
+    std::memset(p, 0, rounded);
+    return static_cast<std::byte*>(p);
+}
+
+// Inputs the engines cannot take directly (32-bit keys, Murmur3 integers, strings) are
+// hashed or widened in chunks small enough to stay in L1, then handed over as hashes.
+constexpr std::size_t chunk = 2048;  // a multiple of 64, so bitmap chunks stay word-aligned
+
+template <class Fn>
+void in_chunks(std::size_t n, Fn&& fn) {
+    for (std::size_t begin = 0; begin < n; begin += chunk) fn(begin, std::min(chunk, n - begin));
+}
+
+void check_out(std::size_t keys, std::size_t out) {
+    if (keys != out)
+        throw Error("output has " + std::to_string(out) + " entries for " + std::to_string(keys) + " keys");
+}
+
+}  // namespace
+
+Filter::Filter(const Params& params, const Hashing& hashing, Backend backend)
+    : params_(params), hashing_(hashing), backend_(Backend::automatic) {
+    params_.validate();
+    validate(hashing_);
+    set_backend(backend);
+    data_ = allocate_zeroed(params_.bytes());
+}
+
+Filter::Filter(const Filter& other)
+    : params_(other.params_), hashing_(other.hashing_), backend_(other.backend_),
+      data_(allocate_zeroed(other.params_.bytes())) {
+    std::memcpy(data_, other.data_, params_.bytes());
+}
+
+Filter& Filter::operator=(const Filter& other) {
+    if (this != &other) *this = Filter(other);
+    return *this;
+}
+
+Filter::Filter(Filter&& other) noexcept
+    : params_(other.params_), hashing_(other.hashing_), backend_(other.backend_),
+      data_(std::exchange(other.data_, nullptr)) {}
+
+Filter& Filter::operator=(Filter&& other) noexcept {
+    std::swap(params_, other.params_);
+    std::swap(hashing_, other.hashing_);
+    std::swap(backend_, other.backend_);
+    std::swap(data_, other.data_);
+    return *this;
+}
+
+Filter::~Filter() { std::free(data_); }
+
+void Filter::set_backend(Backend b) {
+    if (b != Backend::automatic) detail::engine_for(b);  // throws if unavailable
+    backend_ = b;
+}
+
+namespace {
+
+detail::FilterRef ref(const Params& p, std::byte* data) { return {data, p.blocks, p.shape, p.k}; }
+
+// The engine is resolved per bulk call, so BATCHBLOOM_BACKEND and engines that become
+// available take effect without rebuilding filters. Single keys go to the reference engine.
+const detail::Engine& engine(Backend b) { return detail::engine_for(resolve_backend(b)); }
+
+constexpr detail::KeyMode hashed{detail::KeyMode::hashed, 0};
+
+}  // namespace
+
+// ---- integer keys --------------------------------------------------------------------------
+// With xxh3 hashing the mixer runs inside the engine; Murmur3 integers are hashed here first.
+
+void Filter::insert(std::uint64_t key) { insert(std::span<const std::uint64_t>(&key, 1)); }
+
+bool Filter::contains(std::uint64_t key) const {
+    const std::uint64_t h = hash(key);
+    return detail::scalar_engine().count(ref(params_, data_), &h, 1, hashed) == 1;
+}
+
+void Filter::insert(std::span<const std::uint64_t> keys) {
+    const auto& e = engine(backend_);
+    if (hashing_.kind == HashKind::xxh3) {
+        e.insert(ref(params_, data_), keys.data(), keys.size(), {detail::KeyMode::mix64, hashing_.seed});
+        return;
+    }
+    std::uint64_t buf[chunk];
+    in_chunks(keys.size(), [&](std::size_t b, std::size_t n) {
+        for (std::size_t i = 0; i < n; ++i) buf[i] = hash(keys[b + i]);
+        e.insert(ref(params_, data_), buf, n, hashed);
+    });
+}
+
+void Filter::insert(std::span<const std::uint32_t> keys) {
+    std::uint64_t buf[chunk];
+    in_chunks(keys.size(), [&](std::size_t b, std::size_t n) {
+        std::copy_n(keys.begin() + std::ptrdiff_t(b), n, buf);
+        insert(std::span<const std::uint64_t>(buf, n));
+    });
+}
+
+void Filter::contains(std::span<const std::uint64_t> keys, std::span<std::uint8_t> out) const {
+    check_out(keys.size(), out.size());
+    const auto& e = engine(backend_);
+    if (hashing_.kind == HashKind::xxh3) {
+        e.contains_bytes(ref(params_, data_), keys.data(), keys.size(), {detail::KeyMode::mix64, hashing_.seed},
+                         out.data());
+        return;
+    }
+    std::uint64_t buf[chunk];
+    in_chunks(keys.size(), [&](std::size_t b, std::size_t n) {
+        for (std::size_t i = 0; i < n; ++i) buf[i] = hash(keys[b + i]);
+        e.contains_bytes(ref(params_, data_), buf, n, hashed, out.data() + b);
+    });
+}
+
+void Filter::contains(std::span<const std::uint32_t> keys, std::span<std::uint8_t> out) const {
+    check_out(keys.size(), out.size());
+    std::uint64_t buf[chunk];
+    in_chunks(keys.size(), [&](std::size_t b, std::size_t n) {
+        std::copy_n(keys.begin() + std::ptrdiff_t(b), n, buf);
+        contains(std::span<const std::uint64_t>(buf, n), out.subspan(b, n));
+    });
+}
+
+void Filter::contains_bitmap(std::span<const std::uint64_t> keys, std::span<std::uint64_t> bitmap) const {
+    const std::size_t words = (keys.size() + 63) / 64;
+    if (bitmap.size() < words)
+        throw Error("bitmap has " + std::to_string(bitmap.size()) + " words; " + std::to_string(keys.size()) +
+                    " keys need " + std::to_string(words));
+    const auto& e = engine(backend_);
+    if (hashing_.kind == HashKind::xxh3) {
+        e.contains_bits(ref(params_, data_), keys.data(), keys.size(), {detail::KeyMode::mix64, hashing_.seed},
+                        bitmap.data());
+        return;
+    }
+    std::uint64_t buf[chunk];
+    in_chunks(keys.size(), [&](std::size_t b, std::size_t n) {
+        for (std::size_t i = 0; i < n; ++i) buf[i] = hash(keys[b + i]);
+        e.contains_bits(ref(params_, data_), buf, n, hashed, bitmap.data() + b / 64);
+    });
+}
+
+std::size_t Filter::count(std::span<const std::uint64_t> keys) const {
+    const auto& e = engine(backend_);
+    if (hashing_.kind == HashKind::xxh3)
+        return e.count(ref(params_, data_), keys.data(), keys.size(), {detail::KeyMode::mix64, hashing_.seed});
+    std::size_t c = 0;
+    std::uint64_t buf[chunk];
+    in_chunks(keys.size(), [&](std::size_t b, std::size_t n) {
+        for (std::size_t i = 0; i < n; ++i) buf[i] = hash(keys[b + i]);
+        c += e.count(ref(params_, data_), buf, n, hashed);
+    });
+    return c;
+}
+
+std::size_t Filter::count(std::span<const std::uint32_t> keys) const {
+    std::size_t c = 0;
+    std::uint64_t buf[chunk];
+    in_chunks(keys.size(), [&](std::size_t b, std::size_t n) {
+        std::copy_n(keys.begin() + std::ptrdiff_t(b), n, buf);
+        c += count(std::span<const std::uint64_t>(buf, n));
+    });
+    return c;
+}
+
+// ---- byte-string keys ----------------------------------------------------------------------
+
+void Filter::insert(std::string_view key) {
+    const std::uint64_t h = hash(key);
+    insert_hashes(std::span<const std::uint64_t>(&h, 1));
+}
+
+bool Filter::contains(std::string_view key) const {
+    const std::uint64_t h = hash(key);
+    return detail::scalar_engine().count(ref(params_, data_), &h, 1, hashed) == 1;
+}
+
+namespace {
+
+template <class Str>
+void hash_strings(const Filter& f, std::span<const Str> keys, std::size_t b, std::size_t n, std::uint64_t* buf) {
+    for (std::size_t i = 0; i < n; ++i) buf[i] = f.hash(std::string_view(keys[b + i]));
+}
+
+}  // namespace
+
+void Filter::insert(std::span<const std::string_view> keys) {
+    std::uint64_t buf[chunk];
+    in_chunks(keys.size(), [&](std::size_t b, std::size_t n) {
+        hash_strings(*this, keys, b, n, buf);
+        insert_hashes(std::span<const std::uint64_t>(buf, n));
+    });
+}
+
+void Filter::insert(std::span<const std::string> keys) {
+    std::uint64_t buf[chunk];
+    in_chunks(keys.size(), [&](std::size_t b, std::size_t n) {
+        hash_strings(*this, keys, b, n, buf);
+        insert_hashes(std::span<const std::uint64_t>(buf, n));
+    });
+}
+
+void Filter::contains(std::span<const std::string_view> keys, std::span<std::uint8_t> out) const {
+    check_out(keys.size(), out.size());
+    std::uint64_t buf[chunk];
+    in_chunks(keys.size(), [&](std::size_t b, std::size_t n) {
+        hash_strings(*this, keys, b, n, buf);
+        contains_hashes(std::span<const std::uint64_t>(buf, n), out.subspan(b, n));
+    });
+}
+
+std::size_t Filter::count(std::span<const std::string_view> keys) const {
+    std::size_t c = 0;
+    std::uint64_t buf[chunk];
+    in_chunks(keys.size(), [&](std::size_t b, std::size_t n) {
+        hash_strings(*this, keys, b, n, buf);
+        c += count_hashes(std::span<const std::uint64_t>(buf, n));
+    });
+    return c;
+}
+
+// ---- hashes --------------------------------------------------------------------------------
+
+void Filter::insert_hashes(std::span<const std::uint64_t> hashes) {
+    engine(backend_).insert(ref(params_, data_), hashes.data(), hashes.size(), hashed);
+}
+
+void Filter::contains_hashes(std::span<const std::uint64_t> hashes, std::span<std::uint8_t> out) const {
+    check_out(hashes.size(), out.size());
+    engine(backend_).contains_bytes(ref(params_, data_), hashes.data(), hashes.size(), hashed, out.data());
+}
+
+std::size_t Filter::count_hashes(std::span<const std::uint64_t> hashes) const {
+    return engine(backend_).count(ref(params_, data_), hashes.data(), hashes.size(), hashed);
+}
+
+// ---- state and estimates -------------------------------------------------------------------
+
+void Filter::clear() noexcept { std::memset(data_, 0, params_.bytes()); }
+
+namespace {
+
+std::uint64_t popcount_words(const std::byte* data, std::uint64_t bytes) {
+    std::uint64_t ones = 0;
+    for (std::uint64_t off = 0; off < bytes; off += 8) {
+        std::uint64_t w;
+        std::memcpy(&w, data + off, 8);
+        ones += static_cast<std::uint64_t>(std::popcount(w));
+    }
+    return ones;
+}
+
+}  // namespace
+
+double Filter::fill_ratio() const noexcept {
+    return double(popcount_words(data_, params_.bytes())) / double(params_.bits());
+}
+
+double Filter::current_fpr() const noexcept {
+    return layout::visit_shape(params_.shape, [&](auto tag) {
+        constexpr Shape S = decltype(tag)::value;
+        using T = layout::shape_traits<S>;
+        const auto* words = reinterpret_cast<const typename T::word_type*>(data_);
+        // A random query picks a uniform block and, per the layout, c_j bits in word j.
+        unsigned per_word[T::words] = {};
+        if constexpr (T::one_bit_per_word)
+            for (unsigned i = 0; i < params_.k; ++i) ++per_word[i % T::words];
+        double sum = 0;
+        for (std::uint64_t b = 0; b < params_.blocks; ++b) {
+            const auto* block = words + b * T::words;
+            if constexpr (T::one_bit_per_word) {
+                double p = 1;
+                for (unsigned j = 0; j < T::words; ++j)
+                    p *= std::pow(std::popcount(block[j]) / double(T::word_bits), per_word[j]);
+                sum += p;
+            } else {
+                unsigned ones = 0;
+                for (unsigned j = 0; j < T::words; ++j) ones += unsigned(std::popcount(block[j]));
+                sum += std::pow(ones / double(T::words * T::word_bits), params_.k);
+            }
+        }
+        return sum / double(params_.blocks);
+    });
+}
+
+double Filter::estimated_cardinality() const {
+    const double zeros = 1.0 - fill_ratio();
+    if (zeros >= 1.0) return 0.0;
+    // expected_zero_fraction falls monotonically in n; find where it meets the observed value.
+    double lo = 0, hi = double(params_.blocks);
+    while (expected_zero_fraction(params_, hi) > zeros) {
+        hi *= 2;
+        if (hi > 1e18) return std::numeric_limits<double>::infinity();  // saturated filter
+    }
+    for (int i = 0; i < 200 && hi - lo > 1e-6 * hi; ++i) {
+        const double mid = 0.5 * (lo + hi);
+        (expected_zero_fraction(params_, mid) > zeros ? lo : hi) = mid;
+    }
+    return 0.5 * (lo + hi);
+}
+
+bool operator==(const Filter& a, const Filter& b) noexcept {
+    return a.params_ == b.params_ && a.hashing_ == b.hashing_ &&
+           std::memcmp(a.data_, b.data_, a.params_.bytes()) == 0;
+}
+
+}  // namespace batchbloom

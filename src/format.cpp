@@ -1,0 +1,235 @@
+// The saved-filter format (version 1), little-endian:
+//
+//   offset size field
+//        0    8 magic "BATCHBLM"
+//        8    2 format version (1)
+//       10    1 filter kind (1 = blocked Bloom filter)
+//       11    1 block shape (Shape)
+//       12    1 hash kind (HashKind)
+//       13    1 k
+//       14    2 reserved, zero
+//       16    8 hash seed
+//       24    8 blocks
+//       32    8 payload length in bytes (= blocks * block bytes)
+//       40    8 XXH3-64 of the payload
+//       48    8 reserved, zero
+//       56    8 XXH3-64 of bytes 0..55
+//       64      payload: the blocks as stored in memory
+//
+// Loading checks every field before it allocates, so a corrupt or hostile header can
+// neither crash the loader nor make it allocate more than the input really holds.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <istream>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "batchbloom/filter.hpp"
+
+namespace batchbloom {
+
+namespace {
+
+constexpr std::array<char, 8> magic{'B', 'A', 'T', 'C', 'H', 'B', 'L', 'M'};
+constexpr std::uint16_t format_version = 1;
+constexpr std::uint8_t kind_blocked_bloom = 1;
+constexpr std::size_t header_size = 64;
+using Header = std::array<unsigned char, header_size>;
+
+template <class T>
+void put(Header& h, std::size_t off, T v) {
+    std::memcpy(h.data() + off, &v, sizeof v);
+}
+
+template <class T>
+T get(const Header& h, std::size_t off) {
+    T v;
+    std::memcpy(&v, h.data() + off, sizeof v);
+    return v;
+}
+
+Header make_header(const Params& p, const Hashing& hashing, std::uint64_t payload_hash) {
+    Header h{};
+    std::memcpy(h.data(), magic.data(), magic.size());
+    put<std::uint16_t>(h, 8, format_version);
+    put<std::uint8_t>(h, 10, kind_blocked_bloom);
+    put<std::uint8_t>(h, 11, static_cast<std::uint8_t>(p.shape));
+    put<std::uint8_t>(h, 12, static_cast<std::uint8_t>(hashing.kind));
+    put<std::uint8_t>(h, 13, static_cast<std::uint8_t>(p.k));
+    put<std::uint64_t>(h, 16, hashing.seed);
+    put<std::uint64_t>(h, 24, p.blocks);
+    put<std::uint64_t>(h, 32, p.bytes());
+    put<std::uint64_t>(h, 40, payload_hash);
+    put<std::uint64_t>(h, 56, xxh3_64(h.data(), 56, 0));
+    return h;
+}
+
+struct Parsed {
+    Params params;
+    Hashing hashing;
+    std::uint64_t payload_bytes, payload_hash;
+};
+
+Parsed parse_header(const Header& h, std::size_t got) {
+    if (got == 0) throw FormatError("empty input: not a batchbloom filter");
+    if (got < magic.size() || std::memcmp(h.data(), magic.data(), magic.size()) != 0)
+        throw FormatError("not a batchbloom filter (bad magic)");
+    if (got < header_size)
+        throw FormatError("truncated header: " + std::to_string(got) + " of " + std::to_string(header_size) +
+                          " bytes");
+    if (const auto v = get<std::uint16_t>(h, 8); v != format_version)
+        throw FormatError("unsupported format version " + std::to_string(v) + " (this build reads version " +
+                          std::to_string(format_version) + ")");
+    if (get<std::uint64_t>(h, 56) != xxh3_64(h.data(), 56, 0))
+        throw FormatError("corrupt header: header checksum mismatch");
+    if (const auto kind = get<std::uint8_t>(h, 10); kind != kind_blocked_bloom)
+        throw FormatError("unsupported filter kind " + std::to_string(kind));
+    if (get<std::uint16_t>(h, 14) != 0 || get<std::uint64_t>(h, 48) != 0)
+        throw FormatError("corrupt header: reserved fields are not zero");
+
+    Parsed p{};
+    p.params = Params{static_cast<Shape>(get<std::uint8_t>(h, 11)), get<std::uint64_t>(h, 24),
+                      get<std::uint8_t>(h, 13)};
+    p.hashing = Hashing{static_cast<HashKind>(get<std::uint8_t>(h, 12)), get<std::uint64_t>(h, 16)};
+    try {
+        p.params.validate();
+        validate(p.hashing);
+    } catch (const Error& e) {
+        throw FormatError(std::string("invalid header: ") + e.what());
+    }
+    p.payload_bytes = get<std::uint64_t>(h, 32);
+    p.payload_hash = get<std::uint64_t>(h, 40);
+    if (p.payload_bytes != p.params.bytes())
+        throw FormatError("corrupt header: payload length " + std::to_string(p.payload_bytes) + " does not match " +
+                          std::to_string(p.params.blocks) + " blocks of " +
+                          std::to_string(p.params.block_bytes()) + " bytes");
+    return p;
+}
+
+std::size_t read_up_to(std::istream& in, void* dst, std::size_t n) {
+    in.read(static_cast<char*>(dst), static_cast<std::streamsize>(n));
+    return static_cast<std::size_t>(in.gcount());
+}
+
+[[noreturn]] void truncated_payload(std::uint64_t got, std::uint64_t want) {
+    throw FormatError("truncated payload: " + std::to_string(got) + " of " + std::to_string(want) + " bytes");
+}
+
+// Bytes left in a seekable stream, or -1 if it cannot tell.
+std::int64_t remaining(std::istream& in) {
+    const auto here = in.tellg();
+    if (here < 0) return -1;
+    in.seekg(0, std::ios::end);
+    const auto end = in.tellg();
+    in.seekg(here);
+    if (end < 0 || !in) {
+        in.clear();
+        return -1;
+    }
+    return static_cast<std::int64_t>(end - here);
+}
+
+void write_all(int fd, const void* data, std::size_t n, const std::string& what) {
+    const auto* p = static_cast<const char*>(data);
+    while (n > 0) {
+        const ssize_t w = ::write(fd, p, n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) throw Error("cannot write " + what + ": " + std::strerror(errno));
+        p += w;
+        n -= static_cast<std::size_t>(w);
+    }
+}
+
+}  // namespace
+
+void Filter::save(std::ostream& out) const {
+    const Header h = make_header(params_, hashing_, xxh3_64(data_, params_.bytes(), 0));
+    out.write(reinterpret_cast<const char*>(h.data()), header_size);
+    out.write(reinterpret_cast<const char*>(data_), static_cast<std::streamsize>(params_.bytes()));
+    if (!out) throw Error("cannot write the filter: the output stream failed");
+}
+
+void Filter::save(const std::filesystem::path& path) const {
+    // Write a temporary file beside the target and rename it over the target, so readers see
+    // either the old file or the complete new one, never a half-written one.
+    const std::string target = path.string();
+    std::string tmp = target + ".tmp-XXXXXX";
+    const int fd = ::mkstemp(tmp.data());
+    if (fd < 0) throw Error("cannot create a temporary file for '" + target + "': " + std::strerror(errno));
+    try {
+        const Header h = make_header(params_, hashing_, xxh3_64(data_, params_.bytes(), 0));
+        write_all(fd, h.data(), header_size, "'" + tmp + "'");
+        write_all(fd, data_, params_.bytes(), "'" + tmp + "'");
+        if (::fchmod(fd, 0644) != 0 || ::fsync(fd) != 0)
+            throw Error("cannot write '" + tmp + "': " + std::strerror(errno));
+        if (::close(fd) != 0) {
+            ::unlink(tmp.c_str());
+            throw Error("cannot write '" + tmp + "': " + std::strerror(errno));
+        }
+    } catch (...) {
+        ::close(fd);
+        ::unlink(tmp.c_str());
+        throw;
+    }
+    if (::rename(tmp.c_str(), target.c_str()) != 0) {
+        const int err = errno;
+        ::unlink(tmp.c_str());
+        throw Error("cannot replace '" + target + "': " + std::strerror(err));
+    }
+}
+
+namespace {
+
+Filter load_impl(std::istream& in, bool exact) {
+    Header h{};
+    const Parsed p = parse_header(h, read_up_to(in, h.data(), header_size));
+    const std::int64_t left = remaining(in);
+    if (left >= 0 && std::uint64_t(left) < p.payload_bytes) truncated_payload(std::uint64_t(left), p.payload_bytes);
+    if (exact && left >= 0 && std::uint64_t(left) > p.payload_bytes)
+        throw FormatError("trailing data: " + std::to_string(std::uint64_t(left) - p.payload_bytes) +
+                          " bytes after the payload");
+
+    Filter f(p.params, p.hashing);
+    auto dst = f.mutable_bytes();
+    if (left >= 0) {
+        if (const std::size_t got = read_up_to(in, dst.data(), dst.size()); got != dst.size())
+            truncated_payload(got, dst.size());
+    } else {
+        // Unseekable stream: the storage is already sized from a checksummed header, read it
+        // in pieces so that a short stream is reported as truncated.
+        std::size_t got = 0;
+        while (got < dst.size()) {
+            const std::size_t n = read_up_to(in, dst.data() + got, std::min<std::size_t>(dst.size() - got, 1 << 20));
+            if (n == 0) truncated_payload(got, dst.size());
+            got += n;
+        }
+    }
+    if (xxh3_64(dst.data(), dst.size(), 0) != p.payload_hash)
+        throw FormatError("corrupt payload: payload checksum mismatch");
+    if (exact && in.peek() != std::char_traits<char>::eof())
+        throw FormatError("trailing data after the payload");
+    return f;
+}
+
+}  // namespace
+
+Filter Filter::load(std::istream& in) { return load_impl(in, false); }
+
+Filter Filter::load(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw Error("cannot open '" + path.string() + "': " + std::strerror(errno));
+    try {
+        return load_impl(in, true);
+    } catch (const FormatError& e) {
+        throw FormatError("'" + path.string() + "': " + e.what());
+    }
+}
+
+}  // namespace batchbloom
