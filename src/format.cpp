@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstring>
@@ -187,6 +188,34 @@ void Filter::save(const std::filesystem::path& path) const {
 
 namespace {
 
+// Seekable stream: its size was checked against the header, so the storage is allocated once
+// and read into directly.
+Filter read_known_size(std::istream& in, const Parsed& p) {
+    Filter f(p.params, p.hashing);
+    auto dst = f.mutable_bytes();
+    if (const std::size_t got = read_up_to(in, dst.data(), dst.size()); got != dst.size())
+        truncated_payload(got, dst.size());
+    return f;
+}
+
+// Unseekable stream: nothing says how much data really follows, so the payload is read into a
+// buffer that grows only as data arrives; a header claiming more than the stream holds ends as
+// "truncated" instead of a huge allocation. Costs one copy.
+Filter read_unknown_size(std::istream& in, const Parsed& p) {
+    std::vector<char> buf;
+    while (buf.size() < p.payload_bytes) {
+        const std::size_t have = buf.size();
+        const auto want = static_cast<std::size_t>(
+            std::min<std::uint64_t>(p.payload_bytes, std::max<std::size_t>(have * 2, std::size_t(1) << 20)));
+        buf.resize(want);
+        if (const std::size_t got = read_up_to(in, buf.data() + have, want - have); got != want - have)
+            truncated_payload(have + got, p.payload_bytes);
+    }
+    Filter f(p.params, p.hashing);
+    std::memcpy(f.mutable_bytes().data(), buf.data(), buf.size());
+    return f;
+}
+
 Filter load_impl(std::istream& in, bool exact) {
     Header h{};
     const Parsed p = parse_header(h, read_up_to(in, h.data(), header_size));
@@ -195,23 +224,8 @@ Filter load_impl(std::istream& in, bool exact) {
     if (exact && left >= 0 && std::uint64_t(left) > p.payload_bytes)
         throw FormatError("trailing data: " + std::to_string(std::uint64_t(left) - p.payload_bytes) +
                           " bytes after the payload");
-
-    Filter f(p.params, p.hashing);
-    auto dst = f.mutable_bytes();
-    if (left >= 0) {
-        if (const std::size_t got = read_up_to(in, dst.data(), dst.size()); got != dst.size())
-            truncated_payload(got, dst.size());
-    } else {
-        // Unseekable stream: the storage is already sized from a checksummed header, read it
-        // in pieces so that a short stream is reported as truncated.
-        std::size_t got = 0;
-        while (got < dst.size()) {
-            const std::size_t n = read_up_to(in, dst.data() + got, std::min<std::size_t>(dst.size() - got, 1 << 20));
-            if (n == 0) truncated_payload(got, dst.size());
-            got += n;
-        }
-    }
-    if (xxh3_64(dst.data(), dst.size(), 0) != p.payload_hash)
+    Filter f = left >= 0 ? read_known_size(in, p) : read_unknown_size(in, p);
+    if (xxh3_64(f.bytes().data(), f.bytes().size(), 0) != p.payload_hash)
         throw FormatError("corrupt payload: payload checksum mismatch");
     if (exact && in.peek() != std::char_traits<char>::eof())
         throw FormatError("trailing data after the payload");
