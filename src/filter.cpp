@@ -107,7 +107,7 @@ void Filter::insert(std::uint64_t key) { insert(std::span<const std::uint64_t>(&
 
 bool Filter::contains(std::uint64_t key) const {
     const std::uint64_t h = hash(key);
-    return detail::scalar_engine().count(ref(params_, data_), &h, 1, hashed) == 1;
+    return detail::scalar_engine.count(ref(params_, data_), &h, 1, hashed) == 1;
 }
 
 void Filter::insert(std::span<const std::uint64_t> keys) {
@@ -205,7 +205,7 @@ void Filter::insert(std::string_view key) {
 
 bool Filter::contains(std::string_view key) const {
     const std::uint64_t h = hash(key);
-    return detail::scalar_engine().count(ref(params_, data_), &h, 1, hashed) == 1;
+    return detail::scalar_engine.count(ref(params_, data_), &h, 1, hashed) == 1;
 }
 
 namespace {

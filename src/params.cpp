@@ -92,7 +92,7 @@ void Params::validate() const {
     if (!layout::is_known(shape))
         throw Error("unknown block shape " + std::to_string(static_cast<unsigned>(shape)));
     if (blocks < 1 || blocks > layout::max_blocks)
-        throw Error("blocks must be between 1 and 2^32, got " + std::to_string(blocks));
+        throw Error("blocks must be between 1 and 2^32 - 1, got " + std::to_string(blocks));
     if (k < 1 || k > layout::max_k)
         throw Error("k must be between 1 and " + std::to_string(layout::max_k) + ", got " + std::to_string(k));
 }
@@ -136,7 +136,7 @@ Params Params::for_bits_per_key(std::uint64_t n, double bits_per_key, Shape shap
     const double blocks = std::ceil(double(n) * bits_per_key / block_bits);
     if (blocks > double(layout::max_blocks))
         throw Error(std::to_string(n) + " keys at " + fmt(bits_per_key) + " bits/key need " + fmt(blocks) +
-                    " blocks; a filter holds at most 2^32 blocks (" +
+                    " blocks; a filter holds at most 2^32 - 1 blocks (" +
                     fmt(double(layout::max_blocks) * block_bits / 8 / (1ull << 30)) + " GiB)");
     Params best{shape, static_cast<std::uint64_t>(blocks), 1};
     double best_fpr = predicted_fpr(best, n);
@@ -177,7 +177,7 @@ Params Params::for_fpr(std::uint64_t n, double fpr, Shape shape) {
     }
     if (best.k == 0)
         throw Error(std::to_string(n) + " keys at FPR " + fmt(fpr) +
-                    " need more than 2^32 blocks; use fewer keys per filter or a higher FPR");
+                    " need more than 2^32 - 1 blocks; use fewer keys per filter or a higher FPR");
     return best;
 }
 

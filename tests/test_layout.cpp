@@ -18,7 +18,7 @@ static_assert(layout::make_pattern<Shape::split256>(12345u, 8).w[7] != 0);
 
 TEST(Layout, BlockIndexIsMultiplyShiftOnHighBits) {
     bb::testing::KeyGen g(1);
-    for (std::uint64_t blocks : {1ULL, 2ULL, 3ULL, 1000ULL, 999983ULL, (1ULL << 32) - 1, 1ULL << 32}) {
+    for (std::uint64_t blocks : {1ULL, 2ULL, 3ULL, 1000ULL, 999983ULL, (1ULL << 32) - 1}) {
         for (int i = 0; i < 10000; ++i) {
             const std::uint64_t h = g.next();
             const std::uint64_t b = layout::block_index(h, blocks);

@@ -4,10 +4,13 @@
 
 // Per-key layout and hash functions are compiled both as plain C++ and, under nvcc, as
 // device code. One macro keeps the two builds on one definition.
+// They are also forced inline: the SIMD engines compile them in translation units built with
+// AVX2/AVX-512 flags, and an out-of-line copy from such a unit could be picked by the linker
+// for the scalar code too (and fault on a CPU without those instructions).
 #if defined(__CUDACC__)
-#define BATCHBLOOM_HD __host__ __device__
+#define BATCHBLOOM_HD __host__ __device__ __forceinline__
 #else
-#define BATCHBLOOM_HD
+#define BATCHBLOOM_HD [[gnu::always_inline]] inline
 #endif
 
 #define BATCHBLOOM_VERSION_MAJOR 0

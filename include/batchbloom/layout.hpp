@@ -28,8 +28,9 @@ enum class Shape : std::uint8_t {
 namespace layout {
 
 inline constexpr unsigned max_k = 16;
-/// Block selection uses 32 bits of the hash, so a filter holds at most 2^32 blocks.
-inline constexpr std::uint64_t max_blocks = std::uint64_t(1) << 32;
+/// Block selection scales 32 bits of the hash by the block count with a 32 x 32-bit multiply
+/// (one instruction in every SIMD ISA and on the GPU), so the count must fit in 32 bits.
+inline constexpr std::uint64_t max_blocks = 0xFFFFFFFFULL;
 inline constexpr unsigned words_per_block = 8;
 
 template <Shape S>

@@ -17,7 +17,7 @@ struct Params {
     unsigned k = 0;
 
     /// Smallest filter whose predicted FPR for n keys is <= fpr; k chosen under the model.
-    /// Throws Error for n == 0, fpr outside (0, 1), or a filter that would need > 2^32 blocks.
+    /// Throws Error for n == 0, fpr outside (0, 1), or a filter that would need more than layout::max_blocks blocks.
     static Params for_fpr(std::uint64_t n, double fpr, Shape shape = Shape::word512);
 
     /// ceil(n * bits_per_key / block bits) blocks, with the k that minimises the predicted FPR.

@@ -12,10 +12,16 @@ namespace detail {
 namespace {
 
 // Best first.
-std::array<const Engine*, 1> registry() { return {&scalar_engine()}; }
+constexpr std::array registry{
+#if BATCHBLOOM_HAVE_SIMD
+    &avx512_engine,
+    &avx2_engine,
+#endif
+    &scalar_engine,
+};
 
 const Engine* find(Backend b) {
-    for (const Engine* e : registry())
+    for (const Engine* e : registry)
         if (e->backend == b) return e;
     return nullptr;
 }
@@ -55,7 +61,7 @@ Backend parse_backend(std::string_view name) {
 
 std::vector<std::string> available_backends() {
     std::vector<std::string> names;
-    for (const detail::Engine* e : detail::registry())
+    for (const detail::Engine* e : detail::registry)
         if (e->supported()) names.emplace_back(e->name);
     return names;
 }
@@ -68,7 +74,7 @@ Backend resolve_backend(Backend b) {
         }
     }
     if (b == Backend::automatic) {
-        for (const detail::Engine* e : detail::registry())
+        for (const detail::Engine* e : detail::registry)
             if (e->supported()) return e->backend;
     }
     detail::engine_for(b);  // throws if unavailable

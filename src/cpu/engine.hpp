@@ -43,6 +43,12 @@ struct Engine {
 /// The engine for a resolved backend (never `automatic`); throws Error if unavailable.
 const Engine& engine_for(Backend resolved);
 
-const Engine& scalar_engine();
+// The engines, as constant-initialized tables. The SIMD ones exist only in builds with
+// BATCHBLOOM_SIMD (x86-64); their `supported` check runs before any of their code does.
+extern const Engine scalar_engine;
+#if BATCHBLOOM_HAVE_SIMD
+extern const Engine avx2_engine;
+extern const Engine avx512_engine;
+#endif
 
 }  // namespace batchbloom::detail

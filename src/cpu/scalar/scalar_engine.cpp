@@ -61,9 +61,6 @@ bool always() { return true; }
 
 }  // namespace
 
-const Engine& scalar_engine() {
-    static constexpr Engine engine{Backend::scalar, "scalar", always, insert, contains_bytes, contains_bits, count};
-    return engine;
-}
+constinit const Engine scalar_engine{Backend::scalar, "scalar", always, insert, contains_bytes, contains_bits, count};
 
 }  // namespace batchbloom::detail

@@ -1,0 +1,43 @@
+// The AVX2 engine: the generic pipeline instantiated for xsimd::avx2. Compiled with AVX2
+// flags; nothing here runs unless cpu_has_avx2() said yes.
+#include "cpu/cpu_features.hpp"
+#include "cpu/simd/block_ops_avx2.hpp"
+
+namespace batchbloom::detail {
+namespace simd {
+
+template <>
+struct isa<xsimd::avx2> {
+    using B = u64x<xsimd::avx2>;
+    // AVX2 has no 64-bit multiply: lo*lo + ((hi*lo + lo*hi) << 32) from 32 x 32-bit products.
+    static B mul64(B a, std::uint64_t c) {
+        const __m256i b = _mm256_set1_epi64x(static_cast<long long>(c));
+        const __m256i cross = _mm256_add_epi64(_mm256_mul_epu32(_mm256_srli_epi64(a, 32), b),
+                                               _mm256_mul_epu32(a, _mm256_srli_epi64(b, 32)));
+        return _mm256_add_epi64(_mm256_mul_epu32(a, b), _mm256_slli_epi64(cross, 32));
+    }
+    static B scale32(B hi32, std::uint64_t blocks) {
+        return _mm256_srli_epi64(_mm256_mul_epu32(hi32, _mm256_set1_epi64x(static_cast<long long>(blocks))), 32);
+    }
+    template <Shape S>
+    struct pick;
+    template <Shape S>
+    using block = typename pick<S>::type;
+};
+
+template <> struct isa<xsimd::avx2>::pick<Shape::split256> { using type = split256_avx2<xsimd::avx2>; };
+template <> struct isa<xsimd::avx2>::pick<Shape::word512> { using type = word512_avx2<xsimd::avx2>; };
+template <> struct isa<xsimd::avx2>::pick<Shape::line512> { using type = line512_avx2<xsimd::avx2>; };
+
+}  // namespace simd
+
+// Constant-initialized data, no code: taking its address runs nothing compiled for AVX2.
+constinit const Engine avx2_engine{Backend::avx2,
+                                   "avx2",
+                                   cpu_has_avx2,
+                                   simd::kernels<xsimd::avx2>::insert,
+                                   simd::kernels<xsimd::avx2>::contains_bytes,
+                                   simd::kernels<xsimd::avx2>::contains_bits,
+                                   simd::kernels<xsimd::avx2>::count};
+
+}  // namespace batchbloom::detail

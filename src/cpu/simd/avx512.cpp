@@ -1,0 +1,88 @@
+// The AVX-512 engine: the generic pipeline instantiated for xsimd::avx512bw. Compiled with
+// AVX-512 F/CD/DQ/BW/VL flags; nothing here runs unless cpu_has_avx512() said yes.
+#include "cpu/cpu_features.hpp"
+#include "cpu/simd/block_ops_avx2.hpp"
+
+namespace batchbloom::detail {
+namespace simd {
+
+using avx512 = xsimd::avx512bw;
+
+/// word512: the whole cache line in one zmm register, one 64-bit word per lane.
+template <class Arch>
+struct word512_avx512 {
+    lanes8<Arch> l;
+    __m512i off_lo, off_hi;
+    explicit word512_avx512(unsigned k)
+        : l(k), off_lo(_mm512_cvtepi32_epi64(l.off_lo)), off_hi(_mm512_cvtepi32_epi64(l.off_hi)) {}
+
+    __m512i mask(std::uint32_t h32) const {
+        const __m256i h = _mm256_set1_epi32(static_cast<int>(h32));
+        const __m512i one = _mm512_set1_epi64(1);
+        auto round = [&](__m256i salt, __m512i off) {
+            const __m256i pos = _mm256_srli_epi32(_mm256_mullo_epi32(h, salt), 26);
+            return _mm512_sllv_epi64(one, _mm512_or_si512(_mm512_cvtepu32_epi64(pos), off));
+        };
+        __m512i m = round(l.salt_lo, off_lo);
+        if (l.two_rounds) m = _mm512_or_si512(m, round(l.salt_hi, off_hi));
+        return m;
+    }
+    bool test(const std::uint64_t* block, std::uint32_t h32) const {
+        const __m512i missing = _mm512_andnot_si512(_mm512_load_si512(block), mask(h32));
+        return _mm512_test_epi64_mask(missing, missing) == 0;
+    }
+    void set(std::uint64_t* block, std::uint32_t h32) const {
+        _mm512_store_si512(block, _mm512_or_si512(_mm512_load_si512(block), mask(h32)));
+    }
+};
+
+/// line512: up to 16 positions in one zmm; each lane fetches its 32-bit word of the line with
+/// one vpermd and tests its bit. Inserting ORs the k bits in one by one.
+template <class Arch>
+struct line512_avx512 : line512_avx2<Arch> {
+    __m512i salts;
+    __mmask16 live;
+    explicit line512_avx512(unsigned k_)
+        : line512_avx2<Arch>(k_),
+          salts(_mm512_inserti64x4(_mm512_castsi256_si512(this->l.salt_lo), this->l.salt_hi, 1)),
+          live(static_cast<__mmask16>((1u << k_) - 1)) {}
+
+    bool test(const std::uint64_t* block, std::uint32_t h32) const {
+        const __m512i pos = _mm512_srli_epi32(_mm512_mullo_epi32(_mm512_set1_epi32(static_cast<int>(h32)), salts), 23);
+        const __m512i sel = _mm512_permutexvar_epi32(_mm512_srli_epi32(pos, 5), _mm512_load_si512(block));
+        const __m512i bit = _mm512_sllv_epi32(_mm512_set1_epi32(1), _mm512_and_si512(pos, _mm512_set1_epi32(0x1F)));
+        return _mm512_mask_testn_epi32_mask(live, sel, bit) == 0;
+    }
+};
+
+template <>
+struct isa<avx512> {
+    using B = u64x<avx512>;
+    static B mul64(B a, std::uint64_t c) {
+        return _mm512_mullo_epi64(a, _mm512_set1_epi64(static_cast<long long>(c)));
+    }
+    static B scale32(B hi32, std::uint64_t blocks) {
+        return _mm512_srli_epi64(_mm512_mul_epu32(hi32, _mm512_set1_epi64(static_cast<long long>(blocks))), 32);
+    }
+    template <Shape S>
+    struct pick;
+    template <Shape S>
+    using block = typename pick<S>::type;
+};
+
+template <> struct isa<avx512>::pick<Shape::split256> { using type = split256_avx2<avx512>; };
+template <> struct isa<avx512>::pick<Shape::word512> { using type = word512_avx512<avx512>; };
+template <> struct isa<avx512>::pick<Shape::line512> { using type = line512_avx512<avx512>; };
+
+}  // namespace simd
+
+// Constant-initialized data, no code: taking its address runs nothing compiled for AVX-512.
+constinit const Engine avx512_engine{Backend::avx512,
+                                     "avx512",
+                                     cpu_has_avx512,
+                                     simd::kernels<simd::avx512>::insert,
+                                     simd::kernels<simd::avx512>::contains_bytes,
+                                     simd::kernels<simd::avx512>::contains_bits,
+                                     simd::kernels<simd::avx512>::count};
+
+}  // namespace batchbloom::detail

@@ -1,0 +1,152 @@
+// Every engine available on this machine against the scalar reference, bit for bit: filter
+// bytes after insert, probe answers as bytes, bitmaps and counts, for every shape, several k,
+// odd batch sizes, empty and unaligned spans, and filters both in and out of cache (the
+// SIMD pipeline prefetches only for filters above 1 MiB).
+#include <gtest/gtest.h>
+
+#include <batchbloom/filter.hpp>
+#include <cstring>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "support.hpp"
+
+namespace bb = batchbloom;
+using bb::Filter;
+using bb::Params;
+using bb::Shape;
+
+namespace {
+
+struct Shape_k {
+    Shape shape;
+    unsigned k;
+};
+
+const Shape_k shapes[] = {{Shape::split256, 8}, {Shape::split256, 1}, {Shape::split256, 11},
+                          {Shape::word512, 8},  {Shape::word512, 3},  {Shape::word512, 16},
+                          {Shape::line512, 6},  {Shape::line512, 9},  {Shape::line512, 16}};
+
+class EngineTest : public ::testing::TestWithParam<std::string> {
+protected:
+    bb::Backend backend() const { return bb::parse_backend(GetParam()); }
+    Filter pair(const Params& p, bb::Hashing h, bb::Backend b) const { return Filter(p, h, b); }
+};
+
+std::string engine_name(const ::testing::TestParamInfo<std::string>& info) { return info.param; }
+
+}  // namespace
+
+INSTANTIATE_TEST_SUITE_P(Available, EngineTest, ::testing::ValuesIn(bb::available_backends()), engine_name);
+
+TEST_P(EngineTest, BitExactWithScalar) {
+    for (const auto& [shape, k] : shapes) {
+        // 700 blocks stay in cache; 40000 blocks (1.3-2.6 MB) take the prefetching path.
+        for (std::uint64_t blocks : {700ULL, 40000ULL}) {
+            for (bb::HashKind hk : {bb::HashKind::xxh3, bb::HashKind::murmur3}) {
+                SCOPED_TRACE(std::string(bb::to_string(shape)) + " k=" + std::to_string(k) +
+                             " blocks=" + std::to_string(blocks) + " hash=" + std::string(bb::to_string(hk)));
+                const Params p = Params::make(shape, blocks, k);
+                const bb::Hashing h{hk, 12345};
+                Filter ref(p, h, bb::Backend::scalar), got(p, h, backend());
+                const auto keys = bb::testing::random_keys(blocks * 10 + 3, blocks + k, 0);
+                ref.insert(keys);
+                got.insert(keys);
+                ASSERT_TRUE(ref == got) << "filter bytes differ after insert";
+
+                auto queries = bb::testing::random_keys(4097, 7 * k, 1);
+                queries.insert(queries.end(), keys.begin(), keys.begin() + 4097);
+                for (std::size_t n : {0, 1, 7, 33, 64, 1001, 8194}) {
+                    const std::span<const std::uint64_t> q(queries.data(), n);
+                    std::vector<std::uint8_t> a(n), b(n);
+                    ref.contains(q, a);
+                    got.contains(q, b);
+                    ASSERT_EQ(a, b) << "n=" << n;
+                    std::vector<std::uint64_t> ba((n + 63) / 64), bbits((n + 63) / 64);
+                    ref.contains_bitmap(q, ba);
+                    got.contains_bitmap(q, bbits);
+                    ASSERT_EQ(ba, bbits) << "n=" << n;
+                    ASSERT_EQ(ref.count(q), got.count(q)) << "n=" << n;
+                }
+            }
+        }
+    }
+}
+
+TEST_P(EngineTest, HashedInsertAndProbeBitExact) {
+    for (const auto& [shape, k] : shapes) {
+        const Params p = Params::make(shape, 1001, k);
+        Filter ref(p, {}, bb::Backend::scalar), got(p, {}, backend());
+        auto hashes = bb::testing::random_keys(12345, 99, 0);
+        ref.insert_hashes(hashes);
+        got.insert_hashes(hashes);
+        ASSERT_TRUE(ref == got) << bb::to_string(shape) << " k=" << k;
+        const auto q = bb::testing::random_keys(3333, 98, 1);
+        std::vector<std::uint8_t> a(q.size()), b(q.size());
+        ref.contains_hashes(q, a);
+        got.contains_hashes(q, b);
+        ASSERT_EQ(a, b);
+        ASSERT_EQ(ref.count_hashes(q), got.count_hashes(q));
+    }
+}
+
+TEST_P(EngineTest, UnalignedSpansAndOddBatches) {
+    const Params p = Params::make(Shape::word512, 513, 8);
+    Filter ref(p, {}, bb::Backend::scalar), got(p, {}, backend());
+    const auto keys = bb::testing::random_keys(10007, 5, 0);
+    // Keys start at every offset within a vector register, in batches of odd length.
+    std::vector<std::uint64_t> buf(keys.size() + 8);
+    std::size_t pos = 0;
+    for (std::size_t off = 1, len = 1; pos < keys.size(); off = (off + 1) % 8, len = len * 3 % 1001 + 1) {
+        const std::size_t n = std::min(len, keys.size() - pos);
+        std::memcpy(buf.data() + off, keys.data() + pos, n * 8);
+        ref.insert(std::span<const std::uint64_t>(buf.data() + off, n));
+        got.insert(std::span<const std::uint64_t>(buf.data() + off, n));
+        pos += n;
+    }
+    ASSERT_TRUE(ref == got);
+    std::vector<std::uint8_t> a(keys.size() + 1), b(keys.size() + 1);
+    ref.contains(std::span<const std::uint64_t>(keys).subspan(1), std::span(a).subspan(2));
+    got.contains(std::span<const std::uint64_t>(keys).subspan(1), std::span(b).subspan(2));
+    ASSERT_EQ(a, b);
+}
+
+TEST_P(EngineTest, Uint32AndStringKeysBitExact) {
+    const Params p = Params::make(Shape::split256, 777, 8);
+    Filter ref(p, {}, bb::Backend::scalar), got(p, {}, backend());
+    std::vector<std::uint32_t> k32(5001);
+    for (std::size_t i = 0; i < k32.size(); ++i) k32[i] = static_cast<std::uint32_t>(i * 2654435761u);
+    std::vector<std::string> strs;
+    for (int i = 0; i < 3001; ++i) strs.push_back(std::to_string(i * 7).append("s"));
+    ref.insert(k32);
+    got.insert(k32);
+    ref.insert(strs);
+    got.insert(strs);
+    ASSERT_TRUE(ref == got);
+}
+
+TEST(EngineSelection, BestEngineForThisCpuIsActive) {
+    // Read the CPU's features independently of the library's CPUID code.
+    std::ifstream cpuinfo("/proc/cpuinfo");
+    std::string line, flags;
+    while (std::getline(cpuinfo, line))
+        if (line.rfind("flags", 0) == 0) {
+            flags = line + " ";
+            break;
+        }
+    if (flags.empty()) GTEST_SKIP() << "no /proc/cpuinfo flags on this system";
+    auto has = [&](const char* f) { return flags.find(std::string(" ") + f + " ") != std::string::npos; };
+    const auto names = bb::available_backends();
+    const std::set<std::string> avail(names.begin(), names.end());
+    const bool avx512 = has("avx512f") && has("avx512dq") && has("avx512cd") && has("avx512bw") && has("avx512vl");
+    const bool avx2 = has("avx2") && has("fma") && has("bmi2");
+    EXPECT_EQ(avail.count("avx512") == 1, avx512);
+    EXPECT_EQ(avail.count("avx2") == 1, avx2);
+    if (std::getenv("BATCHBLOOM_BACKEND") == nullptr) {
+        const bb::Backend expect = avx512 ? bb::Backend::avx512 : avx2 ? bb::Backend::avx2 : bb::Backend::scalar;
+        EXPECT_EQ(bb::resolve_backend(bb::Backend::automatic), expect)
+            << "automatic picked " << bb::to_string(bb::resolve_backend(bb::Backend::automatic));
+    }
+}
