@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "cpu/engine.hpp"
+#include "cpu/parallel.hpp"
 
 namespace batchbloom {
 
@@ -59,7 +60,7 @@ Filter::Filter(const Params& params, const Hashing& hashing, Backend backend)
 }
 
 Filter::Filter(const Filter& other)
-    : params_(other.params_), hashing_(other.hashing_), backend_(other.backend_),
+    : params_(other.params_), hashing_(other.hashing_), backend_(other.backend_), threads_(other.threads_),
       data_(allocate_zeroed(other.params_.bytes())) {
     std::memcpy(data_, other.data_, params_.bytes());
 }
@@ -70,18 +71,21 @@ Filter& Filter::operator=(const Filter& other) {
 }
 
 Filter::Filter(Filter&& other) noexcept
-    : params_(other.params_), hashing_(other.hashing_), backend_(other.backend_),
+    : params_(other.params_), hashing_(other.hashing_), backend_(other.backend_), threads_(other.threads_),
       data_(std::exchange(other.data_, nullptr)) {}
 
 Filter& Filter::operator=(Filter&& other) noexcept {
     std::swap(params_, other.params_);
     std::swap(hashing_, other.hashing_);
     std::swap(backend_, other.backend_);
+    std::swap(threads_, other.threads_);
     std::swap(data_, other.data_);
     return *this;
 }
 
 Filter::~Filter() { std::free(data_); }
+
+unsigned Filter::threads_used() const noexcept { return detail::resolve_threads(threads_); }
 
 void Filter::set_backend(Backend b) {
     if (b != Backend::automatic) detail::engine_for(b);  // throws if unavailable
@@ -113,13 +117,13 @@ bool Filter::contains(std::uint64_t key) const {
 void Filter::insert(std::span<const std::uint64_t> keys) {
     const auto& e = engine(backend_);
     if (hashing_.kind == HashKind::xxh3) {
-        e.insert(ref(params_, data_), keys.data(), keys.size(), {detail::KeyMode::mix64, hashing_.seed});
+        detail::parallel_insert(e, ref(params_, data_), keys.data(), keys.size(), {detail::KeyMode::mix64, hashing_.seed}, threads_used());
         return;
     }
     std::uint64_t buf[chunk];
     in_chunks(keys.size(), [&](std::size_t b, std::size_t n) {
         for (std::size_t i = 0; i < n; ++i) buf[i] = hash(keys[b + i]);
-        e.insert(ref(params_, data_), buf, n, hashed);
+        detail::parallel_insert(e, ref(params_, data_), buf, n, hashed, threads_used());
     });
 }
 
@@ -135,14 +139,14 @@ void Filter::contains(std::span<const std::uint64_t> keys, std::span<std::uint8_
     check_out(keys.size(), out.size());
     const auto& e = engine(backend_);
     if (hashing_.kind == HashKind::xxh3) {
-        e.contains_bytes(ref(params_, data_), keys.data(), keys.size(), {detail::KeyMode::mix64, hashing_.seed},
-                         out.data());
+        detail::parallel_contains_bytes(e, ref(params_, data_), keys.data(), keys.size(), {detail::KeyMode::mix64, hashing_.seed},
+                         out.data(), threads_used());
         return;
     }
     std::uint64_t buf[chunk];
     in_chunks(keys.size(), [&](std::size_t b, std::size_t n) {
         for (std::size_t i = 0; i < n; ++i) buf[i] = hash(keys[b + i]);
-        e.contains_bytes(ref(params_, data_), buf, n, hashed, out.data() + b);
+        detail::parallel_contains_bytes(e, ref(params_, data_), buf, n, hashed, out.data() + b, threads_used());
     });
 }
 
@@ -162,26 +166,26 @@ void Filter::contains_bitmap(std::span<const std::uint64_t> keys, std::span<std:
                     " keys need " + std::to_string(words));
     const auto& e = engine(backend_);
     if (hashing_.kind == HashKind::xxh3) {
-        e.contains_bits(ref(params_, data_), keys.data(), keys.size(), {detail::KeyMode::mix64, hashing_.seed},
-                        bitmap.data());
+        detail::parallel_contains_bits(e, ref(params_, data_), keys.data(), keys.size(), {detail::KeyMode::mix64, hashing_.seed},
+                        bitmap.data(), threads_used());
         return;
     }
     std::uint64_t buf[chunk];
     in_chunks(keys.size(), [&](std::size_t b, std::size_t n) {
         for (std::size_t i = 0; i < n; ++i) buf[i] = hash(keys[b + i]);
-        e.contains_bits(ref(params_, data_), buf, n, hashed, bitmap.data() + b / 64);
+        detail::parallel_contains_bits(e, ref(params_, data_), buf, n, hashed, bitmap.data() + b / 64, threads_used());
     });
 }
 
 std::size_t Filter::count(std::span<const std::uint64_t> keys) const {
     const auto& e = engine(backend_);
     if (hashing_.kind == HashKind::xxh3)
-        return e.count(ref(params_, data_), keys.data(), keys.size(), {detail::KeyMode::mix64, hashing_.seed});
+        return detail::parallel_count(e, ref(params_, data_), keys.data(), keys.size(), {detail::KeyMode::mix64, hashing_.seed}, threads_used());
     std::size_t c = 0;
     std::uint64_t buf[chunk];
     in_chunks(keys.size(), [&](std::size_t b, std::size_t n) {
         for (std::size_t i = 0; i < n; ++i) buf[i] = hash(keys[b + i]);
-        c += e.count(ref(params_, data_), buf, n, hashed);
+        c += detail::parallel_count(e, ref(params_, data_), buf, n, hashed, threads_used());
     });
     return c;
 }
@@ -255,16 +259,16 @@ std::size_t Filter::count(std::span<const std::string_view> keys) const {
 // ---- hashes --------------------------------------------------------------------------------
 
 void Filter::insert_hashes(std::span<const std::uint64_t> hashes) {
-    engine(backend_).insert(ref(params_, data_), hashes.data(), hashes.size(), hashed);
+    detail::parallel_insert(engine(backend_), ref(params_, data_), hashes.data(), hashes.size(), hashed, threads_used());
 }
 
 void Filter::contains_hashes(std::span<const std::uint64_t> hashes, std::span<std::uint8_t> out) const {
     check_out(hashes.size(), out.size());
-    engine(backend_).contains_bytes(ref(params_, data_), hashes.data(), hashes.size(), hashed, out.data());
+    detail::parallel_contains_bytes(engine(backend_), ref(params_, data_), hashes.data(), hashes.size(), hashed, out.data(), threads_used());
 }
 
 std::size_t Filter::count_hashes(std::span<const std::uint64_t> hashes) const {
-    return engine(backend_).count(ref(params_, data_), hashes.data(), hashes.size(), hashed);
+    return detail::parallel_count(engine(backend_), ref(params_, data_), hashes.data(), hashes.size(), hashed, threads_used());
 }
 
 // ---- state and estimates -------------------------------------------------------------------

@@ -150,3 +150,39 @@ TEST(EngineSelection, BestEngineForThisCpuIsActive) {
             << "automatic picked " << bb::to_string(bb::resolve_backend(bb::Backend::automatic));
     }
 }
+
+TEST_P(EngineTest, ThreadCountNeverChangesResults) {
+    // Large enough batches (> 32K keys per thread) that the threads really split the work.
+    for (const auto& [shape, k] : {Shape_k{Shape::word512, 8}, Shape_k{Shape::split256, 8}, Shape_k{Shape::line512, 7}}) {
+        const Params p = Params::make(shape, 30011, k);
+        Filter ref(p, {}, bb::Backend::scalar);
+        ref.set_threads(1);
+        const auto keys = bb::testing::random_keys(300001, 77, 0);
+        ref.insert(keys);
+        auto queries = bb::testing::random_keys(150001, 78, 1);
+        queries.insert(queries.end(), keys.begin(), keys.begin() + 150001);
+        std::vector<std::uint8_t> expect(queries.size());
+        ref.contains(queries, expect);
+        for (unsigned threads : {1u, 2u, 3u, 0u}) {
+            SCOPED_TRACE(std::string(bb::to_string(shape)) + " threads=" + std::to_string(threads));
+            Filter f(p, {}, backend());
+            f.set_threads(threads);
+            f.insert(keys);
+            ASSERT_TRUE(f == ref);
+            Filter hashed(p, {}, backend());
+            hashed.set_threads(threads);
+            std::vector<std::uint64_t> h(keys.size());
+            for (std::size_t i = 0; i < keys.size(); ++i) h[i] = hashed.hash(keys[i]);
+            hashed.insert_hashes(h);
+            ASSERT_TRUE(hashed == ref);
+            std::vector<std::uint8_t> got(queries.size());
+            f.contains(queries, got);
+            ASSERT_EQ(got, expect);
+            std::vector<std::uint64_t> bits((queries.size() + 63) / 64), ref_bits(bits.size());
+            f.contains_bitmap(queries, bits);
+            ref.contains_bitmap(queries, ref_bits);
+            ASSERT_EQ(bits, ref_bits);
+            ASSERT_EQ(f.count(queries), ref.count(queries));
+        }
+    }
+}

@@ -36,6 +36,11 @@ public:
     void set_backend(Backend b);
     Backend backend() const noexcept { return backend_; }
 
+    /// Threads the bulk operations may use; 0 (the default) means every core. Batches too
+    /// small to pay for threads run on one. The results never depend on this setting.
+    void set_threads(unsigned threads) noexcept { threads_ = threads; }
+    unsigned threads() const noexcept { return threads_; }
+
     // ---- integer keys ------------------------------------------------------------------
     void insert(std::uint64_t key);
     void insert(std::span<const std::uint64_t> keys);
@@ -95,9 +100,12 @@ public:
     static Filter load(const std::filesystem::path& path);
 
 private:
+    unsigned threads_used() const noexcept;
+
     Params params_;
     Hashing hashing_;
     Backend backend_;
+    unsigned threads_ = 0;
     std::byte* data_ = nullptr;  // owned; 64-byte aligned (2 MiB for large filters)
 };
 

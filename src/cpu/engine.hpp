@@ -38,6 +38,8 @@ struct Engine {
     void (*contains_bits)(const FilterRef&, const std::uint64_t* keys, std::size_t n, KeyMode mode,
                           std::uint64_t* out);
     std::size_t (*count)(const FilterRef&, const std::uint64_t* keys, std::size_t n, KeyMode mode);
+    /// out[i] = the hash of keys[i] under `mode` (for partitioning a batch before it is inserted).
+    void (*hash)(const std::uint64_t* keys, std::size_t n, KeyMode mode, std::uint64_t* out);
 };
 
 /// The engine for a resolved backend (never `automatic`); throws Error if unavailable.

@@ -57,10 +57,14 @@ std::size_t count(const FilterRef& f, const std::uint64_t* keys, std::size_t n, 
     });
 }
 
+void hash(const std::uint64_t* keys, std::size_t n, KeyMode mode, std::uint64_t* out) {
+    for (std::size_t i = 0; i < n; ++i) out[i] = to_hash(keys[i], mode);
+}
+
 bool always() { return true; }
 
 }  // namespace
 
-constinit const Engine scalar_engine{Backend::scalar, "scalar", always, insert, contains_bytes, contains_bits, count};
+constinit const Engine scalar_engine{Backend::scalar, "scalar", always, insert, contains_bytes, contains_bits, count, hash};
 
 }  // namespace batchbloom::detail

@@ -38,6 +38,7 @@ constinit const Engine avx2_engine{Backend::avx2,
                                    simd::kernels<xsimd::avx2>::insert,
                                    simd::kernels<xsimd::avx2>::contains_bytes,
                                    simd::kernels<xsimd::avx2>::contains_bits,
-                                   simd::kernels<xsimd::avx2>::count};
+                                   simd::kernels<xsimd::avx2>::count,
+                                    simd::kernels<xsimd::avx2>::hash};
 
 }  // namespace batchbloom::detail

@@ -83,6 +83,7 @@ constinit const Engine avx512_engine{Backend::avx512,
                                      simd::kernels<simd::avx512>::insert,
                                      simd::kernels<simd::avx512>::contains_bytes,
                                      simd::kernels<simd::avx512>::contains_bits,
-                                     simd::kernels<simd::avx512>::count};
+                                     simd::kernels<simd::avx512>::count,
+                                      simd::kernels<simd::avx512>::hash};
 
 }  // namespace batchbloom::detail

@@ -149,6 +149,17 @@ struct kernels {
         });
         return c;
     }
+
+    static void hash(const std::uint64_t* keys, std::size_t n, KeyMode mode, std::uint64_t* out) {
+        constexpr std::size_t lanes = u64x<Arch>::size;
+        if (mode.kind != KeyMode::mix64) {
+            std::memcpy(out, keys, n * sizeof(std::uint64_t));
+            return;
+        }
+        std::size_t i = 0;
+        for (; i + lanes <= n; i += lanes) mix<Arch>(u64x<Arch>::load_unaligned(keys + i), mode.seed).store_unaligned(out + i);
+        for (; i < n; ++i) out[i] = mix64(keys[i], mode.seed);
+    }
 };
 
 }  // namespace batchbloom::detail::simd

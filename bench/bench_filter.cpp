@@ -1,0 +1,107 @@
+// Google Benchmark suite: insert and probe per engine x block shape x filter size x bits/key.
+//   build/bench/batchbloom_bench --benchmark_filter='probe/avx512/word512/10M'
+// Sizes: 1M keys (filter in L2), 10M (in L3), 100M (out of cache). Probes are 50% hits
+// unless the name says "miss". Counters: ns_per_key (lower is better) and fpr.
+#include <benchmark/benchmark.h>
+
+#include <batchbloom/filter.hpp>
+#include <map>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace bb = batchbloom;
+
+namespace {
+
+std::vector<std::uint64_t> keys_with_parity(std::size_t n, std::uint64_t seed, unsigned parity) {
+    std::vector<std::uint64_t> v(n);
+    std::uint64_t s = seed;
+    for (auto& k : v) k = (bb::mix64(s++, 0x5eed) & ~1ULL) | parity;
+    return v;
+}
+
+struct Data {
+    std::vector<std::uint64_t> keys, hits50, misses;
+    std::unique_ptr<bb::Filter> filter;
+};
+
+// One data set per (n, shape, bits/key), built once and shared by the engines.
+Data& data(std::size_t n, bb::Shape shape, double bpk) {
+    static std::map<std::tuple<std::size_t, bb::Shape, double>, std::unique_ptr<Data>> cache;
+    auto& d = cache[{n, shape, bpk}];
+    if (!d) {
+        cache.clear();  // keep one large data set in memory at a time
+        auto& fresh = cache[{n, shape, bpk}];
+        fresh = std::make_unique<Data>();
+        fresh->keys = keys_with_parity(n, 1, 0);
+        fresh->misses = keys_with_parity(n, 2, 1);
+        fresh->hits50 = fresh->misses;
+        for (std::size_t i = 0; i < n; i += 2) fresh->hits50[i] = fresh->keys[i];
+        fresh->filter = std::make_unique<bb::Filter>(bb::Params::for_bits_per_key(n, bpk, shape));
+        fresh->filter->insert(fresh->keys);
+        return *fresh;
+    }
+    return *d;
+}
+
+void set_counters(benchmark::State& state, std::size_t n) {
+    state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * n));
+    state.counters["ns_per_key"] =
+        benchmark::Counter(double(n), benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+}
+
+void insert(benchmark::State& state, bb::Backend b, bb::Shape shape, std::size_t n, double bpk) {
+    Data& d = data(n, shape, bpk);
+    bb::Filter f(d.filter->params());
+    f.set_backend(b);
+    for (auto _ : state) {
+        f.insert(d.keys);
+        benchmark::ClobberMemory();
+    }
+    set_counters(state, n);
+}
+
+void probe(benchmark::State& state, bb::Backend b, bb::Shape shape, std::size_t n, double bpk, bool miss) {
+    Data& d = data(n, shape, bpk);
+    d.filter->set_backend(b);
+    const auto& q = miss ? d.misses : d.hits50;
+    std::vector<std::uint8_t> out(n);
+    for (auto _ : state) {
+        d.filter->contains(q, out);
+        benchmark::DoNotOptimize(out.data());
+    }
+    set_counters(state, n);
+    if (miss) {
+        std::size_t fp = 0;
+        for (auto r : out) fp += r;
+        state.counters["fpr"] = double(fp) / double(n);
+    }
+}
+
+int register_all() {
+    const std::pair<const char*, std::size_t> sizes[] = {{"1M", 1'000'000}, {"10M", 10'000'000}, {"100M", 100'000'000}};
+    for (const auto& name : bb::available_backends()) {
+        const bb::Backend b = bb::parse_backend(name);
+        for (bb::Shape shape : {bb::Shape::word512, bb::Shape::split256, bb::Shape::line512})
+            for (double bpk : {10.0, 15.0})
+                for (const auto& [label, n] : sizes) {
+                    const std::string suffix = name + "/" + std::string(bb::to_string(shape)) + "/" + label + "/bpk" +
+                                               std::to_string(int(bpk));
+                    benchmark::RegisterBenchmark(("insert/" + suffix).c_str(), insert, b, shape, n, bpk)
+                        ->Unit(benchmark::kMillisecond)->UseRealTime();
+                    benchmark::RegisterBenchmark(("probe/" + suffix).c_str(), probe, b, shape, n, bpk, false)
+                        ->Unit(benchmark::kMillisecond)->UseRealTime();
+                    benchmark::RegisterBenchmark(("probe_miss/" + suffix).c_str(), probe, b, shape, n, bpk, true)
+                        ->Unit(benchmark::kMillisecond)->UseRealTime();
+                }
+    }
+    return 0;
+}
+
+const int registered = register_all();
+
+}  // namespace
+
+BENCHMARK_MAIN();
