@@ -8,28 +8,60 @@ namespace simd {
 
 using avx512 = xsimd::avx512bw;
 
-/// word512: the whole cache line in one zmm register, one 64-bit word per lane.
+/// split256 probe with AVX-512VL: shift each word right by its bit position and test bit 0
+/// under a mask of the lanes in use (vpsrlvd + vptestnmd), instead of building a mask first.
+template <class Arch>
+struct split256_avx512 : split256_avx2<Arch> {
+    __mmask8 live_lo, live_hi;
+    explicit split256_avx512(unsigned k)
+        : split256_avx2<Arch>(k), live_lo(static_cast<__mmask8>(k >= 8 ? 0xFF : (1u << k) - 1)),
+          live_hi(static_cast<__mmask8>(k <= 8 ? 0 : (1u << (k - 8)) - 1)) {}
+
+    bool test(const std::uint32_t* block, std::uint32_t h32) const {
+        const __m256i b = _mm256_load_si256(reinterpret_cast<const __m256i*>(block));
+        const __m256i h = _mm256_set1_epi32(static_cast<int>(h32));
+        const __m256i one = _mm256_set1_epi32(1);
+        auto missing = [&](__m256i salt, __mmask8 live) {
+            const __m256i pos = _mm256_srli_epi32(_mm256_mullo_epi32(h, salt), 27);
+            return _mm256_mask_testn_epi32_mask(live, _mm256_srlv_epi32(b, pos), one);
+        };
+        __mmask8 miss = missing(this->l.salt_lo, live_lo);
+        if (this->l.two_rounds) miss = static_cast<__mmask8>(miss | missing(this->l.salt_hi, live_hi));
+        return miss == 0;
+    }
+};
+
+/// word512: the whole cache line in one zmm register, one 64-bit word per lane. Probing shifts
+/// each word right by its bit position and tests bit 0 of the lanes in use.
 template <class Arch>
 struct word512_avx512 {
     lanes8<Arch> l;
     __m512i off_lo, off_hi;
+    __mmask8 live_lo, live_hi;
     explicit word512_avx512(unsigned k)
-        : l(k), off_lo(_mm512_cvtepi32_epi64(l.off_lo)), off_hi(_mm512_cvtepi32_epi64(l.off_hi)) {}
+        : l(k), off_lo(_mm512_cvtepi32_epi64(l.off_lo)), off_hi(_mm512_cvtepi32_epi64(l.off_hi)),
+          live_lo(static_cast<__mmask8>(k >= 8 ? 0xFF : (1u << k) - 1)),
+          live_hi(static_cast<__mmask8>(k <= 8 ? 0 : (1u << (k - 8)) - 1)) {}
 
+    static __m512i positions(__m256i h, __m256i salt) {
+        return _mm512_cvtepu32_epi64(_mm256_srli_epi32(_mm256_mullo_epi32(h, salt), 26));
+    }
     __m512i mask(std::uint32_t h32) const {
         const __m256i h = _mm256_set1_epi32(static_cast<int>(h32));
         const __m512i one = _mm512_set1_epi64(1);
-        auto round = [&](__m256i salt, __m512i off) {
-            const __m256i pos = _mm256_srli_epi32(_mm256_mullo_epi32(h, salt), 26);
-            return _mm512_sllv_epi64(one, _mm512_or_si512(_mm512_cvtepu32_epi64(pos), off));
-        };
-        __m512i m = round(l.salt_lo, off_lo);
-        if (l.two_rounds) m = _mm512_or_si512(m, round(l.salt_hi, off_hi));
+        __m512i m = _mm512_sllv_epi64(one, _mm512_or_si512(positions(h, l.salt_lo), off_lo));
+        if (l.two_rounds) m = _mm512_or_si512(m, _mm512_sllv_epi64(one, _mm512_or_si512(positions(h, l.salt_hi), off_hi)));
         return m;
     }
     bool test(const std::uint64_t* block, std::uint32_t h32) const {
-        const __m512i missing = _mm512_andnot_si512(_mm512_load_si512(block), mask(h32));
-        return _mm512_test_epi64_mask(missing, missing) == 0;
+        const __m512i b = _mm512_load_si512(block);
+        const __m256i h = _mm256_set1_epi32(static_cast<int>(h32));
+        const __m512i one = _mm512_set1_epi64(1);
+        __mmask8 miss = _mm512_mask_testn_epi64_mask(live_lo, _mm512_srlv_epi64(b, positions(h, l.salt_lo)), one);
+        if (l.two_rounds)
+            miss = static_cast<__mmask8>(
+                miss | _mm512_mask_testn_epi64_mask(live_hi, _mm512_srlv_epi64(b, positions(h, l.salt_hi)), one));
+        return miss == 0;
     }
     void set(std::uint64_t* block, std::uint32_t h32) const {
         _mm512_store_si512(block, _mm512_or_si512(_mm512_load_si512(block), mask(h32)));
@@ -70,7 +102,7 @@ struct isa<avx512> {
     using block = typename pick<S>::type;
 };
 
-template <> struct isa<avx512>::pick<Shape::split256> { using type = split256_avx2<avx512>; };
+template <> struct isa<avx512>::pick<Shape::split256> { using type = split256_avx512<avx512>; };
 template <> struct isa<avx512>::pick<Shape::word512> { using type = word512_avx512<avx512>; };
 template <> struct isa<avx512>::pick<Shape::line512> { using type = line512_avx512<avx512>; };
 
