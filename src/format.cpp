@@ -237,6 +237,9 @@ Filter load_impl(std::istream& in, bool exact) {
 Filter Filter::load(std::istream& in) { return load_impl(in, false); }
 
 Filter Filter::load(const std::filesystem::path& path) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec))
+        throw Error("cannot load '" + path.string() + "': it is a directory, not a filter file");
     std::ifstream in(path, std::ios::binary);
     if (!in) throw Error("cannot open '" + path.string() + "': " + std::strerror(errno));
     try {

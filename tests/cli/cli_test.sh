@@ -1,0 +1,288 @@
+#!/usr/bin/env bash
+# End-to-end tests of the batchbloom command-line program.
+#
+#   cli_test.sh BATCHBLOOM_BINARY SCRATCH_DIR [SECTION...]
+#
+# Runs the named sections (default: all) in SCRATCH_DIR, which is emptied first. Sections:
+# size build_query u64 stdin info fpr rebuild errors bench.
+set -euo pipefail
+
+if [[ $# -lt 2 ]]; then
+    echo "usage: $0 BATCHBLOOM_BINARY SCRATCH_DIR [SECTION...]" >&2
+    exit 2
+fi
+BB=$(realpath "$1")
+SCRATCH=$2
+shift 2
+PY=${PYTHON3:-python3}
+
+mkdir -p "$SCRATCH"
+SCRATCH=$(realpath "$SCRATCH")
+find "$SCRATCH" -mindepth 1 -delete
+cd "$SCRATCH"
+
+fail() {
+    echo "FAIL: $*" >&2
+    exit 1
+}
+
+# expect_fail PATTERN COMMAND...: COMMAND must exit with status 1 or 2 (an error, not a crash),
+# print "batchbloom: error:" on stderr, and its stderr must match the extended regex PATTERN
+# (case-insensitive).
+expect_fail() {
+    local pattern=$1
+    shift
+    local rc=0
+    "$@" >fail.out 2>fail.err || rc=$?
+    if [[ $rc -eq 0 ]]; then fail "expected failure, got success: $*"; fi
+    if [[ $rc -ne 1 && $rc -ne 2 ]]; then fail "exit status $rc (crash?) from: $* -- $(cat fail.err)"; fi
+    grep -q '^batchbloom: error: ' fail.err || fail "no 'batchbloom: error:' message from: $* -- $(cat fail.err)"
+    grep -qiE -- "$pattern" fail.err || fail "stderr of '$*' does not match /$pattern/: $(cat fail.err)"
+}
+
+# expect_contains FILE PATTERN: FILE has a line matching the extended regex PATTERN.
+expect_contains() {
+    grep -qE -- "$2" "$1" || fail "$1 does not contain /$2/: $(cat "$1")"
+}
+
+# Text keys of every kind: strings, integers (with the extremes of both signed and unsigned
+# 64-bit), an empty line, spaces, a CRLF line, and a last line without a newline.
+make_mixed_keys() {
+    printf 'alpha\n42\n-17\n18446744073709551615\n-9223372036854775808\nhello world\n\n  spaced out  \n0\n007\n18446744073709551616\n12abc\n-\nbeta\r\nlast-line-no-newline' >mixed.txt
+    # What query prints for mixed.txt: every key, without the '\r' (the file ends without a
+    # newline; query ends every key with one).
+    "$PY" -c 'import sys; d=open("mixed.txt","rb").read().split(b"\n"); sys.stdout.buffer.write(b"".join(l.removesuffix(b"\r")+b"\n" for l in d))' >mixed.expected
+}
+
+section_size() {
+    "$BB" size --n 1000000 --fpr 0.01 >size.out
+    expect_contains size.out '^predicted FPR.*[0-9]e-0[0-9]'
+    expect_contains size.out '^classic FPR.*[0-9]e-0[0-9]'
+    expect_contains size.out '^blocks: +[0-9]+$'
+    expect_contains size.out '^bytes: +[0-9]+ \([0-9.]+ MiB\)'
+    expect_contains size.out '^k: +[0-9]+$'
+    expect_contains size.out '^bits per key: +[0-9.]+$'
+    # The predicted FPR meets the target.
+    local pred
+    pred=$(awk '/^predicted FPR/ {print $5}' size.out)
+    "$PY" -c "import sys; sys.exit(0 if 0 < float('$pred') <= 0.01 else 1)" || fail "predicted FPR $pred above target 0.01"
+
+    "$BB" size --n 5000 --bits-per-key 12 --shape split256 >size2.out
+    expect_contains size2.out '^shape: +split256$'
+    expect_contains size2.out '^predicted FPR'
+    expect_contains size2.out '^classic FPR'
+    "$BB" size --n 5000 --fpr=0.001 --shape line512 >size3.out
+    expect_contains size3.out '^shape: +line512$'
+    "$BB" size --help >help.out
+    expect_contains help.out '^usage: batchbloom size'
+}
+
+section_build_query() {
+    make_mixed_keys
+    "$BB" build --fpr 0.01 --out mixed.bbf mixed.txt 2>build.err
+    expect_contains build.err '15 keys read'
+    [[ -s mixed.bbf ]] || fail "build wrote no filter"
+    # No false negatives, every key printed as it appeared.
+    "$BB" query mixed.bbf mixed.txt >query.out
+    cmp -s query.out mixed.expected || fail "query output differs: $(diff query.out mixed.expected || true)"
+    [[ $("$BB" query mixed.bbf mixed.txt --count) == 15 ]] || fail "query --count is not 15"
+    # Integers are keys by value: 007 is 7, -17 is its two's complement.
+    printf '7\n18446744073709551599\n' >ints.txt
+    "$BB" build --fpr 0.001 --out ints.bbf ints.txt 2>/dev/null
+    printf '007\n-17\n' >ints2.txt
+    [[ $("$BB" query ints.bbf ints2.txt --count) == 2 ]] || fail "integer keys are not matched by value"
+    # murmur3 with a seed round-trips too.
+    "$BB" build --bits-per-key 16 --hash murmur3 --seed 12345 --shape split256 --out m.bbf mixed.txt 2>/dev/null
+    "$BB" query m.bbf mixed.txt >query_m.out
+    cmp -s query_m.out mixed.expected || fail "murmur3 query output differs"
+    "$BB" info m.bbf >info_m.out
+    expect_contains info_m.out '^hash: +murmur3$'
+    expect_contains info_m.out '^seed: +12345$'
+    expect_contains info_m.out '^shape: +split256$'
+}
+
+section_u64() {
+    "$PY" -c '
+import random, struct, sys
+r = random.Random(7)
+vals = [r.getrandbits(64) for _ in range(10000)] + [0, 2**64 - 1, 42]
+open("keys.bin", "wb").write(b"".join(struct.pack("<Q", v) for v in vals))
+open("keys.dec", "w").write("".join(f"{v}\n" for v in vals))
+'
+    "$BB" build --u64 --fpr 0.01 --out u64.bbf keys.bin 2>/dev/null
+    "$BB" query --u64 u64.bbf keys.bin >u64.out
+    cmp -s u64.out keys.dec || fail "u64 query does not print every key in decimal"
+    [[ $("$BB" query u64.bbf keys.bin --u64 --count) == 10003 ]] || fail "u64 --count is not 10003"
+    # Binary and text integer keys are the same keys.
+    [[ $("$BB" query u64.bbf keys.dec --count) == 10003 ]] || fail "text integers do not match u64 keys"
+}
+
+section_stdin() {
+    make_mixed_keys
+    "$BB" build --fpr 0.01 --out file.bbf mixed.txt 2>/dev/null
+    "$BB" build --fpr 0.01 --out dash.bbf - <mixed.txt 2>/dev/null
+    cat mixed.txt | "$BB" build --fpr 0.01 --out pipe.bbf 2>/dev/null
+    cmp -s file.bbf dash.bbf || fail "filter built from '-' differs from the one built from the file"
+    cmp -s file.bbf pipe.bbf || fail "filter built from a pipe differs from the one built from the file"
+    cat mixed.txt | "$BB" query file.bbf - >q1.out
+    "$BB" query file.bbf <mixed.txt >q2.out
+    cmp -s q1.out mixed.expected || fail "query from '-' differs"
+    cmp -s q2.out mixed.expected || fail "query from stdin differs"
+    # u64 through stdin.
+    "$PY" -c 'import struct,sys; sys.stdout.buffer.write(b"".join(struct.pack("<Q", v) for v in range(1, 1001)))' >k.bin
+    "$BB" build --u64 --fpr 0.01 --out k.bbf <k.bin 2>/dev/null
+    [[ $(cat k.bin | "$BB" query --u64 --count k.bbf -) == 1000 ]] || fail "u64 stdin query --count is not 1000"
+}
+
+section_info() {
+    seq 1 100000 >keys.txt
+    "$BB" build --fpr 0.01 --out f.bbf keys.txt 2>/dev/null
+    "$BB" info f.bbf >info.out
+    expect_contains info.out '^fill ratio: +0\.[0-9]+$'
+    expect_contains info.out '^estimated cardinality: +[0-9]+'
+    expect_contains info.out '^FPR at current fill: +[0-9]'
+    expect_contains info.out '^bits per estimated key: +[0-9.]+$'
+    expect_contains info.out '^shape: +word512$'
+    expect_contains info.out '^hash: +xxh3$'
+    local est
+    est=$(awk '/^estimated cardinality:/ {print $3}' info.out)
+    "$PY" -c "import sys; sys.exit(0 if abs(float('$est') - 100000) <= 5000 else 1)" ||
+        fail "estimated cardinality $est is not within 5% of 100000"
+}
+
+section_fpr() {
+    "$PY" -c '
+open("present.txt", "w").write("".join(f"key-{i}\n" for i in range(100000)))
+open("absent.txt", "w").write("".join(f"absent-{i}\n" for i in range(100000)))
+'
+    local shape fp
+    for shape in word512 split256 line512; do
+        "$BB" build --fpr 0.01 --shape "$shape" --out "$shape.bbf" present.txt 2>/dev/null
+        [[ $("$BB" query "$shape.bbf" present.txt --count) == 100000 ]] || fail "$shape: false negatives"
+        fp=$("$BB" query "$shape.bbf" absent.txt --count)
+        # 3x the 1% target of 100000 absent keys.
+        [[ $fp -lt 3000 ]] || fail "$shape: $fp false positives in 100000 absent keys (target FPR 0.01)"
+        [[ $fp -gt 0 ]] || fail "$shape: no false positives at all in 100000 absent keys (implausible at FPR 0.01)"
+    done
+}
+
+section_rebuild() {
+    mkdir in out
+    seq 1 1000 >in/a.txt
+    seq 5001 7000 >in/b.txt
+    "$BB" build --fpr 0.01 --out out/f.bbf in/a.txt 2>/dev/null
+    cp out/f.bbf first.bbf
+    "$BB" build --fpr 0.001 --out out/f.bbf in/b.txt 2>/dev/null
+    cmp -s out/f.bbf first.bbf && fail "re-building did not replace the filter"
+    [[ $("$BB" query out/f.bbf in/b.txt --count) == 2000 ]] || fail "rebuilt filter misses keys"
+    local listing
+    listing=$(ls -A out)
+    [[ $listing == "f.bbf" ]] || fail "output directory holds more than the filter: $listing"
+    # A failed build (bad input) leaves the existing filter alone.
+    cp out/f.bbf second.bbf
+    expect_fail 'no such file' "$BB" build --fpr 0.01 --out out/f.bbf in/missing.txt
+    cmp -s out/f.bbf second.bbf || fail "a failed build changed the existing filter"
+    [[ $(ls -A out) == "f.bbf" ]] || fail "a failed build left files behind: $(ls -A out)"
+}
+
+section_errors() {
+    seq 1 1000 >keys.txt
+    "$BB" build --fpr 0.01 --out good.bbf keys.txt 2>/dev/null
+    local size
+    size=$(wc -c <good.bbf)
+
+    # Bad option values.
+    expect_fail 'fpr' "$BB" size --n 1000 --fpr 0
+    expect_fail 'fpr' "$BB" size --n 1000 --fpr 1.5
+    expect_fail 'fpr' "$BB" size --n 1000 --fpr abc
+    expect_fail 'fpr' "$BB" build --fpr 1 --out x.bbf keys.txt
+    expect_fail 'fpr' "$BB" size --n 1000 --fpr nan
+    expect_fail '--n' "$BB" size --n abc --fpr 0.01
+    expect_fail '--n' "$BB" size --n -5 --fpr 0.01
+    expect_fail '--n' "$BB" size --n 99999999999999999999999 --fpr 0.01
+    expect_fail '--n' "$BB" size --n 0 --fpr 0.01
+    expect_fail '--n' "$BB" size --fpr 0.01
+    expect_fail 'bits-per-key' "$BB" size --n 1000 --bits-per-key -3
+    expect_fail 'either' "$BB" size --n 1000 --fpr 0.01 --bits-per-key 10
+    expect_fail 'fpr|bits-per-key' "$BB" size --n 1000
+    expect_fail 'needs a value' "$BB" size --fpr 0.01 --n
+    expect_fail 'shape' "$BB" size --n 1000 --fpr 0.01 --shape cube
+    expect_fail 'hash' "$BB" build --fpr 0.01 --hash md5 --out x.bbf keys.txt
+    expect_fail 'seed|murmur' "$BB" build --fpr 0.01 --hash murmur3 --seed 4294967296 --out x.bbf keys.txt
+    expect_fail 'more than once' "$BB" size --n 1 --n 2 --fpr 0.01
+    expect_fail 'takes no value' "$BB" query --count=yes good.bbf keys.txt
+
+    # Unknown command and option, missing and extra arguments.
+    expect_fail "unknown command 'frobnicate'" "$BB" frobnicate
+    expect_fail "unknown option '--bogus'" "$BB" size --n 1000 --fpr 0.01 --bogus
+    expect_fail "unknown option" "$BB" query -x good.bbf
+    expect_fail 'missing argument FILE' "$BB" query
+    expect_fail 'unexpected argument' "$BB" info good.bbf extra
+    expect_fail '--out' "$BB" build --fpr 0.01 keys.txt
+    local rc=0
+    "$BB" >/dev/null 2>&1 || rc=$?
+    [[ $rc -eq 2 ]] || fail "no command: exit status $rc, expected 2"
+    rc=0
+    "$BB" size --bogus >/dev/null 2>&1 || rc=$?
+    [[ $rc -eq 2 ]] || fail "usage error: exit status $rc, expected 2"
+
+    # Missing and unreadable inputs.
+    expect_fail 'missing\.txt.*no such file' "$BB" build --fpr 0.01 --out x.bbf missing.txt
+    expect_fail 'missing\.txt.*no such file' "$BB" query good.bbf missing.txt
+    expect_fail 'nothere\.bbf' "$BB" query nothere.bbf keys.txt
+    expect_fail 'nothere\.bbf' "$BB" info nothere.bbf
+    expect_fail 'directory' "$BB" build --fpr 0.01 --out x.bbf .
+    expect_fail 'no keys in input' "$BB" build --fpr 0.01 --out x.bbf /dev/null
+    [[ ! -e x.bbf ]] || fail "a failed build wrote x.bbf"
+
+    # Damaged filter files: truncated in the header and in the payload, a flipped payload
+    # byte, a text file, an empty file, trailing garbage.
+    head -c 10 good.bbf >trunc_header.bbf
+    head -c $((size - 1)) good.bbf >trunc_payload.bbf
+    "$PY" -c '
+d = bytearray(open("good.bbf", "rb").read()); d[len(d) - 7] ^= 0x10
+open("flipped.bbf", "wb").write(bytes(d))'
+    : >empty.bbf
+    { cat good.bbf; printf 'x'; } >trailing.bbf
+    for f in trunc_header.bbf trunc_payload.bbf flipped.bbf keys.txt empty.bbf trailing.bbf; do
+        expect_fail '.' "$BB" query "$f" keys.txt
+        expect_fail '.' "$BB" info "$f"
+    done
+
+    # --u64 input whose size is not a multiple of 8, from a file and from a pipe.
+    printf '1234567' >seven.bin
+    expect_fail '7 bytes' "$BB" build --u64 --fpr 0.01 --out x.bbf seven.bin
+    expect_fail '7 bytes' "$BB" query --u64 good.bbf seven.bin
+    expect_fail '7 bytes' "$BB" build --u64 --fpr 0.01 --out x.bbf - <seven.bin
+    printf '12345678abc' >eleven.bin
+    expect_fail '11 bytes' "$BB" query --u64 --count good.bbf - <eleven.bin
+
+    # Bench options.
+    expect_fail 'backend' "$BB" bench --keys 1000 --queries 1000 --backend warp9
+    expect_fail '--keys' "$BB" bench --keys 0
+    expect_fail '--queries' "$BB" bench --queries x
+}
+
+section_bench() {
+    "$BB" bench --keys 20000 --queries 20000 >bench.out
+    expect_contains bench.out '^backend +keys +bits/key +k +insert Mkeys/s'
+    expect_contains bench.out 'measured FPR +predicted FPR$'
+    "$BB" bench --keys 20000 --queries 20000 --backend all --bits-per-key 10 --shape split256 --seed 9 >bench_all.out
+    expect_contains bench_all.out '^scalar +20000 '
+    "$BB" bench --keys 20000 --queries 20000 --backend scalar --repeat 2 >bench_scalar.out
+    expect_contains bench_scalar.out '^scalar +20000 +'
+    "$BB" bench --help >help.out
+    expect_contains help.out '^usage: batchbloom bench'
+}
+
+all_sections=(size build_query u64 stdin info fpr rebuild errors bench)
+sections=("$@")
+[[ ${#sections[@]} -gt 0 ]] || sections=("${all_sections[@]}")
+for s in "${sections[@]}"; do
+    declare -F "section_$s" >/dev/null || fail "unknown section '$s'"
+    mkdir -p "$SCRATCH/$s"
+    cd "$SCRATCH/$s"
+    "section_$s"
+    cd "$SCRATCH"
+    echo "ok: $s"
+done

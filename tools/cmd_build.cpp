@@ -1,0 +1,76 @@
+// batchbloom build: read keys, size a filter for them, insert them and save the filter.
+#include <cstdio>
+#include <filesystem>
+#include <stdexcept>
+#include <vector>
+
+#include <batchbloom/filter.hpp>
+
+#include "commands.hpp"
+#include "common_options.hpp"
+#include "distinct.hpp"
+#include "key_input.hpp"
+#include "text_format.hpp"
+
+namespace batchbloom::cli {
+
+namespace {
+
+constexpr std::size_t batch_keys = std::size_t(1) << 16;
+
+}  // namespace
+
+CommandSpec build_spec() {
+    return {
+        .name = "build",
+        .synopsis = "(--fpr P | --bits-per-key B) [--n N] [--shape S] [--hash H] [--seed S] [--u64] --out FILE [INPUT]",
+        .summary = "Build a filter from the keys in INPUT and save it to FILE.",
+        .options = {fpr_option(), bits_per_key_option(),
+                    {"n", "N", "size the filter for N keys (default: the number of distinct keys read)"},
+                    shape_option(), hash_option(), hash_seed_option(),
+                    {"u64", "", "INPUT is raw little-endian uint64 values instead of text lines"},
+                    {"out", "FILE", "where to write the filter (replaced atomically)"}},
+        .positionals = {{"INPUT", "key file, or - for stdin (default: stdin)", false}},
+        .notes = "Text input holds one key per line. A line that is entirely a decimal integer in\n"
+                 "[-2^63, 2^64) is an integer key (negative values as two's complement); any other\n"
+                 "line, including an empty one, is a byte-string key. A trailing '\\r' is ignored.",
+    };
+}
+
+int run_build(const ParsedArgs& args) {
+    const Sizing sizing = read_sizing(args);
+    const Shape shape = read_shape(args);
+    const Hashing hashing = read_hashing(args);
+    const auto n_option = args.u64("n");
+    if (n_option && *n_option == 0) throw UsageError("--n must be at least 1");
+    const auto out = args.value("out");
+    if (!out) throw UsageError("build needs --out FILE");
+    const KeyFormat format = args.has("u64") ? KeyFormat::u64 : KeyFormat::text;
+
+    KeyReader reader(args.positional(0).value_or("-"), format);
+    std::vector<std::uint64_t> hashes;
+    KeyBatch batch;
+    while (reader.next(batch, batch_keys)) append_hashes(batch, hashing, hashes);
+
+    std::uint64_t n = 0;
+    if (n_option) {
+        n = *n_option;
+    } else {
+        n = count_distinct(hashes);
+        if (n == 0) throw std::runtime_error("no keys in input " + reader.name() + " (give --n to build an empty filter)");
+    }
+
+    const Params params = sizing.params(n, shape);
+    Filter filter(params, hashing);
+    filter.insert_hashes(hashes);
+    filter.save(std::filesystem::path(std::string(*out)));
+
+    std::fprintf(stderr, "batchbloom: wrote %s: %llu keys read, n=%llu%s, %llu blocks, %llu bytes, k=%u, predicted FPR %s\n",
+                 std::string(*out).c_str(), static_cast<unsigned long long>(reader.keys_read()),
+                 static_cast<unsigned long long>(n), n_option ? "" : " distinct",
+                 static_cast<unsigned long long>(params.blocks), static_cast<unsigned long long>(params.bytes()),
+                 params.k, format_number(predicted_fpr(params, n), 4).c_str());
+    return 0;
+}
+
+}  // namespace batchbloom::cli

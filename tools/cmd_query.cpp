@@ -1,0 +1,77 @@
+// batchbloom query: print the keys of INPUT that a saved filter may contain.
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <batchbloom/filter.hpp>
+
+#include "commands.hpp"
+#include "key_input.hpp"
+
+namespace batchbloom::cli {
+
+namespace {
+
+constexpr std::size_t batch_keys = std::size_t(1) << 16;
+constexpr std::size_t flush_bytes = std::size_t(1) << 20;
+
+void write_stdout(std::string& buf) {
+    if (!buf.empty() && std::fwrite(buf.data(), 1, buf.size(), stdout) != buf.size()) {
+        const int err = errno;
+        throw std::runtime_error(std::string("cannot write to stdout: ") + std::strerror(err));
+    }
+    buf.clear();
+}
+
+}  // namespace
+
+CommandSpec query_spec() {
+    return {
+        .name = "query",
+        .synopsis = "FILE [INPUT] [--u64] [--count]",
+        .summary = "Print each key of INPUT that the filter in FILE may contain, one per line.",
+        .options = {{"u64", "", "INPUT is raw little-endian uint64 values (printed in decimal)"},
+                    {"count", "", "print only the number of keys that may be present"}},
+        .positionals = {{"FILE", "a filter written by 'batchbloom build'", true},
+                        {"INPUT", "key file, or - for stdin (default: stdin); read like 'build' reads it", false}},
+        .notes = {},
+    };
+}
+
+int run_query(const ParsedArgs& args) {
+    const Filter filter = Filter::load(std::filesystem::path(std::string(*args.positional(0))));
+    const KeyFormat format = args.has("u64") ? KeyFormat::u64 : KeyFormat::text;
+    const bool count_only = args.has("count");
+
+    KeyReader reader(args.positional(1).value_or("-"), format);
+    KeyBatch batch;
+    std::vector<std::uint64_t> hashes;
+    std::vector<std::uint8_t> hits;
+    std::string out;
+    std::uint64_t positives = 0;
+    while (reader.next(batch, batch_keys)) {
+        hashes.clear();
+        append_hashes(batch, filter.hashing(), hashes);
+        hits.resize(hashes.size());
+        filter.contains_hashes(hashes, hits);
+        for (std::size_t i = 0; i < hits.size(); ++i) {
+            if (hits[i] == 0) continue;
+            ++positives;
+            if (!count_only) append_key_line(batch, i, out);
+        }
+        if (out.size() >= flush_bytes) write_stdout(out);
+    }
+    if (count_only) out = std::to_string(positives) + "\n";
+    write_stdout(out);
+    if (std::fflush(stdout) != 0) {
+        const int err = errno;
+        throw std::runtime_error(std::string("cannot write to stdout: ") + std::strerror(err));
+    }
+    return 0;
+}
+
+}  // namespace batchbloom::cli

@@ -1,0 +1,34 @@
+#pragma once
+// The subcommands. Each cmd_<name>.cpp defines the command's spec (options and help text) and
+// its run function; main.cpp parses the command line against the spec and calls run. A run
+// function returns the exit status, reports failures by throwing (std::exception, or
+// UsageError for a bad command line), and writes its results to stdout.
+#include <string_view>
+
+#include "args.hpp"
+
+namespace batchbloom::cli {
+
+struct Command {
+    std::string_view name;
+    std::string_view summary;
+    CommandSpec (*spec)();
+    int (*run)(const ParsedArgs& args);
+};
+
+CommandSpec size_spec();
+int run_size(const ParsedArgs& args);
+
+CommandSpec build_spec();
+int run_build(const ParsedArgs& args);
+
+CommandSpec query_spec();
+int run_query(const ParsedArgs& args);
+
+CommandSpec info_spec();
+int run_info(const ParsedArgs& args);
+
+CommandSpec bench_spec();
+int run_bench(const ParsedArgs& args);
+
+}  // namespace batchbloom::cli

@@ -1,0 +1,113 @@
+// batchbloom: command-line front end of the batchbloom library.
+//
+// Exit status: 0 on success, 1 when a command fails (bad input file, library error, ...),
+// 2 for a usage error (unknown command or option, missing or malformed value).
+#include <cstdio>
+#include <exception>
+#include <new>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <batchbloom/config.hpp>
+
+#include "args.hpp"
+#include "commands.hpp"
+
+namespace batchbloom::cli {
+
+namespace {
+
+constexpr Command commands[] = {
+    {"size", "print the size and predicted FPR of a filter for N keys", size_spec, run_size},
+    {"build", "build a filter from a key file and save it", build_spec, run_build},
+    {"query", "print the keys of a key file that a saved filter may contain", query_spec, run_query},
+    {"info", "describe a saved filter", info_spec, run_info},
+    {"bench", "measure insert/probe throughput and FPR of the engines", bench_spec, run_bench},
+};
+
+std::string program_usage() {
+    std::string s = "usage: batchbloom <command> [options]\n\nBlocked Bloom filters from the command line.\n\ncommands:\n";
+    for (const auto& c : commands) {
+        s += "  " + std::string(c.name);
+        s.append(10 - c.name.size(), ' ');
+        s += std::string(c.summary) + "\n";
+    }
+    s += "\n'batchbloom <command> --help' describes a command's options.\n"
+         "Exit status: 0 success, 1 error, 2 usage error.\n";
+    return s;
+}
+
+const Command* find_command(std::string_view name) {
+    for (const auto& c : commands)
+        if (c.name == name) return &c;
+    return nullptr;
+}
+
+int run(const std::vector<std::string_view>& argv) {
+    if (argv.empty()) {
+        std::fputs(program_usage().c_str(), stderr);
+        return 2;
+    }
+    const std::string_view first = argv[0];
+    if (first == "--help" || first == "-h" || first == "help") {
+        if (first == "help" && argv.size() > 1) {
+            const Command* c = find_command(argv[1]);
+            if (c == nullptr) throw UsageError("unknown command '" + std::string(argv[1]) + "'");
+            std::fputs(usage_text(c->spec()).c_str(), stdout);
+        } else {
+            std::fputs(program_usage().c_str(), stdout);
+        }
+        return 0;
+    }
+    if (first == "--version") {
+        std::printf("batchbloom %d.%d.%d\n", BATCHBLOOM_VERSION_MAJOR, BATCHBLOOM_VERSION_MINOR, BATCHBLOOM_VERSION_PATCH);
+        return 0;
+    }
+    const Command* cmd = find_command(first);
+    if (cmd == nullptr)
+    {
+        std::string names;
+        for (const auto& c : commands) names += (names.empty() ? "" : ", ") + std::string(c.name);
+        throw UsageError("unknown command '" + std::string(first) + "' (commands: " + names + ")");
+    }
+
+    try {
+        const CommandSpec spec = cmd->spec();
+        const std::vector<std::string_view> rest(argv.begin() + 1, argv.end());
+        const ParsedArgs args = parse_args(spec, rest);
+        if (args.help_requested()) {
+            std::fputs(usage_text(spec).c_str(), stdout);
+            return 0;
+        }
+        return cmd->run(args);
+    } catch (const UsageError& e) {
+        std::fprintf(stderr, "batchbloom: error: %s\nTry 'batchbloom %s --help'.\n", e.what(),
+                     std::string(cmd->name).c_str());
+        return 2;
+    }
+}
+
+}  // namespace
+
+}  // namespace batchbloom::cli
+
+int main(int argc, char** argv) {
+    using namespace batchbloom::cli;
+    try {
+        const std::vector<std::string_view> args(argv + 1, argv + argc);
+        return run(args);
+    } catch (const UsageError& e) {
+        std::fprintf(stderr, "batchbloom: error: %s\nTry 'batchbloom --help'.\n", e.what());
+        return 2;
+    } catch (const std::bad_alloc&) {
+        std::fprintf(stderr, "batchbloom: error: out of memory\n");
+        return 1;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "batchbloom: error: %s\n", e.what());
+        return 1;
+    } catch (...) {
+        std::fprintf(stderr, "batchbloom: error: unknown exception\n");
+        return 1;
+    }
+}
