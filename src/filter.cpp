@@ -12,7 +12,7 @@
 #include <utility>
 
 #include "cpu/engine.hpp"
-#include "cpu/parallel.hpp"
+#include "cpu/batch.hpp"
 
 namespace batchbloom {
 
@@ -60,7 +60,7 @@ Filter::Filter(const Params& params, const Hashing& hashing, Backend backend)
 }
 
 Filter::Filter(const Filter& other)
-    : params_(other.params_), hashing_(other.hashing_), backend_(other.backend_), threads_(other.threads_),
+    : params_(other.params_), hashing_(other.hashing_), backend_(other.backend_), threads_(other.threads_), path_(other.path_),
       data_(allocate_zeroed(other.params_.bytes())) {
     std::memcpy(data_, other.data_, params_.bytes());
 }
@@ -71,7 +71,7 @@ Filter& Filter::operator=(const Filter& other) {
 }
 
 Filter::Filter(Filter&& other) noexcept
-    : params_(other.params_), hashing_(other.hashing_), backend_(other.backend_), threads_(other.threads_),
+    : params_(other.params_), hashing_(other.hashing_), backend_(other.backend_), threads_(other.threads_), path_(other.path_),
       data_(std::exchange(other.data_, nullptr)) {}
 
 Filter& Filter::operator=(Filter&& other) noexcept {
@@ -79,13 +79,14 @@ Filter& Filter::operator=(Filter&& other) noexcept {
     std::swap(hashing_, other.hashing_);
     std::swap(backend_, other.backend_);
     std::swap(threads_, other.threads_);
+    std::swap(path_, other.path_);
     std::swap(data_, other.data_);
     return *this;
 }
 
 Filter::~Filter() { std::free(data_); }
 
-unsigned Filter::threads_used() const noexcept { return detail::resolve_threads(threads_); }
+detail::BatchConfig Filter::batch_config() const noexcept { return {detail::resolve_threads(threads_), path_}; }
 
 void Filter::set_backend(Backend b) {
     if (b != Backend::automatic) detail::engine_for(b);  // throws if unavailable
@@ -117,13 +118,13 @@ bool Filter::contains(std::uint64_t key) const {
 void Filter::insert(std::span<const std::uint64_t> keys) {
     const auto& e = engine(backend_);
     if (hashing_.kind == HashKind::xxh3) {
-        detail::parallel_insert(e, ref(params_, data_), keys.data(), keys.size(), {detail::KeyMode::mix64, hashing_.seed}, threads_used());
+        detail::bulk_insert(e, ref(params_, data_), keys.data(), keys.size(), {detail::KeyMode::mix64, hashing_.seed}, batch_config());
         return;
     }
     std::uint64_t buf[chunk];
     in_chunks(keys.size(), [&](std::size_t b, std::size_t n) {
         for (std::size_t i = 0; i < n; ++i) buf[i] = hash(keys[b + i]);
-        detail::parallel_insert(e, ref(params_, data_), buf, n, hashed, threads_used());
+        detail::bulk_insert(e, ref(params_, data_), buf, n, hashed, batch_config());
     });
 }
 
@@ -139,14 +140,14 @@ void Filter::contains(std::span<const std::uint64_t> keys, std::span<std::uint8_
     check_out(keys.size(), out.size());
     const auto& e = engine(backend_);
     if (hashing_.kind == HashKind::xxh3) {
-        detail::parallel_contains_bytes(e, ref(params_, data_), keys.data(), keys.size(), {detail::KeyMode::mix64, hashing_.seed},
-                         out.data(), threads_used());
+        detail::bulk_contains_bytes(e, ref(params_, data_), keys.data(), keys.size(), {detail::KeyMode::mix64, hashing_.seed},
+                         out.data(), batch_config());
         return;
     }
     std::uint64_t buf[chunk];
     in_chunks(keys.size(), [&](std::size_t b, std::size_t n) {
         for (std::size_t i = 0; i < n; ++i) buf[i] = hash(keys[b + i]);
-        detail::parallel_contains_bytes(e, ref(params_, data_), buf, n, hashed, out.data() + b, threads_used());
+        detail::bulk_contains_bytes(e, ref(params_, data_), buf, n, hashed, out.data() + b, batch_config());
     });
 }
 
@@ -166,26 +167,26 @@ void Filter::contains_bitmap(std::span<const std::uint64_t> keys, std::span<std:
                     " keys need " + std::to_string(words));
     const auto& e = engine(backend_);
     if (hashing_.kind == HashKind::xxh3) {
-        detail::parallel_contains_bits(e, ref(params_, data_), keys.data(), keys.size(), {detail::KeyMode::mix64, hashing_.seed},
-                        bitmap.data(), threads_used());
+        detail::bulk_contains_bits(e, ref(params_, data_), keys.data(), keys.size(), {detail::KeyMode::mix64, hashing_.seed},
+                        bitmap.data(), batch_config());
         return;
     }
     std::uint64_t buf[chunk];
     in_chunks(keys.size(), [&](std::size_t b, std::size_t n) {
         for (std::size_t i = 0; i < n; ++i) buf[i] = hash(keys[b + i]);
-        detail::parallel_contains_bits(e, ref(params_, data_), buf, n, hashed, bitmap.data() + b / 64, threads_used());
+        detail::bulk_contains_bits(e, ref(params_, data_), buf, n, hashed, bitmap.data() + b / 64, batch_config());
     });
 }
 
 std::size_t Filter::count(std::span<const std::uint64_t> keys) const {
     const auto& e = engine(backend_);
     if (hashing_.kind == HashKind::xxh3)
-        return detail::parallel_count(e, ref(params_, data_), keys.data(), keys.size(), {detail::KeyMode::mix64, hashing_.seed}, threads_used());
+        return detail::bulk_count(e, ref(params_, data_), keys.data(), keys.size(), {detail::KeyMode::mix64, hashing_.seed}, batch_config());
     std::size_t c = 0;
     std::uint64_t buf[chunk];
     in_chunks(keys.size(), [&](std::size_t b, std::size_t n) {
         for (std::size_t i = 0; i < n; ++i) buf[i] = hash(keys[b + i]);
-        c += detail::parallel_count(e, ref(params_, data_), buf, n, hashed, threads_used());
+        c += detail::bulk_count(e, ref(params_, data_), buf, n, hashed, batch_config());
     });
     return c;
 }
@@ -259,16 +260,16 @@ std::size_t Filter::count(std::span<const std::string_view> keys) const {
 // ---- hashes --------------------------------------------------------------------------------
 
 void Filter::insert_hashes(std::span<const std::uint64_t> hashes) {
-    detail::parallel_insert(engine(backend_), ref(params_, data_), hashes.data(), hashes.size(), hashed, threads_used());
+    detail::bulk_insert(engine(backend_), ref(params_, data_), hashes.data(), hashes.size(), hashed, batch_config());
 }
 
 void Filter::contains_hashes(std::span<const std::uint64_t> hashes, std::span<std::uint8_t> out) const {
     check_out(hashes.size(), out.size());
-    detail::parallel_contains_bytes(engine(backend_), ref(params_, data_), hashes.data(), hashes.size(), hashed, out.data(), threads_used());
+    detail::bulk_contains_bytes(engine(backend_), ref(params_, data_), hashes.data(), hashes.size(), hashed, out.data(), batch_config());
 }
 
 std::size_t Filter::count_hashes(std::span<const std::uint64_t> hashes) const {
-    return detail::parallel_count(engine(backend_), ref(params_, data_), hashes.data(), hashes.size(), hashed, threads_used());
+    return detail::bulk_count(engine(backend_), ref(params_, data_), hashes.data(), hashes.size(), hashed, batch_config());
 }
 
 // ---- state and estimates -------------------------------------------------------------------

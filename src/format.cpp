@@ -80,7 +80,7 @@ struct Parsed {
 
 Parsed parse_header(const Header& h, std::size_t got) {
     if (got == 0) throw FormatError("empty input: not a batchbloom filter");
-    if (got < magic.size() || std::memcmp(h.data(), magic.data(), magic.size()) != 0)
+    if (std::memcmp(h.data(), magic.data(), std::min(got, magic.size())) != 0)
         throw FormatError("not a batchbloom filter (bad magic)");
     if (got < header_size)
         throw FormatError("truncated header: " + std::to_string(got) + " of " + std::to_string(header_size) +
@@ -184,6 +184,12 @@ void Filter::save(const std::filesystem::path& path) const {
         ::unlink(tmp.c_str());
         throw Error("cannot replace '" + target + "': " + std::strerror(err));
     }
+    // Make the rename itself durable; a directory that cannot be opened only loses that.
+    const std::string dir = path.has_parent_path() ? path.parent_path().string() : ".";
+    if (const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY); dfd >= 0) {
+        ::fsync(dfd);
+        ::close(dfd);
+    }
 }
 
 namespace {
@@ -234,7 +240,13 @@ Filter load_impl(std::istream& in, bool exact) {
 
 }  // namespace
 
-Filter Filter::load(std::istream& in) { return load_impl(in, false); }
+Filter Filter::load(std::istream& in) {
+    try {
+        return load_impl(in, false);
+    } catch (const std::ios_base::failure& e) {  // a caller's stream with exceptions enabled
+        throw FormatError(std::string("cannot read the filter: ") + e.what());
+    }
+}
 
 Filter Filter::load(const std::filesystem::path& path) {
     std::error_code ec;
@@ -244,6 +256,8 @@ Filter Filter::load(const std::filesystem::path& path) {
     if (!in) throw Error("cannot open '" + path.string() + "': " + std::strerror(errno));
     try {
         return load_impl(in, true);
+    } catch (const std::ios_base::failure& e) {
+        throw FormatError("'" + path.string() + "': cannot read: " + e.what());
     } catch (const FormatError& e) {
         throw FormatError("'" + path.string() + "': " + e.what());
     }

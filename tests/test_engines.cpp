@@ -151,7 +151,7 @@ TEST(EngineSelection, BestEngineForThisCpuIsActive) {
     }
 }
 
-TEST_P(EngineTest, ThreadCountNeverChangesResults) {
+TEST_P(EngineTest, ThreadCountAndPathNeverChangeResults) {
     // Large enough batches (> 32K keys per thread) that the threads really split the work.
     for (const auto& [shape, k] : {Shape_k{Shape::word512, 8}, Shape_k{Shape::split256, 8}, Shape_k{Shape::line512, 7}}) {
         const Params p = Params::make(shape, 30011, k);
@@ -163,14 +163,20 @@ TEST_P(EngineTest, ThreadCountNeverChangesResults) {
         queries.insert(queries.end(), keys.begin(), keys.begin() + 150001);
         std::vector<std::uint8_t> expect(queries.size());
         ref.contains(queries, expect);
-        for (unsigned threads : {1u, 2u, 3u, 0u}) {
-            SCOPED_TRACE(std::string(bb::to_string(shape)) + " threads=" + std::to_string(threads));
+        for (auto [threads, path] : {std::pair{1u, bb::BatchPath::direct}, std::pair{2u, bb::BatchPath::direct},
+                                     std::pair{3u, bb::BatchPath::direct}, std::pair{0u, bb::BatchPath::automatic},
+                                     std::pair{1u, bb::BatchPath::partitioned}, std::pair{2u, bb::BatchPath::partitioned},
+                                     std::pair{3u, bb::BatchPath::partitioned}}) {
+            SCOPED_TRACE(std::string(bb::to_string(shape)) + " threads=" + std::to_string(threads) +
+                         " partitioned=" + std::to_string(path == bb::BatchPath::partitioned));
             Filter f(p, {}, backend());
             f.set_threads(threads);
+            f.set_batch_path(path);
             f.insert(keys);
             ASSERT_TRUE(f == ref);
             Filter hashed(p, {}, backend());
             hashed.set_threads(threads);
+            hashed.set_batch_path(path);
             std::vector<std::uint64_t> h(keys.size());
             for (std::size_t i = 0; i < keys.size(); ++i) h[i] = hashed.hash(keys[i]);
             hashed.insert_hashes(h);
@@ -183,6 +189,33 @@ TEST_P(EngineTest, ThreadCountNeverChangesResults) {
             ref.contains_bitmap(queries, ref_bits);
             ASSERT_EQ(bits, ref_bits);
             ASSERT_EQ(f.count(queries), ref.count(queries));
+        }
+    }
+}
+
+TEST_P(EngineTest, PartitionedPathOnOddAndTinyBatches) {
+    // Partitioning must also be right where it does not pay: tiny batches, one block, batches
+    // that are not a multiple of 64, and more regions than keys.
+    for (std::uint64_t blocks : {1ULL, 7ULL, 100003ULL}) {
+        const Params p = Params::make(Shape::word512, blocks, 8);
+        Filter ref(p, {}, bb::Backend::scalar), got(p, {}, backend());
+        ref.set_threads(1);
+        got.set_batch_path(bb::BatchPath::partitioned);
+        for (std::size_t n : {0, 1, 63, 65, 1000, 70001}) {
+            const auto keys = bb::testing::random_keys(n, n + blocks, 0);
+            ref.insert(keys);
+            got.insert(keys);
+            ASSERT_TRUE(ref == got) << "blocks=" << blocks << " n=" << n;
+            const auto q = bb::testing::random_keys(n, n + blocks + 1, 1);
+            std::vector<std::uint8_t> a(n), b(n);
+            ref.contains(q, a);
+            got.contains(q, b);
+            ASSERT_EQ(a, b);
+            std::vector<std::uint64_t> ba((n + 63) / 64 + 1, 7), bbits(ba.size(), 7);
+            ref.contains_bitmap(q, ba);
+            got.contains_bitmap(q, bbits);
+            ASSERT_EQ(ba, bbits);
+            ASSERT_EQ(ref.count(q), got.count(q));
         }
     }
 }

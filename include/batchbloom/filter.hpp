@@ -16,6 +16,17 @@
 
 namespace batchbloom {
 
+namespace detail {
+struct BatchConfig;
+}
+
+/// How bulk operations walk a filter (results are the same on every path).
+enum class BatchPath : std::uint8_t {
+    automatic,    ///< partitioned for large batches against filters far larger than the cache
+    direct,       ///< keys in the caller's order, blocks prefetched a window ahead
+    partitioned,  ///< keys grouped by filter region, each region processed while cache-resident
+};
+
 class Filter {
 public:
     /// An empty filter (all bits zero). Throws Error on invalid params or hashing, or if the
@@ -40,6 +51,10 @@ public:
     /// small to pay for threads run on one. The results never depend on this setting.
     void set_threads(unsigned threads) noexcept { threads_ = threads; }
     unsigned threads() const noexcept { return threads_; }
+
+    /// Bulk-operation path; `automatic` by default. The results never depend on it.
+    void set_batch_path(BatchPath path) noexcept { path_ = path; }
+    BatchPath batch_path() const noexcept { return path_; }
 
     // ---- integer keys ------------------------------------------------------------------
     void insert(std::uint64_t key);
@@ -100,12 +115,13 @@ public:
     static Filter load(const std::filesystem::path& path);
 
 private:
-    unsigned threads_used() const noexcept;
+    detail::BatchConfig batch_config() const noexcept;
 
     Params params_;
     Hashing hashing_;
     Backend backend_;
     unsigned threads_ = 0;
+    BatchPath path_ = BatchPath::automatic;
     std::byte* data_ = nullptr;  // owned; 64-byte aligned (2 MiB for large filters)
 };
 
