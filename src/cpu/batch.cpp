@@ -2,10 +2,14 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstring>
 #include <vector>
 
 #ifdef _OPENMP
 #include <omp.h>
+#endif
+#if defined(__SSE2__)
+#include <emmintrin.h>
 #endif
 
 namespace batchbloom::detail {
@@ -57,30 +61,54 @@ void each_thread(unsigned t, Body&& body) {
     for (unsigned v = 0; v < t; ++v) body(v);
 }
 
-/// Partitions rounds of keys by region (a contiguous range of blocks): hashes, counts, and
-/// scatters them so that each region's keys are contiguous in `sorted`.
+constexpr std::size_t line = 8;  // hashes per 64-byte cache line
+
+/// Cache-line aligned storage, so that whole-line streaming stores really cover one line.
+template <class T>
+struct LineAllocator {
+    using value_type = T;
+    LineAllocator() = default;
+    template <class U>
+    LineAllocator(const LineAllocator<U>&) noexcept {}
+    T* allocate(std::size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t(64))); }
+    void deallocate(T* p, std::size_t) noexcept { ::operator delete(p, std::align_val_t(64)); }
+    friend bool operator==(const LineAllocator&, const LineAllocator&) { return true; }
+};
+struct alignas(64) Line {
+    std::uint64_t w[line];
+};
+
+inline void flush(const Line& src, std::uint64_t* dst) {  // dst is 64-byte aligned
+#if defined(__SSE2__)
+    auto* d = reinterpret_cast<__m128i*>(dst);
+    const auto* s = reinterpret_cast<const __m128i*>(src.w);
+    for (int j = 0; j < 4; ++j) _mm_stream_si128(d + j, _mm_load_si128(s + j));
+#else
+    std::memcpy(dst, src.w, sizeof src.w);
+#endif
+}
+
+/// Partitions rounds of keys by region (an aligned run of blocks): hashes, counts, and
+/// scatters them so that each region's keys are together in `sorted`, thread by thread.
 struct Partitioner {
     const Engine& e;
     const FilterRef& f;
-    unsigned t, regions;
-    std::vector<std::uint64_t> hashes, sorted;  // caller's order; grouped by region
-    std::vector<std::size_t> counts, offsets;    // [part * regions + region]
-    std::vector<std::size_t> base;               // region r occupies sorted[base[r], base[r + 1])
+    unsigned t, shift, regions;  // region = block >> shift
+    std::vector<std::uint64_t> hashes;                                 // caller's order
+    std::vector<std::uint64_t, LineAllocator<std::uint64_t>> sorted;  // grouped by region
+    std::vector<std::size_t> counts, offsets;    // [part * regions + region]: a run of sorted
     std::size_t len = 0;
 
-    Partitioner(const Engine& e_, const FilterRef& f_, unsigned t_, unsigned regions_, std::size_t n)
-        : e(e_), f(f_), t(t_), regions(regions_), hashes(std::min(n, round_keys)), sorted(hashes.size()),
-          counts(std::size_t(t) * regions), offsets(counts.size()), base(regions + 1) {}
+    // Regions are aligned runs of 2^shift blocks, so a region is a shift away from the block
+    // index (no division per key) and no block straddles two regions.
+    Partitioner(const Engine& e_, const FilterRef& f_, unsigned t_, unsigned shift_, std::size_t n)
+        : e(e_), f(f_), t(t_), shift(shift_), regions(static_cast<unsigned>(((f.blocks - 1) >> shift) + 1)),
+          hashes(std::min(n, round_keys)), sorted(hashes.size()), counts(std::size_t(t) * regions),
+          offsets(counts.size()) {}
 
-    unsigned region(std::uint64_t h) const {
-        return static_cast<unsigned>(layout::block_index(h, f.blocks) * regions / f.blocks);
-    }
+    unsigned region(std::uint64_t h) const { return static_cast<unsigned>(layout::block_index(h, f.blocks) >> shift); }
     /// Part v of the round in the caller's order, aligned to 64 keys (bitmap words stay private).
     Range chunk(unsigned v) const { return part(len, t, v, 64); }
-    /// The partitioned keys of the regions part v owns (contiguous in `sorted`).
-    Range owned(unsigned v) const {
-        return {base[std::size_t(regions) * v / t], base[std::size_t(regions) * (v + 1) / t]};
-    }
     std::vector<std::size_t> cursors(unsigned v) const {
         return {offsets.begin() + std::ptrdiff_t(v) * regions, offsets.begin() + std::ptrdiff_t(v + 1) * regions};
     }
@@ -94,20 +122,50 @@ struct Partitioner {
             std::fill(mine, mine + regions, 0);
             for (std::size_t i = c.begin; i < c.end; ++i) ++mine[region(hashes[i])];
         });
-        std::size_t at = 0;  // region-major; within a region, part 0's keys first
+        // Region-major; within a region, part 0's keys first. Every (part, region) run starts
+        // on a cache line, so the scatter writes whole lines (the gaps are never read).
+        std::size_t at = 0;
         for (unsigned r = 0; r < regions; ++r) {
-            base[r] = at;
             for (unsigned v = 0; v < t; ++v) {
                 offsets[std::size_t(v) * regions + r] = at;
-                at += counts[std::size_t(v) * regions + r];
+                at += (counts[std::size_t(v) * regions + r] + line - 1) / line * line;
             }
         }
-        base[regions] = at;
-        each_thread(t, [&](unsigned v) {
-            const Range c = chunk(v);
-            auto next = cursors(v);
-            for (std::size_t i = c.begin; i < c.end; ++i) sorted[next[region(hashes[i])]++] = hashes[i];
-        });
+        if (sorted.size() < at) sorted.resize(at);
+        each_thread(t, [&](unsigned v) { scatter(v); });
+    }
+
+    /// Scatter through one cache line of buffer per region (software write-combining): a full
+    /// line goes out with streaming stores, so the scatter neither reads the destination
+    /// (no read-for-ownership) nor keeps hundreds of partly written lines in the cache.
+    void scatter(unsigned v) {
+        const Range c = chunk(v);
+        auto next = cursors(v);
+        std::vector<Line> buf(regions);
+        for (std::size_t i = c.begin; i < c.end; ++i) {
+            const std::uint64_t h = hashes[i];
+            const unsigned r = region(h);
+            const std::size_t at = next[r]++;
+            buf[r].w[at % line] = h;
+            if (at % line == line - 1) flush(buf[r], sorted.data() + at - (line - 1));
+        }
+        for (unsigned r = 0; r < regions; ++r)  // partial last lines
+            for (std::size_t at = next[r] / line * line; at < next[r]; ++at) sorted[at] = buf[r].w[at % line];
+#if defined(__SSE2__)
+        _mm_sfence();
+#endif
+    }
+
+    /// The keys of region r from part v: sorted[offset, offset + count).
+    template <class Fn>
+    void for_each_run(unsigned v, Fn&& fn) const {
+        const unsigned lo = static_cast<unsigned>(std::size_t(regions) * v / t);
+        const unsigned hi = static_cast<unsigned>(std::size_t(regions) * (v + 1) / t);
+        for (unsigned r = lo; r < hi; ++r)
+            for (unsigned p = 0; p < t; ++p) {
+                const std::size_t k = std::size_t(p) * regions + r;
+                if (counts[k] != 0) fn(offsets[k], counts[k]);
+            }
     }
 
     /// Calls put(i, answers[position of key i in `sorted`]) for the keys of part v, in order.
@@ -119,11 +177,17 @@ struct Partitioner {
     }
 };
 
-unsigned regions_for(const FilterRef& f, bool partitioned, unsigned t) {
-    if (!partitioned) return t;
-    const std::uint64_t r = (filter_bytes(f) + region_bytes - 1) / region_bytes;
-    // Each part owns whole regions; more regions than blocks would leave some empty.
-    return static_cast<unsigned>(std::clamp<std::uint64_t>(std::min<std::uint64_t>(r, f.blocks), t, max_regions));
+/// log2 of the blocks per region: cache-sized regions on the partitioned path; otherwise just
+/// enough regions (64 per thread) for the threads' shares of an insert to be even.
+unsigned region_shift(const FilterRef& f, bool partitioned, unsigned t) {
+    const std::uint64_t block_bytes = layout::info(f.shape).block_bytes;
+    unsigned shift = 0;
+    if (partitioned)
+        while ((block_bytes << (shift + 1)) <= region_bytes) ++shift;
+    else
+        while ((f.blocks >> (shift + 1)) >= std::uint64_t(64) * t) ++shift;
+    while (((f.blocks - 1) >> shift) + 1 > max_regions) ++shift;
+    return shift;
 }
 
 constexpr KeyMode hashed{KeyMode::hashed, 0};
@@ -132,13 +196,15 @@ constexpr KeyMode hashed{KeyMode::hashed, 0};
 template <class Consume>
 void partitioned_probe(const Engine& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
                        unsigned t, Consume&& consume) {
-    Partitioner p(e, f, t, regions_for(f, true, t), n);
-    std::vector<std::uint8_t> answers(p.hashes.size());
+    Partitioner p(e, f, t, region_shift(f, true, t), n);
+    std::vector<std::uint8_t> answers;
     for (std::size_t r0 = 0; r0 < n; r0 += round_keys) {
         p.partition(keys + r0, std::min(round_keys, n - r0), mode);
+        answers.resize(p.sorted.size());
         each_thread(t, [&](unsigned v) {
-            const Range mine = p.owned(v);
-            e.contains_bytes(f, p.sorted.data() + mine.begin, mine.size(), hashed, answers.data() + mine.begin);
+            p.for_each_run(v, [&](std::size_t at, std::size_t len) {
+                e.contains_bytes(f, p.sorted.data() + at, len, hashed, answers.data() + at);
+            });
         });
         each_thread(t, [&](unsigned v) { consume(p, v, r0, answers.data()); });
     }
@@ -166,12 +232,11 @@ void bulk_insert(const Engine& e, const FilterRef& f, const std::uint64_t* keys,
     const unsigned t = threads_for(n, cfg.threads);
     const bool partitioned = use_partitioned(f, n, cfg.path);
     if (t == 1 && !partitioned) return e.insert(f, keys, n, mode);
-    Partitioner p(e, f, t, regions_for(f, partitioned, t), n);
+    Partitioner p(e, f, t, region_shift(f, partitioned, t), n);
     for (std::size_t r0 = 0; r0 < n; r0 += round_keys) {
         p.partition(keys + r0, std::min(round_keys, n - r0), mode);
-        each_thread(t, [&](unsigned v) {
-            const Range mine = p.owned(v);  // whole regions: no block is shared between parts
-            e.insert(f, p.sorted.data() + mine.begin, mine.size(), hashed);
+        each_thread(t, [&](unsigned v) {  // whole regions: no block is shared between parts
+            p.for_each_run(v, [&](std::size_t at, std::size_t len) { e.insert(f, p.sorted.data() + at, len, hashed); });
         });
     }
 }
@@ -220,12 +285,13 @@ std::size_t bulk_count(const Engine& e, const FilterRef& f, const std::uint64_t*
     std::atomic<std::size_t> total{0};
     if (use_partitioned(f, n, cfg.path)) {
         // Counting needs no answers back in order: each part counts its own regions.
-        Partitioner p(e, f, t, regions_for(f, true, t), n);
+        Partitioner p(e, f, t, region_shift(f, true, t), n);
         for (std::size_t r0 = 0; r0 < n; r0 += round_keys) {
             p.partition(keys + r0, std::min(round_keys, n - r0), mode);
             each_thread(t, [&](unsigned v) {
-                const Range mine = p.owned(v);
-                total += e.count(f, p.sorted.data() + mine.begin, mine.size(), hashed);
+                std::size_t mine = 0;
+                p.for_each_run(v, [&](std::size_t at, std::size_t len) { mine += e.count(f, p.sorted.data() + at, len, hashed); });
+                total += mine;
             });
         }
         return total;

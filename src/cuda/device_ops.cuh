@@ -59,6 +59,31 @@ BATCHBLOOM_HD std::uint64_t block_offset(const View<S>& f, std::uint64_t hash) {
     return (layout::block_index(hash, f.blocks) - f.base) * layout::shape_traits<S>::words;
 }
 
+/// make_pattern for a run-time k, dispatched to a compile-time k: with the trip count known
+/// the compiler unrolls make_pattern's loop fully and keeps the pattern in registers (with a
+/// run-time k nvcc unrolls it only partly, and the pattern then lives in local memory).
+template <Shape S>
+BATCHBLOOM_HD layout::pattern<S> pattern_of(std::uint32_t h32, unsigned k) {
+    switch (k) {
+        case 1: return layout::make_pattern<S>(h32, 1);
+        case 2: return layout::make_pattern<S>(h32, 2);
+        case 3: return layout::make_pattern<S>(h32, 3);
+        case 4: return layout::make_pattern<S>(h32, 4);
+        case 5: return layout::make_pattern<S>(h32, 5);
+        case 6: return layout::make_pattern<S>(h32, 6);
+        case 7: return layout::make_pattern<S>(h32, 7);
+        case 8: return layout::make_pattern<S>(h32, 8);
+        case 9: return layout::make_pattern<S>(h32, 9);
+        case 10: return layout::make_pattern<S>(h32, 10);
+        case 11: return layout::make_pattern<S>(h32, 11);
+        case 12: return layout::make_pattern<S>(h32, 12);
+        case 13: return layout::make_pattern<S>(h32, 13);
+        case 14: return layout::make_pattern<S>(h32, 14);
+        case 15: return layout::make_pattern<S>(h32, 15);
+        default: return layout::make_pattern<S>(h32, 16);
+    }
+}
+
 /// Word j of a pattern, for a run-time j, as a chain of selects: indexing the pattern's
 /// array with a run-time value would put it in local memory on the GPU.
 template <Shape S>
@@ -77,6 +102,9 @@ BATCHBLOOM_HD word_t<S> pattern_word(const layout::pattern<S>& p, unsigned j) {
 /// an atomic was issued.
 template <class W>
 BATCHBLOOM_HD bool or_word(W* word, W mask) {
+#if defined(__CUDA_ARCH__)
+    __builtin_assume(__isGlobal(word));
+#endif
     ::cuda::atomic_ref<W, ::cuda::thread_scope_device> ref(*word);
     if ((ref.load(::cuda::std::memory_order_relaxed) & mask) == mask) return false;
     ref.fetch_or(mask, ::cuda::std::memory_order_relaxed);
@@ -87,7 +115,7 @@ BATCHBLOOM_HD bool or_word(W* word, W mask) {
 /// of the key's block. The 8 lanes together set exactly make_pattern's bits.
 template <Shape S>
 BATCHBLOOM_HD void insert_lane(const View<S>& f, std::uint64_t hash, unsigned rank) {
-    const word_t<S> m = pattern_word<S>(layout::make_pattern<S>(static_cast<std::uint32_t>(hash), f.k), rank);
+    const word_t<S> m = pattern_word<S>(pattern_of<S>(static_cast<std::uint32_t>(hash), f.k), rank);
     if (m != 0) or_word(f.data + block_offset(f, hash) + rank, m);
 }
 
@@ -126,7 +154,7 @@ template <Shape S>
 BATCHBLOOM_HD bool probe(const View<S>& f, std::uint64_t hash) {
     word_t<S> block[layout::shape_traits<S>::words];
     load_block<S>(f.data + block_offset(f, hash), block);
-    return layout::test_pattern<S>(block, layout::make_pattern<S>(static_cast<std::uint32_t>(hash), f.k));
+    return layout::test_pattern<S>(block, pattern_of<S>(static_cast<std::uint32_t>(hash), f.k));
 }
 
 }  // namespace batchbloom::cuda_impl
