@@ -21,49 +21,57 @@ __device__ __forceinline__ std::size_t thread_index() {
 __device__ __forceinline__ std::size_t thread_count() { return std::size_t(gridDim.x) * blockDim.x; }
 
 // Insert: tiles of 8 threads take 8 consecutive keys per step (coalesced key loads, one key
-// per thread), then work through them together: key j's hash is broadcast to the tile and
-// thread r updates word r of key j's block.
+// and one hash per thread), then insert them together: key j's hash is broadcast to the tile
+// by a shuffle and thread r updates word r of key j's block (insert_step).
 template <Shape S>
 __global__ void __launch_bounds__(threads_per_block) insert_kernel(View<S> f, const std::uint64_t* __restrict__ keys,
                                                                    std::size_t n, Hasher h) {
     const auto tile = cg::tiled_partition<insert_group>(cg::this_thread_block());
     const unsigned rank = tile.thread_rank();
-    for (std::size_t i = thread_index(); i - rank < n; i += thread_count()) {
-        const std::uint64_t mine = i < n ? h(keys[i]) : 0;
-        const std::size_t first = i - rank;  // the tile's first key
-#pragma unroll
-        for (unsigned j = 0; j < insert_group; ++j) {
-            const std::uint64_t hash = tile.shfl(mine, j);
-            if (first + j < n) insert_lane<S>(f, hash, rank);
+    with_k(f.k, [&](auto tag) {
+        constexpr unsigned K = decltype(tag)::value;
+        // i - rank, the tile's first key, is the same for the whole tile: it stays in step.
+        for (std::size_t i = thread_index(); i - rank < n; i += thread_count()) {
+            const std::uint64_t mine = i < n ? h(keys[i]) : 0;
+            const std::size_t left = n - (i - rank);
+            const unsigned count = left < insert_group ? static_cast<unsigned>(left) : insert_group;
+            insert_step<S, K>(f, rank, count, [&](unsigned j) { return tile.shfl(mine, j); });
         }
-    }
+    });
 }
 
 template <Shape S>
 __global__ void __launch_bounds__(threads_per_block) contains_bytes_kernel(View<S> f, const std::uint64_t* __restrict__ keys,
                                                                            std::size_t n, Hasher h,
                                                                            std::uint8_t* __restrict__ out) {
-    for (std::size_t i = thread_index(); i < n; i += thread_count()) out[i] = probe<S>(f, h(keys[i]));
+    with_k(f.k, [&](auto tag) {
+        constexpr unsigned K = decltype(tag)::value;
+        for (std::size_t i = thread_index(); i < n; i += thread_count()) out[i] = probe_k<S, K>(f, h(keys[i]));
+    });
 }
 
 // Bitmap: each warp covers 32 consecutive keys per step (the grid's thread count is a
-// multiple of 32) and its ballot is one 32-bit half of a bitmap word (little-endian words).
+// multiple of 32), and its ballot is one 32-bit half of a little-endian bitmap word.
 template <Shape S>
 __global__ void __launch_bounds__(threads_per_block) contains_bits_kernel(View<S> f, const std::uint64_t* __restrict__ keys,
                                                                           std::size_t n, Hasher h,
                                                                           std::uint32_t* __restrict__ out) {
     const unsigned lane = threadIdx.x % 32;
     const std::size_t halves = (n + 31) / 32;
-    for (std::size_t i = thread_index(); i - lane < n; i += thread_count()) {
-        const bool hit = i < n && probe<S>(f, h(keys[i]));
-        const unsigned bits = __ballot_sync(0xFFFFFFFFu, hit);
-        if (lane == 0) {
-            const std::size_t half = i / 32;
-            out[half] = bits;
-            // An odd number of halves leaves the high half of the last word to zero.
-            if (half + 1 == halves && halves % 2 == 1) out[half + 1] = 0;
+    with_k(f.k, [&](auto tag) {
+        constexpr unsigned K = decltype(tag)::value;
+        // i - lane, the warp's first key, is the same for the whole warp: it stays in step.
+        for (std::size_t i = thread_index(); i - lane < n; i += thread_count()) {
+            const bool hit = i < n && probe_k<S, K>(f, h(keys[i]));
+            const unsigned bits = __ballot_sync(0xFFFFFFFFu, hit);
+            if (lane == 0) {
+                const std::size_t half = i / 32;
+                out[half] = bits;
+                // An odd number of halves leaves the high half of the last word: zero it.
+                if (half + 1 == halves && halves % 2 == 1) out[half + 1] = 0;
+            }
         }
-    }
+    });
 }
 
 template <Shape S>
@@ -71,7 +79,10 @@ __global__ void __launch_bounds__(threads_per_block) count_kernel(View<S> f, con
                                                                   std::size_t n, Hasher h,
                                                                   unsigned long long* __restrict__ count) {
     unsigned hits = 0;
-    for (std::size_t i = thread_index(); i < n; i += thread_count()) hits += probe<S>(f, h(keys[i]));
+    with_k(f.k, [&](auto tag) {
+        constexpr unsigned K = decltype(tag)::value;
+        for (std::size_t i = thread_index(); i < n; i += thread_count()) hits += probe_k<S, K>(f, h(keys[i]));
+    });
     hits = __reduce_add_sync(0xFFFFFFFFu, hits);
     if (threadIdx.x % 32 == 0 && hits != 0) atomicAdd(count, static_cast<unsigned long long>(hits));
 }

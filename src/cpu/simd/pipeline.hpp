@@ -134,6 +134,7 @@ struct kernels {
 
     static void contains_bits(const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
                               std::uint64_t* out) {
+        if (n == 0) return;  // out may be null for an empty batch
         std::memset(out, 0, (n + 63) / 64 * sizeof(std::uint64_t));
         specialize(f, mode, [&]<Shape S, bool Mix, bool Pf>() {
             run<Arch, S, Mix, Pf, false>(f, keys, n, mode.seed, [out](std::size_t i, bool r) {
@@ -153,7 +154,7 @@ struct kernels {
     static void hash(const std::uint64_t* keys, std::size_t n, KeyMode mode, std::uint64_t* out) {
         constexpr std::size_t lanes = u64x<Arch>::size;
         if (mode.kind != KeyMode::mix64) {
-            std::memcpy(out, keys, n * sizeof(std::uint64_t));
+            if (n != 0) std::memcpy(out, keys, n * sizeof(std::uint64_t));
             return;
         }
         std::size_t i = 0;
