@@ -33,10 +33,11 @@ std::string backend_label(Backend backend) {
     return std::string(to_string(backend));
 }
 
-BenchRun run_backend(const Workload& work, const BenchSetup& setup, Backend backend) {
+BenchRun run_backend(const Workload& work, const BenchSetup& setup, Backend backend, unsigned threads) {
     BenchRun run;
     BenchResult& r = run.result;
     r.backend = backend_label(backend);
+    r.threads = threads;
     r.keys = work.inserted.size();
     r.queries = work.absent.size();
     r.params = setup.params;
@@ -44,6 +45,7 @@ BenchRun run_backend(const Workload& work, const BenchSetup& setup, Backend back
 
     Filter filter(setup.params, setup.hashing);
     filter.set_backend(backend);
+    filter.set_threads(threads);
 
     r.insert_seconds = best_seconds(
         setup.repeat, [&] { filter.clear(); }, [&] { filter.insert(std::span<const std::uint64_t>(work.inserted)); });

@@ -1,6 +1,6 @@
 #pragma once
-// One benchmark run of `batchbloom bench` on one engine: bulk insert of the workload's keys,
-// then bulk probes of the 50%-hit and the all-absent key sets, each timed.
+// One benchmark run of `batchbloom bench` on one engine and thread count: bulk insert of the
+// workload's keys, then bulk probes of the 50%-hit and the all-absent key sets, each timed.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -22,6 +22,7 @@ struct BenchSetup {
 
 struct BenchResult {
     std::string backend;  ///< engine name as shown ("scalar", "auto(avx2)", ...)
+    unsigned threads = 1;
     std::uint64_t keys = 0;
     std::uint64_t queries = 0;
     Params params;
@@ -39,6 +40,8 @@ struct BenchResult {
     double insert_ns_per_key() const { return insert_seconds * 1e9 / static_cast<double>(keys); }
     double probe_mixed_mkeys_per_s() const { return static_cast<double>(queries) / probe_mixed_seconds / 1e6; }
     double probe_absent_mkeys_per_s() const { return static_cast<double>(queries) / probe_absent_seconds / 1e6; }
+    double probe_mixed_ns_per_key() const { return probe_mixed_seconds * 1e9 / static_cast<double>(queries); }
+    double probe_absent_ns_per_key() const { return probe_absent_seconds * 1e9 / static_cast<double>(queries); }
 };
 
 struct BenchRun {
@@ -49,7 +52,8 @@ struct BenchRun {
 /// "scalar", or "auto(scalar)" for Backend::automatic.
 std::string backend_label(Backend backend);
 
-/// Runs every phase on `backend`. Throws Error if the engine is not available here.
-BenchRun run_backend(const Workload& work, const BenchSetup& setup, Backend backend);
+/// Runs every phase on `backend` with `threads` threads (>= 1). Throws Error if the engine is
+/// not available here.
+BenchRun run_backend(const Workload& work, const BenchSetup& setup, Backend backend, unsigned threads);
 
 }  // namespace batchbloom::cli

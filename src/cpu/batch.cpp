@@ -192,6 +192,12 @@ unsigned region_shift(const FilterRef& f, bool partitioned, unsigned t) {
 
 constexpr KeyMode hashed{KeyMode::hashed, 0};
 
+/// The CUDA engine moves each call's data to the device itself: one call, on one host thread
+/// (so that its errors can surface as exceptions rather than inside a parallel region).
+BatchConfig for_engine(const Engine& e, BatchConfig cfg) {
+    return e.backend == Backend::cuda ? BatchConfig{1, BatchPath::direct} : cfg;
+}
+
 /// Partitioned probe in rounds: consume(p, v, round_begin, answers) restores part v's answers.
 template <class Consume>
 void partitioned_probe(const Engine& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
@@ -229,6 +235,7 @@ bool use_partitioned(const FilterRef& f, std::size_t n, BatchPath path) {
 
 void bulk_insert(const Engine& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
                  BatchConfig cfg) {
+    cfg = for_engine(e, cfg);
     const unsigned t = threads_for(n, cfg.threads);
     const bool partitioned = use_partitioned(f, n, cfg.path);
     if (t == 1 && !partitioned) return e.insert(f, keys, n, mode);
@@ -243,6 +250,7 @@ void bulk_insert(const Engine& e, const FilterRef& f, const std::uint64_t* keys,
 
 void bulk_contains_bytes(const Engine& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
                          std::uint8_t* out, BatchConfig cfg) {
+    cfg = for_engine(e, cfg);
     const unsigned t = threads_for(n, cfg.threads);
     if (use_partitioned(f, n, cfg.path)) {
         partitioned_probe(e, f, keys, n, mode, t,
@@ -259,6 +267,7 @@ void bulk_contains_bytes(const Engine& e, const FilterRef& f, const std::uint64_
 
 void bulk_contains_bits(const Engine& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
                         std::uint64_t* out, BatchConfig cfg) {
+    cfg = for_engine(e, cfg);
     const unsigned t = threads_for(n, cfg.threads);
     if (use_partitioned(f, n, cfg.path)) {
         partitioned_probe(e, f, keys, n, mode, t,
@@ -281,6 +290,7 @@ void bulk_contains_bits(const Engine& e, const FilterRef& f, const std::uint64_t
 
 std::size_t bulk_count(const Engine& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
                        BatchConfig cfg) {
+    cfg = for_engine(e, cfg);
     const unsigned t = threads_for(n, cfg.threads);
     std::atomic<std::size_t> total{0};
     if (use_partitioned(f, n, cfg.path)) {

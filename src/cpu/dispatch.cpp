@@ -6,6 +6,9 @@
 
 #include "batchbloom/error.hpp"
 #include "cpu/engine.hpp"
+#if BATCHBLOOM_HAVE_CUDA
+#include "batchbloom/cuda.hpp"
+#endif
 
 namespace batchbloom {
 namespace detail {
@@ -16,6 +19,9 @@ constexpr std::array registry{
 #if BATCHBLOOM_HAVE_SIMD
     &avx512_engine,
     &avx2_engine,
+#endif
+#if BATCHBLOOM_HAVE_CUDA
+    &cuda_engine,
 #endif
     &scalar_engine,
 };
@@ -28,15 +34,32 @@ const Engine* find(Backend b) {
 
 }  // namespace
 
+// Why an engine cannot run here, in words a user can act on.
+std::string unavailable_reason(Backend b, const Engine* e) {
+    switch (b) {
+        case Backend::cuda:
+#if BATCHBLOOM_HAVE_CUDA
+            return cuda_unavailable_reason();
+#else
+            return "this build has no CUDA engine (configure with nvcc on the PATH and -DBATCHBLOOM_CUDA=AUTO or ON)";
+#endif
+        case Backend::avx2:
+        case Backend::avx512:
+            return e == nullptr ? "this build has no SIMD engines (-DBATCHBLOOM_SIMD=ON on x86-64)"
+                                : "this CPU (or its operating system) does not support " + std::string(to_string(b));
+        default:
+            return "not an engine";
+    }
+}
+
 const Engine& engine_for(Backend resolved) {
     const Engine* e = find(resolved);
-    if (e == nullptr || !e->supported())
-        throw Error("backend '" + std::string(to_string(resolved)) + "' is not available on this machine (available: " +
-                    [] {
-                        std::string s;
-                        for (const auto& n : available_backends()) s += (s.empty() ? "" : ", ") + n;
-                        return s;
-                    }() + ")");
+    if (e == nullptr || !e->supported()) {
+        std::string avail;
+        for (const auto& n : available_backends()) avail += (avail.empty() ? "" : ", ") + n;
+        throw Error("backend '" + std::string(to_string(resolved)) + "' is not available: " +
+                    unavailable_reason(resolved, e) + " (available: " + avail + ")");
+    }
     return *e;
 }
 
@@ -74,8 +97,10 @@ Backend resolve_backend(Backend b) {
         }
     }
     if (b == Backend::automatic) {
+        // The CUDA engine copies the filter to the device and back on every call, which a
+        // host-side bulk call rarely pays for; it is used when asked for (see docs/cuda.md).
         for (const detail::Engine* e : detail::registry)
-            if (e->supported()) return e->backend;
+            if (e->backend != Backend::cuda && e->supported()) return e->backend;
     }
     detail::engine_for(b);  // throws if unavailable
     return b;

@@ -52,5 +52,8 @@ extern const Engine scalar_engine;
 extern const Engine avx2_engine;
 extern const Engine avx512_engine;
 #endif
+#if BATCHBLOOM_HAVE_CUDA
+extern const Engine cuda_engine;
+#endif
 
 }  // namespace batchbloom::detail

@@ -2,7 +2,7 @@
 // The per-key work of the CUDA engine, written once as __host__ __device__ functions.
 //
 // Blocks and patterns come from layout.hpp (block_index, make_pattern / bit_position,
-// test_pattern) and key hashes from hash.hpp (mix64). The kernels in kernels.cu are thin
+// test_pattern) and key hashes from hash.hpp (mix64). The kernels in kernels.cuh are thin
 // grid-stride loops around these functions, and the host tests (tests/cuda/) run the very same
 // functions on the CPU against the scalar reference, since this project has no GPU.
 //
@@ -15,13 +15,14 @@
 //           step and issues all 8 loads before any atomic: 8 reads in flight per thread.
 //
 // k is a compile-time constant inside the loops (with_k dispatches the run-time k once per
-// step): with the trip count known, pattern loops unroll fully and patterns stay in registers.
+// kernel): with the trip count known, pattern loops unroll fully and patterns stay in registers.
 #include <cuda/atomic>
 #include <cstddef>
 #include <cstdint>
 
 #include "batchbloom/hash.hpp"
 #include "batchbloom/layout.hpp"
+#include "cuda/types.hpp"
 
 namespace batchbloom::cuda_impl {
 
@@ -34,25 +35,19 @@ static_assert(layout::shape_traits<Shape::line512>::words == insert_group);
 template <Shape S>
 using word_t = typename layout::shape_traits<S>::word_type;
 
-/// A filter as the kernels see it. `data` holds the resident blocks, starting with block
-/// `base`: DeviceFilter keeps the whole filter (base 0); the engine path uploads only the
-/// range of blocks a batch of inserts touches. `blocks` is always the whole filter's block
-/// count, the scale of block_index.
+/// A DeviceRef (types.hpp) with its shape as a type.
 template <Shape S>
 struct View {
-    word_t<S>* data;
-    std::uint64_t blocks;
+    word_t<S>* data;       // block `base`
+    std::uint64_t blocks;  // of the whole filter
     std::uint64_t base;
     unsigned k;
 };
 
-/// How a kernel turns its input into a hash: the seeded integer mixer of HashKind::xxh3
-/// (fused into the kernel), or nothing, for inputs that already are hashes.
-struct Hasher {
-    bool mix;
-    std::uint64_t seed;
-    BATCHBLOOM_HD std::uint64_t operator()(std::uint64_t key) const { return mix ? mix64(key, seed) : key; }
-};
+template <Shape S>
+BATCHBLOOM_HD View<S> view_of(const DeviceRef& f) {
+    return {static_cast<word_t<S>*>(f.data), f.blocks, f.base, f.k};
+}
 
 /// Word offset of a hash's block inside the resident range.
 template <Shape S>
@@ -70,6 +65,11 @@ struct k_tag {
 /// Calls f(k_tag<K>{}) with K = k, for k in 1..16: a run-time k turned into a compile-time
 /// one. (With a run-time k nvcc unrolls make_pattern's loop only partly, indexes the pattern
 /// with run-time values, and puts it in local memory: 64 bytes of stack per thread.)
+/// The pragma lets host code, such as the tests, pass host-only callables: nvcc then checks
+/// the execution space of f's call per instantiation instead of rejecting the template.
+#if defined(__CUDACC__)
+#pragma nv_exec_check_disable
+#endif
 template <class F>
 BATCHBLOOM_HD decltype(auto) with_k(unsigned k, F&& f) {
     switch (k) {
@@ -205,6 +205,9 @@ BATCHBLOOM_HD bool or_word(W* word, W mask, W seen) {
 /// GPU; every lane calls it for every j), and keys j >= count are absent. Lane r updates word r
 /// of every key's block; the 8 lanes together set exactly make_pattern's bits. All loads are
 /// issued before any atomic, so each lane has up to 8 reads in flight.
+#if defined(__CUDACC__)
+#pragma nv_exec_check_disable
+#endif
 template <Shape S, unsigned K, class HashOf>
 BATCHBLOOM_HD void insert_step(const View<S>& f, unsigned rank, unsigned count, HashOf&& hash_of) {
     word_t<S>* where[insert_group];
@@ -216,7 +219,7 @@ BATCHBLOOM_HD void insert_step(const View<S>& f, unsigned rank, unsigned count, 
     for (unsigned j = 0; j < insert_group; ++j) {
         const std::uint64_t hash = hash_of(j);
         mask[j] = j < count ? pattern_word_k<S, K>(static_cast<std::uint32_t>(hash), rank) : word_t<S>(0);
-        where[j] = f.data + block_offset(f, hash) + rank;
+        where[j] = j < count ? f.data + block_offset(f, hash) + rank : f.data;  // (never used without a mask)
     }
 #if defined(__CUDA_ARCH__)
 #pragma unroll

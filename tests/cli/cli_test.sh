@@ -263,16 +263,76 @@ open("flipped.bbf", "wb").write(bytes(d))'
     expect_fail '--queries' "$BB" bench --queries x
 }
 
+# Small runs only: 200000 keys, one run per phase, a 32 MiB buffer for the limit row.
 section_bench() {
-    "$BB" bench --keys 20000 --queries 20000 >bench.out
-    expect_contains bench.out '^backend +keys +bits/key +k +insert Mkeys/s'
-    expect_contains bench.out 'measured FPR +predicted FPR$'
-    "$BB" bench --keys 20000 --queries 20000 --backend all --bits-per-key 10 --shape split256 --seed 9 >bench_all.out
-    expect_contains bench_all.out '^scalar +20000 '
-    "$BB" bench --keys 20000 --queries 20000 --backend scalar --repeat 2 >bench_scalar.out
-    expect_contains bench_scalar.out '^scalar +20000 +'
+    local small=(--repeat 1 --limit-buffer 32M)
+    "$BB" bench --keys 200000 --threads 1,2 --json r.json "${small[@]}" >bench.out
+    # The engines of --backend all (the default), as the run lists them; scalar is always one.
+    local engines e t
+    engines=$(sed -n 's/^# batchbloom bench: engines \([^;]*\);.*/\1/p' bench.out | tr -d ',')
+    [[ " $engines " == *" scalar "* ]] || fail "bench lists no scalar engine: $(head -3 bench.out)"
+    expect_contains bench.out '^engine +threads +keys +bits/ +k +insert +insert +probe +probe +probe +measured +predicted +probe/$'
+    for e in $engines; do
+        for t in 1 2; do
+            expect_contains bench.out "^$e +$t +200000 +[0-9.]+ +[0-9]+( +[0-9.]+){5}( +[0-9.]+e-[0-9]+){2} +[0-9.]+$"
+        done
+    done
+    expect_contains bench.out '^random 64B line reads \(prefetched\) +[0-9.]+ +[0-9.]+ +1\.00$'
+    expect_contains bench.out '^# limit: .*Mlines/s by prefetch distance 8: [0-9.]+, 16: [0-9.]+, 32: [0-9.]+, 64: [0-9.]+$'
+    "$PY" - r.json "$engines" <<'PYEOF' || fail "bench --json: $(cat r.json)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+engines = sys.argv[2].split()
+assert set(d) == {"machine", "limit", "results"}, sorted(d)
+m = d["machine"]
+assert isinstance(m["cpu"], str) and m["cpu"], m
+assert isinstance(m["cores"], int) and m["cores"] >= 1, m
+for k in ("l2_bytes", "l3_bytes"):
+    assert isinstance(m[k], int) and m[k] >= 0, m
+assert isinstance(m["compiler"], str) and m["compiler"], m
+assert d["limit"]["random_line_reads_per_s"] > 0, d["limit"]
+rs = d["results"]
+assert sorted((r["backend"], r["threads"]) for r in rs) == sorted((e, t) for e in engines for t in (1, 2)), rs
+for r in rs:
+    for k in ("backend", "threads", "keys", "bits_per_key", "insert_keys_per_s", "probe_keys_per_s",
+              "probe_miss_keys_per_s", "fpr", "predicted_fpr"):
+        assert k in r, (k, r)
+    assert r["keys"] == 200000 and 9 < r["bits_per_key"] < 12, r
+    assert min(r["insert_keys_per_s"], r["probe_keys_per_s"], r["probe_miss_keys_per_s"]) > 0, r
+    assert 0.005 < r["fpr"] < 0.02 and 0.009 < r["predicted_fpr"] <= 0.01, r
+assert len({r["fpr"] for r in rs}) == 1, "engines disagree on the false positives"
+PYEOF
+    # One engine, another shape and sizing, several sizes.
+    "$BB" bench --sizes 20k,50000 --backend scalar --bits-per-key 10 --shape split256 --seed 9 "${small[@]}" >sizes.out
+    expect_contains sizes.out '^# 20000 keys, 20000 queries: split256 filter'
+    expect_contains sizes.out '^scalar +1 +20000 +10\.[0-9]+ '
+    expect_contains sizes.out '^scalar +1 +50000 +10\.[0-9]+ '
+    [[ $(grep -c '^scalar ' sizes.out) == 2 ]] || fail "bench --sizes 20k,50000 --backend scalar: not 2 rows: $(cat sizes.out)"
     "$BB" bench --help >help.out
     expect_contains help.out '^usage: batchbloom bench'
+    expect_contains help.out '--plot FILE'
+
+    # Mistakes are reported before anything is measured.
+    expect_fail 'backend.*nonsense' "$BB" bench --backend nonsense
+    expect_fail '--keys must be at least 1' "$BB" bench --keys 0
+    expect_fail '--threads' "$BB" bench --threads 1,x
+    expect_fail '--sizes' "$BB" bench --sizes 1M,,2M
+    expect_fail 'either --keys or --sizes' "$BB" bench --keys 10 --sizes 10,20
+    expect_fail '--repeat' "$BB" bench --repeat 0
+    expect_fail 'does not exist' "$BB" bench --keys 1000 --json no/such/dir/r.json
+
+    # --plot: needs python3 with matplotlib, and says what to install when it is missing.
+    expect_fail 'pip install matplotlib' env BATCHBLOOM_PYTHON=/nonexistent/python3 "$BB" bench --keys 1000 --plot p.png
+    [[ ! -e p.png ]] || fail "a failed --plot wrote p.png"
+    if "$PY" -c 'import matplotlib' 2>/dev/null; then
+        BATCHBLOOM_PYTHON=$PY "$BB" bench --sizes 20k,100k --backend scalar "${small[@]}" --plot p.png >plot.out
+        expect_contains plot.out '^# plot written to p\.png$'
+        "$PY" -c 'import sys; d=open("p.png","rb").read(); sys.exit(0 if d[:8]==b"\x89PNG\r\n\x1a\n" and len(d)>10000 else 1)' ||
+            fail "--plot did not write a PNG"
+        [[ -z $(ls -A | grep -E '^\..*tmp') ]] || fail "temporary files left behind: $(ls -A)"
+    else
+        echo "note: $PY cannot import matplotlib; skipping the bench --plot test (pip install matplotlib)"
+    fi
 }
 
 all_sections=(size build_query u64 stdin info fpr rebuild errors bench)

@@ -1,0 +1,7 @@
+// The CUDA engine's kernels for line512 blocks (see kernels.cuh); one file per shape so that nvcc
+// builds the shapes in parallel.
+#include "cuda/kernels.cuh"
+
+namespace batchbloom::cuda_impl {
+template struct ShapeLaunch<Shape::line512>;
+}  // namespace batchbloom::cuda_impl

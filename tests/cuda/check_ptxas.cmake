@@ -1,0 +1,53 @@
+# cuda.ptxas_report: reads the ptxas resource reports of the CUDA engine's kernels (written at
+# build time by ptxas_capture.sh into REPORT_DIR, one file per kernel object) and fails if any
+# kernel uses local memory: a stack frame, spill stores or spill loads, or lmem, for any
+# architecture. Prints the registers per thread of every kernel (recorded in docs/cuda.md).
+#   cmake -DREPORT_DIR=<dir> -P check_ptxas.cmake
+cmake_minimum_required(VERSION 3.25)
+file(GLOB reports "${REPORT_DIR}/*.txt")
+if(NOT reports)
+  message(FATAL_ERROR "no ptxas report in ${REPORT_DIR}: build the library (the kernel files "
+                      "compile with --resource-usage through tests/cuda/ptxas_capture.sh)")
+endif()
+
+set(shape_1 split256)
+set(shape_2 word512)
+set(shape_3 line512)
+set(failures "")
+set(table "")
+set(kernels 0)
+foreach(report IN LISTS reports)
+  file(STRINGS "${report}" lines)
+  set(kernel "")
+  set(arch "")
+  foreach(line IN LISTS lines)
+    if(line MATCHES "Compiling entry function '([^']+)' for '(sm_[0-9a-z]+)'")
+      set(kernel "${CMAKE_MATCH_1}")
+      set(arch "${CMAKE_MATCH_2}")
+      # _ZN...7kernels6insertILNS_5ShapeE2EE... -> insert<word512>
+      if(kernel MATCHES "kernels[0-9]+([a-z_]+)ILNS_5ShapeE([0-9])")
+        set(kernel "${CMAKE_MATCH_1}<${shape_${CMAKE_MATCH_2}}>")
+      endif()
+    elseif(line MATCHES "([0-9]+) bytes stack frame, ([0-9]+) bytes spill stores, ([0-9]+) bytes spill loads")
+      if(NOT CMAKE_MATCH_1 EQUAL 0 OR NOT CMAKE_MATCH_2 EQUAL 0 OR NOT CMAKE_MATCH_3 EQUAL 0)
+        string(APPEND failures "\n  ${kernel} ${arch}: ${line}")
+      endif()
+    elseif(line MATCHES "Used ([0-9]+) registers")
+      set(regs "${CMAKE_MATCH_1}")
+      if(line MATCHES "([0-9]+) bytes lmem" AND NOT CMAKE_MATCH_1 EQUAL 0)
+        string(APPEND failures "\n  ${kernel} ${arch}: ${line}")
+      endif()
+      string(APPEND table "\n  ${arch}  ${regs} registers  ${kernel}")
+      math(EXPR kernels "${kernels} + 1")
+    endif()
+  endforeach()
+endforeach()
+
+if(kernels EQUAL 0)
+  message(FATAL_ERROR "the ptxas reports in ${REPORT_DIR} list no kernel")
+endif()
+message(STATUS "ptxas: ${kernels} kernel builds${table}")
+if(failures)
+  message(FATAL_ERROR "kernels using local memory (stack frame or spills):${failures}")
+endif()
+message(STATUS "no kernel uses local memory")

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Compiler launcher for the CUDA engine's kernel files (CUDA_COMPILER_LAUNCHER of the library,
+# set by cmake/BatchbloomCuda.cmake when the tests are built; the files compile with
+# --resource-usage then). Usage: ptxas_capture.sh REPORT_DIR COMPILER ARGS...
+# Runs the compile command; the ptxas resource report it prints (registers, stack frame,
+# spills, per kernel and architecture) goes to REPORT_DIR/<object name>.txt for the
+# cuda.ptxas_report test, and everything else the compiler prints passes through.
+set -u
+report_dir=$1
+shift
+object=""
+prev=""
+for arg in "$@"; do
+    [[ $prev == "-o" ]] && object=$arg
+    prev=$arg
+done
+log=$(mktemp)
+"$@" >"$log" 2>&1
+rc=$?
+report='^ptxas info|^ +[0-9]+ bytes stack frame'
+if [[ $rc == 0 && -n $object ]]; then
+    mkdir -p "$report_dir"
+    grep -E "$report" "$log" >"$report_dir/$(basename "$object").txt"
+fi
+grep -vE "$report" "$log" >&2
+rm -f "$log"
+exit "$rc"

@@ -1,0 +1,40 @@
+#pragma once
+// The machine's random cache-line read rate: the speed limit of an out-of-cache Bloom filter
+// probe, which reads one random 64-byte line per key. `batchbloom bench` measures it in the
+// same run as the filters and reports each engine's probe rate as a fraction of it.
+//
+// Method: a buffer much larger than the last-level cache (2 MiB-aligned, MADV_HUGEPAGE, as the
+// library allocates large filters), touched first; an array of random line indices drawn in
+// advance (as a probe's hashed block indices are); then one pass over the indices that
+// prefetches line i+d and loads one word of line i into a checksum. Single thread; several
+// prefetch distances d are tried and the fastest counts.
+#include <cstdint>
+#include <vector>
+
+namespace batchbloom::cli {
+
+struct LineReadRate {
+    unsigned distance = 0;   ///< prefetch distance in lines
+    double lines_per_s = 0;  ///< best of the repeats
+};
+
+struct LineReadLimit {
+    std::uint64_t buffer_bytes = 0;
+    std::uint64_t reads = 0;          ///< random lines read per timed pass
+    unsigned repeat = 1;              ///< passes per distance; the fastest counts
+    bool huge_pages_advised = false;  ///< madvise(MADV_HUGEPAGE) succeeded
+    /// Bytes of the buffer backed by transparent huge pages (AnonHugePages of its mapping in
+    /// /proc/self/smaps); -1 where that cannot be read.
+    std::int64_t huge_page_bytes = -1;
+    std::vector<LineReadRate> by_distance;
+    LineReadRate best;  ///< the limit: the fastest distance
+};
+
+/// Default buffer: 1 GiB, about ten times a large server's last-level cache.
+inline constexpr std::uint64_t default_limit_buffer_bytes = std::uint64_t(1) << 30;
+
+/// Measures the random 64-byte line read rate over a buffer of `buffer_bytes` (rounded up to
+/// 2 MiB; at least 2 MiB). Throws std::bad_alloc if the buffer cannot be allocated.
+LineReadLimit measure_line_read_limit(std::uint64_t buffer_bytes, unsigned repeat, std::uint64_t seed);
+
+}  // namespace batchbloom::cli
