@@ -216,6 +216,31 @@ void partitioned_probe(const Engine& e, const FilterRef& f, const std::uint64_t*
     }
 }
 
+/// Multi-threaded insert for filters small next to the batch: part 0 goes into the filter,
+/// each other part into a zeroed private copy, and the copies are then ORed in, each thread
+/// merging one range of words. Costs (t - 1) copies of the filter, never more memory than the
+/// partitioning scratch (16 bytes per key) or 64 MiB; bigger filters are partitioned instead.
+void insert_into_copies(const Engine& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
+                        unsigned t) {
+    const std::size_t words = filter_bytes(f) / sizeof(std::uint64_t);
+    std::vector<std::vector<std::uint64_t, LineAllocator<std::uint64_t>>> copies(t - 1);
+    each_thread(t, [&](unsigned v) {
+        FilterRef mine = f;
+        if (v > 0) {
+            copies[v - 1].assign(words, 0);  // zeroed (and first touched) by its own thread
+            mine.data = reinterpret_cast<std::byte*>(copies[v - 1].data());
+        }
+        const Range c = part(n, t, v, 64);
+        e.insert(mine, keys + c.begin, c.size(), mode);
+    });
+    auto* dst = reinterpret_cast<std::uint64_t*>(f.data);
+    each_thread(t, [&](unsigned v) {
+        const Range w = part(words, t, v, 8);
+        for (const auto& copy : copies)
+            for (std::size_t i = w.begin; i < w.end; ++i) dst[i] |= copy[i];
+    });
+}
+
 }  // namespace
 
 unsigned resolve_threads(unsigned requested) {
@@ -239,6 +264,8 @@ void bulk_insert(const Engine& e, const FilterRef& f, const std::uint64_t* keys,
     const unsigned t = threads_for(n, cfg.threads);
     const bool partitioned = use_partitioned(f, n, cfg.path);
     if (t == 1 && !partitioned) return e.insert(f, keys, n, mode);
+    if (!partitioned && (t - 1) * filter_bytes(f) <= std::max<std::uint64_t>(16 * std::uint64_t(n), 64u << 20))
+        return insert_into_copies(e, f, keys, n, mode, t);
     Partitioner p(e, f, t, region_shift(f, partitioned, t), n);
     for (std::size_t r0 = 0; r0 < n; r0 += round_keys) {
         p.partition(keys + r0, std::min(round_keys, n - r0), mode);
