@@ -22,7 +22,7 @@ struct BatchConfig;
 
 /// How bulk operations walk a filter (results are the same on every path).
 enum class BatchPath : std::uint8_t {
-    automatic,    ///< partitioned for large batches against filters far larger than the cache
+    automatic,    ///< the path measured fastest on this machine class (today: direct; bench/RESULTS.md)
     direct,       ///< keys in the caller's order, blocks prefetched a window ahead
     partitioned,  ///< keys grouped by filter region, each region processed while cache-resident
 };

@@ -26,7 +26,7 @@ struct BatchConfig {
 /// Threads used for `requested` (0 = every core OpenMP offers); 1 without OpenMP.
 unsigned resolve_threads(unsigned requested);
 
-/// Whether `automatic` partitions this batch (also used by the benchmarks to report the path).
+/// Whether this batch takes the partitioned path.
 bool use_partitioned(const FilterRef& f, std::size_t n, BatchPath path);
 
 void bulk_insert(const Engine& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
