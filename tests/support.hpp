@@ -1,23 +1,19 @@
 #pragma once
 // Shared test helpers: deterministic key sets and the engines to run every property on.
+#include <batchbloom/hash.hpp>
 #include <cstdint>
 #include <vector>
 
 namespace batchbloom::testing {
 
-/// splitmix64: a fast deterministic source of well-spread 64-bit keys.
+/// A fast deterministic source of well-spread 64-bit keys: the library's mixer over a counter.
 class KeyGen {
 public:
-    explicit KeyGen(std::uint64_t seed) : state_(seed) {}
-    std::uint64_t next() {
-        std::uint64_t z = (state_ += 0x9E3779B97F4A7C15ULL);
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-        return z ^ (z >> 31);
-    }
+    explicit KeyGen(std::uint64_t seed) : seed_(seed) {}
+    std::uint64_t next() { return mix64(counter_++, seed_); }
 
 private:
-    std::uint64_t state_;
+    std::uint64_t seed_, counter_ = 0;
 };
 
 /// n random keys with the given low bit: sets drawn with different parities never overlap,

@@ -1,4 +1,5 @@
 #include "args.hpp"
+#include "text_format.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -13,15 +14,6 @@ const OptionSpec* find_option(const CommandSpec& spec, std::string_view name) {
     for (const auto& o : spec.options)
         if (o.name == name) return &o;
     return nullptr;
-}
-
-std::string in_quotes(std::string_view s) {
-    std::string q;
-    q.reserve(s.size() + 2);
-    q += '\'';
-    q += s;
-    q += '\'';
-    return q;
 }
 
 }  // namespace

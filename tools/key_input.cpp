@@ -1,4 +1,5 @@
 #include "key_input.hpp"
+#include "text_format.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -13,15 +14,6 @@ namespace batchbloom::cli {
 namespace {
 
 constexpr std::size_t read_block = std::size_t(1) << 20;
-
-std::string in_quotes(std::string_view s) {
-    std::string q;
-    q.reserve(s.size() + 2);
-    q += '\'';
-    q += s;
-    q += '\'';
-    return q;
-}
 
 std::uint64_t load_le64(const char* p) {
     std::uint64_t v = 0;

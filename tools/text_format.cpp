@@ -38,4 +38,13 @@ std::string format_bytes(std::uint64_t bytes) {
                      static_cast<double>(bytes) / (1024.0 * 1024.0));
 }
 
+std::string in_quotes(std::string_view text) {
+    std::string q;
+    q.reserve(text.size() + 2);
+    q += '\'';
+    q += text;
+    q += '\'';
+    return q;
+}
+
 }  // namespace batchbloom::cli

@@ -2,6 +2,7 @@
 // Number formatting for the human-readable output of the subcommands.
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace batchbloom::cli {
 
@@ -13,6 +14,9 @@ std::string format_fixed(double v, int decimals);
 std::string format_fpr(double p);
 /// "1048576 (1.00 MiB)".
 std::string format_bytes(std::uint64_t bytes);
+
+/// 'text', quoted for an error message.
+std::string in_quotes(std::string_view text);
 
 /// printf into a std::string.
 std::string strprintf(const char* fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -194,6 +194,13 @@ BatchConfig for_engine(const Engine& e, BatchConfig cfg) {
     return e.backend == Backend::cuda ? BatchConfig{1, BatchPath::direct} : cfg;
 }
 
+/// Direct probe on t threads: body(range) for t contiguous ranges of the batch, aligned to 64
+/// keys so that bitmap words are never shared.
+template <class Body>
+void direct(std::size_t n, unsigned t, Body&& body) {
+    each_thread(t, [&](unsigned v) { body(part(n, t, v, 64)); });
+}
+
 /// Partitioned probe in rounds: consume(p, v, round_begin, answers) restores part v's answers.
 template <class Consume>
 void partitioned_probe(const Engine& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
@@ -283,10 +290,7 @@ void bulk_contains_bytes(const Engine& e, const FilterRef& f, const std::uint64_
                           });
         return;
     }
-    each_thread(t, [&](unsigned v) {
-        const Range c = part(n, t, v, 64);
-        e.contains_bytes(f, keys + c.begin, c.size(), mode, out + c.begin);
-    });
+    direct(n, t, [&](Range c) { e.contains_bytes(f, keys + c.begin, c.size(), mode, out + c.begin); });
 }
 
 void bulk_contains_bits(const Engine& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
@@ -306,10 +310,7 @@ void bulk_contains_bits(const Engine& e, const FilterRef& f, const std::uint64_t
                           });
         return;
     }
-    each_thread(t, [&](unsigned v) {
-        const Range c = part(n, t, v, 64);
-        e.contains_bits(f, keys + c.begin, c.size(), mode, out + c.begin / 64);
-    });
+    direct(n, t, [&](Range c) { e.contains_bits(f, keys + c.begin, c.size(), mode, out + c.begin / 64); });
 }
 
 std::size_t bulk_count(const Engine& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
@@ -330,10 +331,7 @@ std::size_t bulk_count(const Engine& e, const FilterRef& f, const std::uint64_t*
         }
         return total;
     }
-    each_thread(t, [&](unsigned v) {
-        const Range c = part(n, t, v, 64);
-        total += e.count(f, keys + c.begin, c.size(), mode);
-    });
+    direct(n, t, [&](Range c) { total += e.count(f, keys + c.begin, c.size(), mode); });
     return total;
 }
 

@@ -44,50 +44,36 @@ private:
     int previous_ = 0;
 };
 
-/// Device memory of the current device.
-class DeviceBuffer {
-public:
-    DeviceBuffer() = default;
-    DeviceBuffer(std::size_t bytes, const char* what) : bytes_(bytes) {
-        if (bytes != 0) check(cudaMalloc(&p_, bytes), "cudaMalloc(" + std::to_string(bytes) + " bytes for " + what + ")");
-    }
-    DeviceBuffer(DeviceBuffer&& o) noexcept : p_(std::exchange(o.p_, nullptr)), bytes_(std::exchange(o.bytes_, 0)) {}
-    DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
-        std::swap(p_, o.p_);
-        std::swap(bytes_, o.bytes_);
-        return *this;
-    }
-    ~DeviceBuffer() {
-        if (p_ != nullptr) (void)cudaFree(p_);
-    }
-    void* get() const noexcept { return p_; }
-    std::size_t bytes() const noexcept { return bytes_; }
-    template <class T>
-    T* as() const noexcept {
-        return static_cast<T*>(p_);
-    }
-
-private:
-    void* p_ = nullptr;
-    std::size_t bytes_ = 0;
+/// How a Buffer gets and returns its memory.
+struct DeviceMemory {  // device memory of the current device
+    static cudaError_t allocate(void** p, std::size_t bytes) { return cudaMalloc(p, bytes); }
+    static void release(void* p) { (void)cudaFree(p); }
+    static constexpr const char* call = "cudaMalloc";
+};
+struct PinnedMemory {  // page-locked host memory (the staging buffers of host-pointer transfers)
+    static cudaError_t allocate(void** p, std::size_t bytes) { return cudaMallocHost(p, bytes); }
+    static void release(void* p) { (void)cudaFreeHost(p); }
+    static constexpr const char* call = "cudaMallocHost";
 };
 
-/// Page-locked host memory (the staging buffers of host-pointer transfers).
-class PinnedBuffer {
+/// Owned CUDA memory of one kind.
+template <class Memory>
+class Buffer {
 public:
-    PinnedBuffer() = default;
-    PinnedBuffer(std::size_t bytes, const char* what) : bytes_(bytes) {
+    Buffer() = default;
+    Buffer(std::size_t bytes, const char* what) : bytes_(bytes) {
         if (bytes != 0)
-            check(cudaMallocHost(&p_, bytes), "cudaMallocHost(" + std::to_string(bytes) + " bytes for " + what + ")");
+            check(Memory::allocate(&p_, bytes),
+                  std::string(Memory::call) + "(" + std::to_string(bytes) + " bytes for " + what + ")");
     }
-    PinnedBuffer(PinnedBuffer&& o) noexcept : p_(std::exchange(o.p_, nullptr)), bytes_(std::exchange(o.bytes_, 0)) {}
-    PinnedBuffer& operator=(PinnedBuffer&& o) noexcept {
+    Buffer(Buffer&& o) noexcept : p_(std::exchange(o.p_, nullptr)), bytes_(std::exchange(o.bytes_, 0)) {}
+    Buffer& operator=(Buffer&& o) noexcept {
         std::swap(p_, o.p_);
         std::swap(bytes_, o.bytes_);
         return *this;
     }
-    ~PinnedBuffer() {
-        if (p_ != nullptr) (void)cudaFreeHost(p_);
+    ~Buffer() {
+        if (p_ != nullptr) Memory::release(p_);
     }
     void* get() const noexcept { return p_; }
     std::size_t bytes() const noexcept { return bytes_; }
@@ -100,6 +86,9 @@ private:
     void* p_ = nullptr;
     std::size_t bytes_ = 0;
 };
+
+using DeviceBuffer = Buffer<DeviceMemory>;
+using PinnedBuffer = Buffer<PinnedMemory>;
 
 /// A stream of the current device. A blocking one (the default kind): work on it waits for work
 /// queued earlier on the legacy default stream, so a host-pointer call sees the results of the
