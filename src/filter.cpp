@@ -9,6 +9,7 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include "cpu/engine.hpp"
@@ -105,60 +106,71 @@ constexpr detail::KeyMode hashed{detail::KeyMode::hashed, 0};
 
 }  // namespace
 
-// ---- integer keys --------------------------------------------------------------------------
-// With xxh3 hashing the mixer runs inside the engine; Murmur3 integers are hashed here first.
+// ---- keys to engine batches -------------------------------------------------------------
+namespace {
 
-void Filter::insert(std::uint64_t key) { insert(std::span<const std::uint64_t>(&key, 1)); }
-
-bool Filter::contains(std::uint64_t key) const {
-    const std::uint64_t h = hash(key);
-    return detail::scalar_engine.count(ref(params_, data_), &h, 1, hashed) == 1;
-}
-
-void Filter::insert(std::span<const std::uint64_t> keys) {
-    const auto& e = engine(backend_);
-    if (hashing_.kind == HashKind::xxh3) {
-        detail::bulk_insert(e, ref(params_, data_), keys.data(), keys.size(), {detail::KeyMode::mix64, hashing_.seed}, batch_config());
-        return;
+/// Feeds keys to a bulk operation op(values, n, mode, offset of values[0] in the batch):
+/// 64-bit integers with xxh3 hashing go straight in (the engine fuses the mixer); everything
+/// else (32-bit keys, Murmur3 integers, strings) is hashed or widened here in L1-sized chunks.
+template <class Key, class Op>
+void feed(const Filter& f, std::span<const Key> keys, Op&& op) {
+    if constexpr (std::is_same_v<Key, std::uint64_t>) {
+        if (f.hashing().kind == HashKind::xxh3)
+            return op(keys.data(), keys.size(), detail::KeyMode{detail::KeyMode::mix64, f.hashing().seed}, 0);
     }
     std::uint64_t buf[chunk];
     in_chunks(keys.size(), [&](std::size_t b, std::size_t n) {
-        for (std::size_t i = 0; i < n; ++i) buf[i] = hash(keys[b + i]);
-        detail::bulk_insert(e, ref(params_, data_), buf, n, hashed, batch_config());
+        for (std::size_t i = 0; i < n; ++i) {
+            if constexpr (std::is_integral_v<Key>)
+                buf[i] = f.hash(std::uint64_t{keys[b + i]});
+            else
+                buf[i] = f.hash(std::string_view(keys[b + i]));
+        }
+        op(buf, n, hashed, b);
     });
 }
 
-void Filter::insert(std::span<const std::uint32_t> keys) {
-    std::uint64_t buf[chunk];
-    in_chunks(keys.size(), [&](std::size_t b, std::size_t n) {
-        std::copy_n(keys.begin() + std::ptrdiff_t(b), n, buf);
-        insert(std::span<const std::uint64_t>(buf, n));
+}  // namespace
+
+template <class Key>
+void Filter::insert_keys(std::span<const Key> keys) {
+    const auto& e = engine(backend_);
+    feed(*this, keys, [&](const std::uint64_t* v, std::size_t n, detail::KeyMode m, std::size_t) {
+        detail::bulk_insert(e, ref(params_, data_), v, n, m, batch_config());
     });
 }
 
-void Filter::contains(std::span<const std::uint64_t> keys, std::span<std::uint8_t> out) const {
+template <class Key>
+void Filter::contains_keys(std::span<const Key> keys, std::span<std::uint8_t> out) const {
     check_out(keys.size(), out.size());
     const auto& e = engine(backend_);
-    if (hashing_.kind == HashKind::xxh3) {
-        detail::bulk_contains_bytes(e, ref(params_, data_), keys.data(), keys.size(), {detail::KeyMode::mix64, hashing_.seed},
-                         out.data(), batch_config());
-        return;
-    }
-    std::uint64_t buf[chunk];
-    in_chunks(keys.size(), [&](std::size_t b, std::size_t n) {
-        for (std::size_t i = 0; i < n; ++i) buf[i] = hash(keys[b + i]);
-        detail::bulk_contains_bytes(e, ref(params_, data_), buf, n, hashed, out.data() + b, batch_config());
+    feed(*this, keys, [&](const std::uint64_t* v, std::size_t n, detail::KeyMode m, std::size_t at) {
+        detail::bulk_contains_bytes(e, ref(params_, data_), v, n, m, out.data() + at, batch_config());
     });
 }
 
-void Filter::contains(std::span<const std::uint32_t> keys, std::span<std::uint8_t> out) const {
-    check_out(keys.size(), out.size());
-    std::uint64_t buf[chunk];
-    in_chunks(keys.size(), [&](std::size_t b, std::size_t n) {
-        std::copy_n(keys.begin() + std::ptrdiff_t(b), n, buf);
-        contains(std::span<const std::uint64_t>(buf, n), out.subspan(b, n));
+template <class Key>
+std::size_t Filter::count_keys(std::span<const Key> keys) const {
+    const auto& e = engine(backend_);
+    std::size_t c = 0;
+    feed(*this, keys, [&](const std::uint64_t* v, std::size_t n, detail::KeyMode m, std::size_t) {
+        c += detail::bulk_count(e, ref(params_, data_), v, n, m, batch_config());
     });
+    return c;
 }
+
+void Filter::insert(std::span<const std::uint64_t> keys) { insert_keys(keys); }
+void Filter::insert(std::span<const std::uint32_t> keys) { insert_keys(keys); }
+void Filter::insert(std::span<const std::string_view> keys) { insert_keys(keys); }
+void Filter::insert(std::span<const std::string> keys) { insert_keys(keys); }
+void Filter::contains(std::span<const std::uint64_t> keys, std::span<std::uint8_t> out) const { contains_keys(keys, out); }
+void Filter::contains(std::span<const std::uint32_t> keys, std::span<std::uint8_t> out) const { contains_keys(keys, out); }
+void Filter::contains(std::span<const std::string_view> keys, std::span<std::uint8_t> out) const {
+    contains_keys(keys, out);
+}
+std::size_t Filter::count(std::span<const std::uint64_t> keys) const { return count_keys(keys); }
+std::size_t Filter::count(std::span<const std::uint32_t> keys) const { return count_keys(keys); }
+std::size_t Filter::count(std::span<const std::string_view> keys) const { return count_keys(keys); }
 
 void Filter::contains_bitmap(std::span<const std::uint64_t> keys, std::span<std::uint64_t> bitmap) const {
     const std::size_t words = (keys.size() + 63) / 64;
@@ -166,98 +178,24 @@ void Filter::contains_bitmap(std::span<const std::uint64_t> keys, std::span<std:
         throw Error("bitmap has " + std::to_string(bitmap.size()) + " words; " + std::to_string(keys.size()) +
                     " keys need " + std::to_string(words));
     const auto& e = engine(backend_);
-    if (hashing_.kind == HashKind::xxh3) {
-        detail::bulk_contains_bits(e, ref(params_, data_), keys.data(), keys.size(), {detail::KeyMode::mix64, hashing_.seed},
-                        bitmap.data(), batch_config());
-        return;
-    }
-    std::uint64_t buf[chunk];
-    in_chunks(keys.size(), [&](std::size_t b, std::size_t n) {
-        for (std::size_t i = 0; i < n; ++i) buf[i] = hash(keys[b + i]);
-        detail::bulk_contains_bits(e, ref(params_, data_), buf, n, hashed, bitmap.data() + b / 64, batch_config());
+    // Chunks are multiples of 64 keys, so each starts on a bitmap word.
+    feed(*this, keys, [&](const std::uint64_t* v, std::size_t n, detail::KeyMode m, std::size_t at) {
+        detail::bulk_contains_bits(e, ref(params_, data_), v, n, m, bitmap.data() + at / 64, batch_config());
     });
 }
 
-std::size_t Filter::count(std::span<const std::uint64_t> keys) const {
-    const auto& e = engine(backend_);
-    if (hashing_.kind == HashKind::xxh3)
-        return detail::bulk_count(e, ref(params_, data_), keys.data(), keys.size(), {detail::KeyMode::mix64, hashing_.seed}, batch_config());
-    std::size_t c = 0;
-    std::uint64_t buf[chunk];
-    in_chunks(keys.size(), [&](std::size_t b, std::size_t n) {
-        for (std::size_t i = 0; i < n; ++i) buf[i] = hash(keys[b + i]);
-        c += detail::bulk_count(e, ref(params_, data_), buf, n, hashed, batch_config());
-    });
-    return c;
-}
+// Single keys: the reference engine directly (no engine resolution or threads for one key).
+void Filter::insert(std::uint64_t key) { insert_hash(hash(key)); }
+void Filter::insert(std::string_view key) { insert_hash(hash(key)); }
+bool Filter::contains(std::uint64_t key) const { return contains_hash(hash(key)); }
+bool Filter::contains(std::string_view key) const { return contains_hash(hash(key)); }
 
-std::size_t Filter::count(std::span<const std::uint32_t> keys) const {
-    std::size_t c = 0;
-    std::uint64_t buf[chunk];
-    in_chunks(keys.size(), [&](std::size_t b, std::size_t n) {
-        std::copy_n(keys.begin() + std::ptrdiff_t(b), n, buf);
-        c += count(std::span<const std::uint64_t>(buf, n));
-    });
-    return c;
-}
-
-// ---- byte-string keys ----------------------------------------------------------------------
-
-void Filter::insert(std::string_view key) {
-    const std::uint64_t h = hash(key);
-    insert_hashes(std::span<const std::uint64_t>(&h, 1));
-}
-
-bool Filter::contains(std::string_view key) const {
-    const std::uint64_t h = hash(key);
+void Filter::insert_hash(std::uint64_t h) { detail::scalar_engine.insert(ref(params_, data_), &h, 1, hashed); }
+bool Filter::contains_hash(std::uint64_t h) const {
     return detail::scalar_engine.count(ref(params_, data_), &h, 1, hashed) == 1;
 }
 
-namespace {
-
-template <class Str>
-void hash_strings(const Filter& f, std::span<const Str> keys, std::size_t b, std::size_t n, std::uint64_t* buf) {
-    for (std::size_t i = 0; i < n; ++i) buf[i] = f.hash(std::string_view(keys[b + i]));
-}
-
-}  // namespace
-
-void Filter::insert(std::span<const std::string_view> keys) {
-    std::uint64_t buf[chunk];
-    in_chunks(keys.size(), [&](std::size_t b, std::size_t n) {
-        hash_strings(*this, keys, b, n, buf);
-        insert_hashes(std::span<const std::uint64_t>(buf, n));
-    });
-}
-
-void Filter::insert(std::span<const std::string> keys) {
-    std::uint64_t buf[chunk];
-    in_chunks(keys.size(), [&](std::size_t b, std::size_t n) {
-        hash_strings(*this, keys, b, n, buf);
-        insert_hashes(std::span<const std::uint64_t>(buf, n));
-    });
-}
-
-void Filter::contains(std::span<const std::string_view> keys, std::span<std::uint8_t> out) const {
-    check_out(keys.size(), out.size());
-    std::uint64_t buf[chunk];
-    in_chunks(keys.size(), [&](std::size_t b, std::size_t n) {
-        hash_strings(*this, keys, b, n, buf);
-        contains_hashes(std::span<const std::uint64_t>(buf, n), out.subspan(b, n));
-    });
-}
-
-std::size_t Filter::count(std::span<const std::string_view> keys) const {
-    std::size_t c = 0;
-    std::uint64_t buf[chunk];
-    in_chunks(keys.size(), [&](std::size_t b, std::size_t n) {
-        hash_strings(*this, keys, b, n, buf);
-        c += count_hashes(std::span<const std::uint64_t>(buf, n));
-    });
-    return c;
-}
-
-// ---- hashes --------------------------------------------------------------------------------
+// ---- pre-computed hashes -----------------------------------------------------------------
 
 void Filter::insert_hashes(std::span<const std::uint64_t> hashes) {
     detail::bulk_insert(engine(backend_), ref(params_, data_), hashes.data(), hashes.size(), hashed, batch_config());
@@ -265,11 +203,13 @@ void Filter::insert_hashes(std::span<const std::uint64_t> hashes) {
 
 void Filter::contains_hashes(std::span<const std::uint64_t> hashes, std::span<std::uint8_t> out) const {
     check_out(hashes.size(), out.size());
-    detail::bulk_contains_bytes(engine(backend_), ref(params_, data_), hashes.data(), hashes.size(), hashed, out.data(), batch_config());
+    detail::bulk_contains_bytes(engine(backend_), ref(params_, data_), hashes.data(), hashes.size(), hashed,
+                                out.data(), batch_config());
 }
 
 std::size_t Filter::count_hashes(std::span<const std::uint64_t> hashes) const {
-    return detail::bulk_count(engine(backend_), ref(params_, data_), hashes.data(), hashes.size(), hashed, batch_config());
+    return detail::bulk_count(engine(backend_), ref(params_, data_), hashes.data(), hashes.size(), hashed,
+                              batch_config());
 }
 
 // ---- state and estimates -------------------------------------------------------------------

@@ -82,6 +82,8 @@ public:
     // ---- pre-computed hashes (hash_key() of this filter's hashing) ---------------------
     std::uint64_t hash(std::uint64_t key) const noexcept { return hash_key(hashing_, key); }
     std::uint64_t hash(std::string_view key) const noexcept { return hash_key(hashing_, key); }
+    void insert_hash(std::uint64_t hash);
+    bool contains_hash(std::uint64_t hash) const;
     void insert_hashes(std::span<const std::uint64_t> hashes);
     void contains_hashes(std::span<const std::uint64_t> hashes, std::span<std::uint8_t> out) const;
     std::size_t count_hashes(std::span<const std::uint64_t> hashes) const;
@@ -116,6 +118,12 @@ public:
 
 private:
     detail::BatchConfig batch_config() const noexcept;
+    template <class Key>
+    void insert_keys(std::span<const Key> keys);
+    template <class Key>
+    void contains_keys(std::span<const Key> keys, std::span<std::uint8_t> out) const;
+    template <class Key>
+    std::size_t count_keys(std::span<const Key> keys) const;
 
     Params params_;
     Hashing hashing_;
