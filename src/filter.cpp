@@ -172,7 +172,8 @@ std::size_t Filter::count(std::span<const std::uint64_t> keys) const { return co
 std::size_t Filter::count(std::span<const std::uint32_t> keys) const { return count_keys(keys); }
 std::size_t Filter::count(std::span<const std::string_view> keys) const { return count_keys(keys); }
 
-void Filter::contains_bitmap(std::span<const std::uint64_t> keys, std::span<std::uint64_t> bitmap) const {
+template <class Key>
+void Filter::bitmap_keys(std::span<const Key> keys, std::span<std::uint64_t> bitmap) const {
     const std::size_t words = (keys.size() + 63) / 64;
     if (bitmap.size() < words)
         throw Error("bitmap has " + std::to_string(bitmap.size()) + " words; " + std::to_string(keys.size()) +
@@ -182,6 +183,16 @@ void Filter::contains_bitmap(std::span<const std::uint64_t> keys, std::span<std:
     feed(*this, keys, [&](const std::uint64_t* v, std::size_t n, detail::KeyMode m, std::size_t at) {
         detail::bulk_contains_bits(e, ref(params_, data_), v, n, m, bitmap.data() + at / 64, batch_config());
     });
+}
+
+void Filter::contains_bitmap(std::span<const std::uint64_t> keys, std::span<std::uint64_t> bitmap) const {
+    bitmap_keys(keys, bitmap);
+}
+void Filter::contains_bitmap(std::span<const std::uint32_t> keys, std::span<std::uint64_t> bitmap) const {
+    bitmap_keys(keys, bitmap);
+}
+void Filter::contains_bitmap(std::span<const std::string_view> keys, std::span<std::uint64_t> bitmap) const {
+    bitmap_keys(keys, bitmap);
 }
 
 // Single keys: the reference engine directly (no engine resolution or threads for one key).

@@ -95,6 +95,9 @@ TEST_P(FilterTest, StringKeys) {
     std::vector<std::uint8_t> out(views.size());
     f.contains(views, out);
     for (auto b : out) ASSERT_EQ(b, 1);
+    std::vector<std::uint64_t> bits((views.size() + 63) / 64);
+    f.contains_bitmap(views, bits);
+    for (std::size_t i = 0; i < views.size(); ++i) ASSERT_EQ((bits[i / 64] >> (i % 64)) & 1, 1u);
     for (const auto& k : keys) ASSERT_TRUE(f.contains(std::string_view(k)));
     // The binary key differs from its prefix before the first zero byte.
     Filter g = make();
@@ -115,6 +118,10 @@ TEST_P(FilterTest, Uint32KeysAreTheirUint64Widening) {
     std::vector<std::uint8_t> out(k32.size());
     a.contains(k32, out);
     EXPECT_EQ(std::accumulate(out.begin(), out.end(), 0u), k32.size());
+    std::vector<std::uint64_t> b32((k32.size() + 63) / 64), b64(b32.size());
+    a.contains_bitmap(k32, b32);
+    a.contains_bitmap(k64, b64);
+    EXPECT_EQ(b32, b64);
 }
 
 TEST_P(FilterTest, BulkSingleHashedAndAllOutputFormsAgree) {

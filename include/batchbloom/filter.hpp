@@ -67,6 +67,7 @@ public:
     /// Bit i of the packed bitmap (word i/64, bit i%64) = may-contain of keys[i]; bits past
     /// keys.size() in the last word are zero. bitmap.size() must be >= ceil(n/64).
     void contains_bitmap(std::span<const std::uint64_t> keys, std::span<std::uint64_t> bitmap) const;
+    void contains_bitmap(std::span<const std::uint32_t> keys, std::span<std::uint64_t> bitmap) const;
     /// Number of keys that may be present.
     std::size_t count(std::span<const std::uint64_t> keys) const;
     std::size_t count(std::span<const std::uint32_t> keys) const;
@@ -77,6 +78,7 @@ public:
     void insert(std::span<const std::string> keys);
     bool contains(std::string_view key) const;
     void contains(std::span<const std::string_view> keys, std::span<std::uint8_t> out) const;
+    void contains_bitmap(std::span<const std::string_view> keys, std::span<std::uint64_t> bitmap) const;
     std::size_t count(std::span<const std::string_view> keys) const;
 
     // ---- pre-computed hashes (hash_key() of this filter's hashing) ---------------------
@@ -122,6 +124,8 @@ private:
     void insert_keys(std::span<const Key> keys);
     template <class Key>
     void contains_keys(std::span<const Key> keys, std::span<std::uint8_t> out) const;
+    template <class Key>
+    void bitmap_keys(std::span<const Key> keys, std::span<std::uint64_t> bitmap) const;
     template <class Key>
     std::size_t count_keys(std::span<const Key> keys) const;
 
