@@ -31,36 +31,42 @@ struct split256_avx512 : split256_avx2<Arch> {
     }
 };
 
-/// word512: the whole cache line in one zmm register, one 64-bit word per lane. Probing shifts
-/// each word right by its bit position and tests bit 0 of the lanes in use.
+/// word512: the whole cache line in one zmm register, one 64-bit word per lane. A lane's bit
+/// position is bits 26..31 of low32(hash) * salt: vpmuludq forms the 64-bit product of the
+/// lane's low halves in one instruction, and a variable *rotate* (which takes its count mod
+/// 64) brings that bit to bit 0 — or, for inserts, a one to that bit — without masking the
+/// count first. Lanes past k are switched off by the live masks.
 template <class Arch>
 struct word512_avx512 {
-    lanes8<Arch> l;
-    __m512i off_lo, off_hi;
+    __m512i salt_lo, salt_hi;  // salt i (and 8 + i) in the low half of 64-bit lane i
     __mmask8 live_lo, live_hi;
-    explicit word512_avx512(unsigned k)
-        : l(k), off_lo(_mm512_cvtepi32_epi64(l.off_lo)), off_hi(_mm512_cvtepi32_epi64(l.off_hi)),
-          live_lo(static_cast<__mmask8>(k >= 8 ? 0xFF : (1u << k) - 1)),
-          live_hi(static_cast<__mmask8>(k <= 8 ? 0 : (1u << (k - 8)) - 1)) {}
-
-    static __m512i positions(__m256i h, __m256i salt) {
-        return _mm512_cvtepu32_epi64(_mm256_srli_epi32(_mm256_mullo_epi32(h, salt), 26));
+    bool two_rounds;
+    explicit word512_avx512(unsigned k) : two_rounds(k > 8) {
+        const lanes8<Arch> l(k);
+        salt_lo = _mm512_cvtepu32_epi64(l.salt_lo);
+        salt_hi = _mm512_cvtepu32_epi64(l.salt_hi);
+        live_lo = static_cast<__mmask8>(k >= 8 ? 0xFF : (1u << k) - 1);
+        live_hi = static_cast<__mmask8>(k <= 8 ? 0 : (1u << (k - 8)) - 1);
     }
+
+    /// Per lane: the rotate count whose low 6 bits are the bit position.
+    static __m512i counts(__m512i h, __m512i salt) { return _mm512_srli_epi64(_mm512_mul_epu32(h, salt), 26); }
+
     __m512i mask(std::uint32_t h32) const {
-        const __m256i h = _mm256_set1_epi32(static_cast<int>(h32));
+        const __m512i h = _mm512_set1_epi32(static_cast<int>(h32));
         const __m512i one = _mm512_set1_epi64(1);
-        __m512i m = _mm512_sllv_epi64(one, _mm512_or_si512(positions(h, l.salt_lo), off_lo));
-        if (l.two_rounds) m = _mm512_or_si512(m, _mm512_sllv_epi64(one, _mm512_or_si512(positions(h, l.salt_hi), off_hi)));
+        __m512i m = _mm512_maskz_rolv_epi64(live_lo, one, counts(h, salt_lo));
+        if (two_rounds) m = _mm512_or_si512(m, _mm512_maskz_rolv_epi64(live_hi, one, counts(h, salt_hi)));
         return m;
     }
     bool test(const std::uint64_t* block, std::uint32_t h32) const {
         const __m512i b = _mm512_load_si512(block);
-        const __m256i h = _mm256_set1_epi32(static_cast<int>(h32));
+        const __m512i h = _mm512_set1_epi32(static_cast<int>(h32));
         const __m512i one = _mm512_set1_epi64(1);
-        __mmask8 miss = _mm512_mask_testn_epi64_mask(live_lo, _mm512_srlv_epi64(b, positions(h, l.salt_lo)), one);
-        if (l.two_rounds)
+        __mmask8 miss = _mm512_mask_testn_epi64_mask(live_lo, _mm512_rorv_epi64(b, counts(h, salt_lo)), one);
+        if (two_rounds)
             miss = static_cast<__mmask8>(
-                miss | _mm512_mask_testn_epi64_mask(live_hi, _mm512_srlv_epi64(b, positions(h, l.salt_hi)), one));
+                miss | _mm512_mask_testn_epi64_mask(live_hi, _mm512_rorv_epi64(b, counts(h, salt_hi)), one));
         return miss == 0;
     }
     void set(std::uint64_t* block, std::uint32_t h32) const {
