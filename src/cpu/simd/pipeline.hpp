@@ -74,7 +74,9 @@ inline void hash_window(const std::uint64_t* keys, std::size_t n, std::uint64_t 
 }
 
 template <class Arch, Shape S, bool Mix, bool Prefetch, bool Write, class Visit>
-inline void run(const FilterRef& f, const std::uint64_t* keys, std::size_t n, std::uint64_t seed, Visit&& visit) {
+inline void run(const FilterRef& f, const std::uint64_t* keys, std::size_t n, std::uint64_t seed, Visit visit) {
+    // `visit` is taken by value: a local copy cannot be aliased by the byte stores of the
+    // answers, so its captured pointers stay in registers instead of being reloaded per key.
     using T = layout::shape_traits<S>;
     using word = typename T::word_type;
     word* const base = reinterpret_cast<word*>(f.data);
@@ -133,22 +135,33 @@ struct kernels {
         });
     }
 
+    // Bitmaps and counts go through byte answers in L1-sized chunks: accumulating bits or a
+    // count per key would chain every key through one register or memory word.
+    static constexpr std::size_t chunk = 2048;
+
     static void contains_bits(const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
                               std::uint64_t* out) {
-        if (n == 0) return;  // out may be null for an empty batch
-        std::memset(out, 0, (n + 63) / 64 * sizeof(std::uint64_t));
-        specialize(f, mode, [&]<Shape S, bool Mix, bool Pf>() {
-            run<Arch, S, Mix, Pf, false>(f, keys, n, mode.seed, [out](std::size_t i, bool r) {
-                out[i / 64] |= std::uint64_t(r) << (i % 64);
-            });
-        });
+        alignas(64) std::uint8_t bytes[chunk];
+        for (std::size_t begin = 0; begin < n; begin += chunk) {
+            const std::size_t len = n - begin < chunk ? n - begin : chunk;
+            contains_bytes(f, keys + begin, len, mode, bytes);
+            for (std::size_t w = 0; w * 64 < len; ++w) {
+                std::uint64_t bits = 0;
+                const std::size_t end = len - w * 64 < 64 ? len - w * 64 : 64;
+                for (std::size_t j = 0; j < end; ++j) bits |= std::uint64_t(bytes[w * 64 + j]) << j;
+                out[begin / 64 + w] = bits;
+            }
+        }
     }
 
     static std::size_t count(const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode) {
+        alignas(64) std::uint8_t bytes[chunk];
         std::size_t c = 0;
-        specialize(f, mode, [&]<Shape S, bool Mix, bool Pf>() {
-            run<Arch, S, Mix, Pf, false>(f, keys, n, mode.seed, [&c](std::size_t, bool r) { c += r; });
-        });
+        for (std::size_t begin = 0; begin < n; begin += chunk) {
+            const std::size_t len = n - begin < chunk ? n - begin : chunk;
+            contains_bytes(f, keys + begin, len, mode, bytes);
+            for (std::size_t j = 0; j < len; ++j) c += bytes[j];
+        }
         return c;
     }
 
