@@ -288,6 +288,69 @@ double Filter::estimated_cardinality() const {
     return 0.5 * (lo + hi);
 }
 
+// ---- set algebra -----------------------------------------------------------------------
+// Plain word loops: the compiler vectorizes them, and they run at memory speed anyway.
+
+bool Filter::compatible(const Filter& other) const noexcept {
+    return params_ == other.params_ && hashing_ == other.hashing_;
+}
+
+namespace {
+
+void require_compatible(const Filter& a, const Filter& b, const char* op) {
+    if (a.compatible(b)) return;
+    auto describe = [](const Filter& f) {
+        return std::string(to_string(f.params().shape)) + ", " + std::to_string(f.params().blocks) + " blocks, k=" +
+               std::to_string(f.params().k) + ", " + std::string(to_string(f.hashing().kind)) + " seed " +
+               std::to_string(f.hashing().seed);
+    };
+    throw Error(std::string(op) + " of incompatible filters: (" + describe(a) + ") and (" + describe(b) + ")");
+}
+
+template <class Op>
+void combine(std::byte* dst, const std::byte* src, std::uint64_t bytes, Op op) {
+    auto* d = reinterpret_cast<std::uint64_t*>(dst);
+    const auto* s = reinterpret_cast<const std::uint64_t*>(src);
+    for (std::uint64_t i = 0; i < bytes / 8; ++i) d[i] = op(d[i], s[i]);
+}
+
+}  // namespace
+
+Filter& Filter::operator|=(const Filter& other) {
+    require_compatible(*this, other, "union");
+    combine(data_, other.data_, params_.bytes(), [](std::uint64_t a, std::uint64_t b) { return a | b; });
+    return *this;
+}
+
+Filter& Filter::operator&=(const Filter& other) {
+    require_compatible(*this, other, "intersection");
+    combine(data_, other.data_, params_.bytes(), [](std::uint64_t a, std::uint64_t b) { return a & b; });
+    return *this;
+}
+
+Filter Filter::fold() const {
+    if (params_.blocks % 2 != 0)
+        throw Error("fold needs an even number of blocks; this filter has " + std::to_string(params_.blocks));
+    Filter half(Params::make(params_.shape, params_.blocks / 2, params_.k), hashing_, backend_);
+    half.threads_ = threads_;
+    half.path_ = path_;
+    const std::uint64_t block = params_.block_bytes();
+    for (std::uint64_t i = 0; i < half.params_.blocks; ++i) {
+        std::memcpy(half.data_ + i * block, data_ + 2 * i * block, block);
+        combine(half.data_ + i * block, data_ + (2 * i + 1) * block, block,
+                [](std::uint64_t a, std::uint64_t b) { return a | b; });
+    }
+    return half;
+}
+
+double estimated_jaccard(const Filter& a, const Filter& b) {
+    require_compatible(a, b, "similarity");
+    const double na = a.estimated_cardinality(), nb = b.estimated_cardinality();
+    const double nu = (a | b).estimated_cardinality();
+    if (!(nu > 0.0)) return 1.0;  // two empty filters: the same (empty) set
+    return std::clamp((na + nb - nu) / nu, 0.0, 1.0);
+}
+
 bool operator==(const Filter& a, const Filter& b) noexcept {
     return a.params_ == b.params_ && a.hashing_ == b.hashing_ &&
            std::memcmp(a.data_, b.data_, a.params_.bytes()) == 0;

@@ -6,14 +6,16 @@
 
 namespace batchbloom::testing {
 
-/// A fast deterministic source of well-spread 64-bit keys: the library's mixer over a counter.
+/// A fast deterministic source of well-spread 64-bit keys: the library's mixer over a counter
+/// that starts at a seed-dependent random point, so different seeds give unrelated sequences
+/// (a counter XORed with small seeds would give the same set of values).
 class KeyGen {
 public:
-    explicit KeyGen(std::uint64_t seed) : seed_(seed) {}
-    std::uint64_t next() { return mix64(counter_++, seed_); }
+    explicit KeyGen(std::uint64_t seed) : counter_(mix64(seed, 0x5eed5eed5eed5eedULL)) {}
+    std::uint64_t next() { return mix64(counter_++, 0); }
 
 private:
-    std::uint64_t seed_, counter_ = 0;
+    std::uint64_t counter_;
 };
 
 /// n random keys with the given low bit: sets drawn with different parities never overlap,

@@ -31,4 +31,13 @@ int run_info(const ParsedArgs& args);
 CommandSpec bench_spec();
 int run_bench(const ParsedArgs& args);
 
+CommandSpec union_spec();
+int run_union(const ParsedArgs& args);
+
+CommandSpec intersect_spec();
+int run_intersect(const ParsedArgs& args);
+
+CommandSpec fold_spec();
+int run_fold(const ParsedArgs& args);
+
 }  // namespace batchbloom::cli

@@ -24,6 +24,9 @@ constexpr Command commands[] = {
     {"query", "print the keys of a key file that a saved filter may contain", query_spec, run_query},
     {"info", "describe a saved filter", info_spec, run_info},
     {"bench", "measure insert/probe throughput and FPR of the engines", bench_spec, run_bench},
+    {"union", "write the union (OR) of two compatible filters", union_spec, run_union},
+    {"intersect", "write the intersection (AND) of two compatible filters", intersect_spec, run_intersect},
+    {"fold", "write a filter folded to half its blocks", fold_spec, run_fold},
 };
 
 std::string program_usage() {

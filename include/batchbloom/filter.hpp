@@ -108,6 +108,23 @@ public:
     /// Same params, hashing and bits (the backend is not part of a filter's value).
     friend bool operator==(const Filter& a, const Filter& b) noexcept;
 
+    // ---- set algebra (filters of the same shape, block count, k and hashing) -----------
+    /// Union: afterwards this filter answers "may contain" for every key of either filter;
+    /// bit-identical to one filter built from both key sets. Throws Error if incompatible.
+    Filter& operator|=(const Filter& other);
+    /// Intersection (bitwise AND). No false negatives for keys inserted into both, but it
+    /// over-approximates the intersection: bits set by different keys of the two sets survive,
+    /// so its FPR is higher than that of a filter built from the intersection of the sets.
+    Filter& operator&=(const Filter& other);
+    friend Filter operator|(Filter a, const Filter& b) { return a |= b; }
+    friend Filter operator&(Filter a, const Filter& b) { return a &= b; }
+    /// Half the blocks: block i of the result is the OR of blocks 2i and 2i + 1. Because the
+    /// block index is ((hash >> 32) * blocks) >> 32, that is exactly the filter the same keys
+    /// would build at half the size. Requires an even block count (throws Error otherwise).
+    Filter fold() const;
+    /// Whether set algebra between the two filters is defined.
+    bool compatible(const Filter& other) const noexcept;
+
     // ---- persistence -------------------------------------------------------------------
     /// Writes header (magic, version, params, hashing, payload length, checksums) + blocks.
     void save(std::ostream& out) const;
@@ -136,5 +153,10 @@ private:
     BatchPath path_ = BatchPath::automatic;
     std::byte* data_ = nullptr;  // owned; 64-byte aligned (2 MiB for large filters)
 };
+
+/// Jaccard similarity |A ∩ B| / |A ∪ B| of the key sets behind two compatible filters,
+/// estimated from the fills of A, B and A | B (inclusion–exclusion over the Swamidass–Baldi
+/// cardinality estimates); in [0, 1]. Throws Error if the filters are incompatible.
+double estimated_jaccard(const Filter& a, const Filter& b);
 
 }  // namespace batchbloom

@@ -335,7 +335,34 @@ PYEOF
     fi
 }
 
-all_sections=(size build_query u64 stdin info fpr rebuild errors bench)
+section_algebra() {
+    seq 1 3000 >a.txt
+    seq 2001 5000 >b.txt
+    seq 1 5000 >all.txt
+    seq 2001 3000 >both.txt
+    "$BB" build --bits-per-key 12 --n 8000 --out a.bbf a.txt 2>/dev/null
+    "$BB" build --bits-per-key 12 --n 8000 --out b.bbf b.txt 2>/dev/null
+    "$BB" build --bits-per-key 12 --n 8000 --out ab.bbf all.txt 2>/dev/null
+    "$BB" union a.bbf b.bbf --out u.bbf
+    cmp -s u.bbf ab.bbf || fail "the union differs from the filter built from both key files"
+    "$BB" intersect a.bbf b.bbf --out i.bbf
+    [[ $("$BB" query i.bbf both.txt --count) == 1000 ]] || fail "the intersection lost common keys"
+    # 8000 keys at 12 bits/key = 188 blocks (even): fold halves it and keeps every key.
+    "$BB" fold ab.bbf --out f.bbf
+    [[ $("$BB" query f.bbf all.txt --count) == 5000 ]] || fail "the folded filter lost keys"
+    "$BB" info f.bbf >info.out
+    expect_contains info.out '^blocks: +94$'
+    "$BB" build --bits-per-key 10 --n 8000 --out small.bbf a.txt 2>/dev/null
+    expect_fail 'incompatible' "$BB" union a.bbf small.bbf --out x.bbf
+    expect_fail 'incompatible' "$BB" intersect a.bbf small.bbf --out x.bbf
+    expect_fail 'needs --out' "$BB" union a.bbf b.bbf
+    expect_fail 'missing argument' "$BB" union a.bbf --out x.bbf
+    "$BB" build --bits-per-key 10 --n 8000 --out odd.bbf a.txt 2>/dev/null  # 157 blocks
+    expect_fail 'even number of blocks' "$BB" fold odd.bbf --out x.bbf
+    [[ ! -e x.bbf ]] || fail "a failed command wrote its output"
+}
+
+all_sections=(size build_query u64 stdin info fpr rebuild errors bench algebra)
 sections=("$@")
 [[ ${#sections[@]} -gt 0 ]] || sections=("${all_sections[@]}")
 for s in "${sections[@]}"; do
