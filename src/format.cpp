@@ -29,32 +29,28 @@
 #include <fstream>
 #include <istream>
 #include <ostream>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "batchbloom/file_kind.hpp"
 #include "batchbloom/filter.hpp"
+#include "family/family_file.hpp"
+#include "io/header_bytes.hpp"
+#include "io/zstd_stream.hpp"
 
 namespace batchbloom {
 
 namespace {
 
-constexpr std::array<char, 8> magic{'B', 'A', 'T', 'C', 'H', 'B', 'L', 'M'};
-constexpr std::uint16_t format_version = 1;
+using io::format_version;
+using io::get;
+using io::Header;
+using io::header_size;
+using io::magic;
+using io::put;
+using io::read_up_to;
 constexpr std::uint8_t kind_blocked_bloom = 1;
-constexpr std::size_t header_size = 64;
-using Header = std::array<unsigned char, header_size>;
-
-template <class T>
-void put(Header& h, std::size_t off, T v) {
-    std::memcpy(h.data() + off, &v, sizeof v);
-}
-
-template <class T>
-T get(const Header& h, std::size_t off) {
-    T v;
-    std::memcpy(&v, h.data() + off, sizeof v);
-    return v;
-}
 
 Header make_header(const Params& p, const Hashing& hashing, std::uint64_t payload_hash) {
     Header h{};
@@ -90,8 +86,12 @@ Parsed parse_header(const Header& h, std::size_t got) {
                           std::to_string(format_version) + ")");
     if (get<std::uint64_t>(h, 56) != xxh3_64(h.data(), 56, 0))
         throw FormatError("corrupt header: header checksum mismatch");
-    if (const auto kind = get<std::uint8_t>(h, 10); kind != kind_blocked_bloom)
+    if (const auto kind = get<std::uint8_t>(h, 10); kind != kind_blocked_bloom) {
+        const auto name = to_string(static_cast<FileKind>(kind));  // the other kinds' files (file_kind.hpp)
+        if (name != "unknown")
+            throw FormatError("the file holds a " + std::string(name) + " filter, not a plain filter");
         throw FormatError("unsupported filter kind " + std::to_string(kind));
+    }
     if (get<std::uint16_t>(h, 14) != 0 || get<std::uint64_t>(h, 48) != 0)
         throw FormatError("corrupt header: reserved fields are not zero");
 
@@ -114,10 +114,6 @@ Parsed parse_header(const Header& h, std::size_t got) {
     return p;
 }
 
-std::size_t read_up_to(std::istream& in, void* dst, std::size_t n) {
-    in.read(static_cast<char*>(dst), static_cast<std::streamsize>(n));
-    return static_cast<std::size_t>(in.gcount());
-}
 
 [[noreturn]] void truncated_payload(std::uint64_t got, std::uint64_t want) {
     throw FormatError("truncated payload: " + std::to_string(got) + " of " + std::to_string(want) + " bytes");
@@ -150,14 +146,26 @@ void write_all(int fd, const void* data, std::size_t n, const std::string& what)
 
 }  // namespace
 
-void Filter::save(std::ostream& out) const {
+void Filter::save(std::ostream& out, const SaveOptions& options) const {
+    if (options.compression == Compression::zstd) {
+        std::ostringstream plain;
+        save(plain);
+        const std::string z = io::zstd_compress(plain.view(), options.zstd_level);
+        out.write(z.data(), static_cast<std::streamsize>(z.size()));
+        if (!out) throw Error("cannot write the filter: the output stream failed");
+        return;
+    }
     const Header h = make_header(params_, hashing_, xxh3_64(data_, params_.bytes(), 0));
     out.write(reinterpret_cast<const char*>(h.data()), header_size);
     out.write(reinterpret_cast<const char*>(data_), static_cast<std::streamsize>(params_.bytes()));
     if (!out) throw Error("cannot write the filter: the output stream failed");
 }
 
-void Filter::save(const std::filesystem::path& path) const {
+void Filter::save(const std::filesystem::path& path, const SaveOptions& options) const {
+    if (options.compression != Compression::none) {
+        detail::save_atomically(path, [&](std::ostream& out) { save(out, options); });
+        return;
+    }
     // Write a temporary file beside the target and rename it over the target, so readers see
     // either the old file or the complete new one, never a half-written one.
     const std::string target = path.string();
@@ -223,8 +231,23 @@ Filter read_unknown_size(std::istream& in, const Parsed& p) {
 }
 
 Filter load_impl(std::istream& in, bool exact) {
+    // The first bytes tell a zstd frame (Filter::save with Compression::zstd) from a plain file.
     Header h{};
-    const Parsed p = parse_header(h, read_up_to(in, h.data(), header_size));
+    std::size_t got = read_up_to(in, h.data(), 4);
+    if (io::is_zstd(std::string_view(reinterpret_cast<const char*>(h.data()), got))) {
+        std::string file = io::zstd_decompress(
+            in, std::string_view(reinterpret_cast<const char*>(h.data()), got), header_size,
+            [](std::string_view header) {
+                Header inner{};
+                std::memcpy(inner.data(), header.data(), header_size);
+                return header_size + parse_header(inner, header_size).payload_bytes;
+            },
+            exact);
+        std::istringstream content(std::move(file));
+        return load_impl(content, true);
+    }
+    if (got == 4) got += read_up_to(in, h.data() + 4, header_size - 4);
+    const Parsed p = parse_header(h, got);
     const std::int64_t left = remaining(in);
     if (left >= 0 && std::uint64_t(left) < p.payload_bytes) truncated_payload(std::uint64_t(left), p.payload_bytes);
     if (exact && left >= 0 && std::uint64_t(left) > p.payload_bytes)

@@ -27,6 +27,17 @@ enum class BatchPath : std::uint8_t {
     partitioned,  ///< keys grouped by filter region, each region processed while cache-resident
 };
 
+/// Compression of a saved filter. A filter at its optimal k has about half its bits set and
+/// does not compress; a sparser filter (fewer hash functions, more bits) compresses to fewer
+/// bits than the optimal filter for the same FPR (Mitzenmacher 2002), which pays when filters
+/// are sent over a network. Loading detects the compression by itself.
+enum class Compression : std::uint8_t { none, zstd };
+
+struct SaveOptions {
+    Compression compression = Compression::none;
+    int zstd_level = 3;  ///< 1..22 (higher: smaller and slower), or negative for zstd's fast levels
+};
+
 class Filter {
 public:
     /// An empty filter (all bits zero). Throws Error on invalid params or hashing, or if the
@@ -126,11 +137,12 @@ public:
     bool compatible(const Filter& other) const noexcept;
 
     // ---- persistence -------------------------------------------------------------------
-    /// Writes header (magic, version, params, hashing, payload length, checksums) + blocks.
-    void save(std::ostream& out) const;
+    /// Writes header (magic, version, params, hashing, payload length, checksums) + blocks;
+    /// with Compression::zstd, one zstd frame holding exactly those bytes.
+    void save(std::ostream& out, const SaveOptions& options = {}) const;
     /// Writes to `path` atomically: a temporary file in the same directory, then rename.
-    void save(const std::filesystem::path& path) const;
-    /// Reads and validates a filter; throws FormatError naming the problem.
+    void save(const std::filesystem::path& path, const SaveOptions& options = {}) const;
+    /// Reads and validates a filter, compressed or not; throws FormatError naming the problem.
     static Filter load(std::istream& in);
     /// Like load(istream), and additionally rejects files with bytes after the payload.
     static Filter load(const std::filesystem::path& path);

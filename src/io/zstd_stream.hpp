@@ -1,0 +1,31 @@
+#pragma once
+// zstd framing of saved filters (Mitzenmacher 2002, "Compressed Bloom filters": a filter
+// sent over a network is worth compressing when it is sparse, i.e. built with fewer hash
+// functions than the optimum). The compressed file is one zstd frame whose content is the
+// uncompressed file, byte for byte, so every filter kind gets compression through one path.
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <istream>
+#include <string>
+#include <string_view>
+
+namespace batchbloom::io {
+
+/// True if `prefix` starts with the zstd frame magic (28 B5 2F FD).
+bool is_zstd(std::string_view prefix) noexcept;
+
+/// One zstd frame (with its content checksum) holding `data`; level as in zstd (1..22, or negative
+/// for the fast levels). Throws Error on an invalid level.
+std::string zstd_compress(std::string_view data, int level);
+
+/// Decompresses the zstd frame that starts with `already_read` (bytes the caller took from the
+/// stream to recognise the frame) and goes on at the stream's position. A frame can expand far beyond its own
+/// size, so the output is bounded before it is allocated: once `header_bytes` of output exist,
+/// `expected_size` (which may throw FormatError) tells the exact decompressed size the inner
+/// header promises, and any output beyond it is an error. Input after the frame is an error when
+/// `exact`, otherwise it is left to the stream when the stream can seek back.
+std::string zstd_decompress(std::istream& in, std::string_view already_read, std::size_t header_bytes,
+                            const std::function<std::uint64_t(std::string_view header)>& expected_size, bool exact);
+
+}  // namespace batchbloom::io
