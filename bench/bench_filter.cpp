@@ -13,16 +13,13 @@
 #include <tuple>
 #include <vector>
 
+#include "bench_keys.hpp"
+
 namespace bb = batchbloom;
+using bb::bench::keys_with_parity;
+using bb::bench::set_counters;
 
 namespace {
-
-std::vector<std::uint64_t> keys_with_parity(std::size_t n, std::uint64_t seed, unsigned parity) {
-    std::vector<std::uint64_t> v(n);
-    std::uint64_t s = seed;
-    for (auto& k : v) k = (bb::mix64(s++, 0x5eed) & ~1ULL) | parity;
-    return v;
-}
 
 struct Data {
     std::vector<std::uint64_t> keys, hits50, misses;
@@ -39,19 +36,12 @@ Data& data(std::size_t n, bb::Shape shape, double bpk) {
         fresh = std::make_unique<Data>();
         fresh->keys = keys_with_parity(n, 1, 0);
         fresh->misses = keys_with_parity(n, 2, 1);
-        fresh->hits50 = fresh->misses;
-        for (std::size_t i = 0; i < n; i += 2) fresh->hits50[i] = fresh->keys[i];
+        fresh->hits50 = bb::bench::half_hits(fresh->keys, fresh->misses);
         fresh->filter = std::make_unique<bb::Filter>(bb::Params::for_bits_per_key(n, bpk, shape));
         fresh->filter->insert(fresh->keys);
         return *fresh;
     }
     return *d;
-}
-
-void set_counters(benchmark::State& state, std::size_t n) {
-    state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * n));
-    state.counters["ns_per_key"] =
-        benchmark::Counter(double(n), benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
 
 struct Run {

@@ -4,9 +4,12 @@
 #include <filesystem>
 #include <string>
 
+#include <batchbloom/classic.hpp>
 #include <batchbloom/filter.hpp>
 
+#include "classic_cli.hpp"
 #include "commands.hpp"
+#include "family_cli.hpp"
 #include "text_format.hpp"
 
 namespace batchbloom::cli {
@@ -24,6 +27,8 @@ CommandSpec info_spec() {
 
 int run_info(const ParsedArgs& args) {
     const std::string path(*args.positional(0));
+    if (is_classic_filter_file(std::filesystem::path(path))) return info_classic(path);
+    if (is_family_filter_file(std::filesystem::path(path))) return info_family(path);
     const Filter filter = Filter::load(std::filesystem::path(path));
     const Params& p = filter.params();
     const Hashing& h = filter.hashing();

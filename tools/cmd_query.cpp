@@ -7,9 +7,12 @@
 #include <string>
 #include <vector>
 
+#include <batchbloom/classic.hpp>
 #include <batchbloom/filter.hpp>
 
+#include "classic_cli.hpp"
 #include "commands.hpp"
+#include "family_cli.hpp"
 #include "key_input.hpp"
 
 namespace batchbloom::cli {
@@ -43,7 +46,8 @@ CommandSpec query_spec() {
 }
 
 int run_query(const ParsedArgs& args) {
-    const Filter filter = Filter::load(std::filesystem::path(std::string(*args.positional(0))));
+    if (is_classic_filter_file(std::filesystem::path(std::string(*args.positional(0))))) return query_classic(args);
+    const FilterProbe filter = FilterProbe::load(std::filesystem::path(std::string(*args.positional(0))));
     const KeyFormat format = args.has("u64") ? KeyFormat::u64 : KeyFormat::text;
     const bool count_only = args.has("count");
 

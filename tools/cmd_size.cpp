@@ -1,9 +1,13 @@
 // batchbloom size: how large a filter for n keys is, and what FPR it is predicted to have.
 #include <cstdio>
 
+#include <string>
+
+#include <batchbloom/classic.hpp>
 #include <batchbloom/params.hpp>
 
 #include "commands.hpp"
+#include "family_cli.hpp"
 #include "common_options.hpp"
 #include "text_format.hpp"
 
@@ -17,7 +21,10 @@ CommandSpec size_spec() {
         .options = {{"n", "N", "number of distinct keys"}, fpr_option(), bits_per_key_option(), shape_option()},
         .positionals = {},
         .notes = "The predicted FPR is the blocked-filter model (Putze, Sanders, Singler); the classic\n"
-                 "formula (1 - e^(-kn/m))^k ignores uneven block loads and is shown for comparison only.",
+                 "formula (1 - e^(-kn/m))^k ignores uneven block loads and is shown for comparison only.\n"
+                 "The table compares the blocked filter with a classic Bloom filter (k positions over the\n"
+                 "whole bit array, 'build --format classic') sized the same way: for --fpr, the bits each\n"
+                 "needs for that FPR; for --bits-per-key, the FPR each reaches with those bits.",
     };
 }
 
@@ -41,6 +48,20 @@ int run_size(const ParsedArgs& args) {
     std::printf("predicted FPR (blocked model): %s\n", format_fpr(predicted_fpr(p, *n)).c_str());
     std::printf("classic FPR (1-e^-kn/m)^k:     %s  (classic formula, for comparison)\n",
                 format_fpr(classic_fpr(p.bits(), p.k, *n)).c_str());
+    print_family_sizes(p, *n);
+
+    const ClassicParams c = sizing.kind == Sizing::Kind::fpr ? ClassicParams::for_fpr(*n, sizing.value)
+                                                             : ClassicParams::for_bits_per_key(*n, sizing.value);
+    const auto row = [](const char* name, const std::string& blocked, const std::string& classic) {
+        std::printf("  %-14s %-24s %s\n", name, blocked.c_str(), classic.c_str());
+    };
+    std::printf("\nblocked vs classic (%s):\n", sizing.describe().c_str());
+    row("", "blocked " + std::string(to_string(p.shape)), "classic");
+    row("bits per key", format_fixed(bits_per_key, 3), format_fixed(double(c.bits) / double(*n), 3));
+    row("bytes", format_bytes(p.bytes()), format_bytes(c.bytes()));
+    row("k", std::to_string(p.k), std::to_string(c.k));
+    row("FPR", format_fpr(predicted_fpr(p, *n)), format_fpr(ClassicFilter::classic_fpr_of(c, *n)));
+    row("memory / key", "1 cache line", "up to " + std::to_string(c.k) + " cache lines");
     return 0;
 }
 

@@ -40,4 +40,16 @@ int run_intersect(const ParsedArgs& args);
 CommandSpec fold_spec();
 int run_fold(const ParsedArgs& args);
 
+CommandSpec insert_spec();
+int run_insert(const ParsedArgs& args);
+
+CommandSpec erase_spec();
+int run_erase(const ParsedArgs& args);
+
+CommandSpec join_spec();
+int run_join(const ParsedArgs& args);
+
+CommandSpec parquet_spec();
+int run_parquet(const ParsedArgs& args);
+
 }  // namespace batchbloom::cli

@@ -22,11 +22,15 @@ constexpr Command commands[] = {
     {"size", "print the size and predicted FPR of a filter for N keys", size_spec, run_size},
     {"build", "build a filter from a key file and save it", build_spec, run_build},
     {"query", "print the keys of a key file that a saved filter may contain", query_spec, run_query},
+    {"insert", "add the keys of a key file to a saved filter", insert_spec, run_insert},
+    {"erase", "remove the keys of a key file from a counting or deletable filter", erase_spec, run_erase},
     {"info", "describe a saved filter", info_spec, run_info},
     {"bench", "measure insert/probe throughput and FPR of the engines", bench_spec, run_bench},
     {"union", "write the union (OR) of two compatible filters", union_spec, run_union},
     {"intersect", "write the intersection (AND) of two compatible filters", intersect_spec, run_intersect},
     {"fold", "write a filter folded to half its blocks", fold_spec, run_fold},
+    {"join", "print the probe rows that survive a Bloom-join pre-filter", join_spec, run_join},
+    {"parquet", "list, probe or rebuild the Bloom filters of a Parquet file", parquet_spec, run_parquet},
 };
 
 std::string program_usage() {

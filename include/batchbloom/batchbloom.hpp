@@ -1,8 +1,15 @@
 #pragma once
 // Umbrella header: everything a user of batchbloom needs.
 #include "backend.hpp"
+#include "classic.hpp"
+#include "counting.hpp"
+#include "deletable.hpp"
 #include "error.hpp"
+#include "file_kind.hpp"
 #include "filter.hpp"
 #include "hash.hpp"
+#include "join.hpp"
 #include "layout.hpp"
 #include "params.hpp"
+#include "parquet.hpp"
+#include "scalable.hpp"

@@ -4,7 +4,7 @@
 #   cli_test.sh BATCHBLOOM_BINARY SCRATCH_DIR [SECTION...]
 #
 # Runs the named sections (default: all) in SCRATCH_DIR, which is emptied first. Sections:
-# size build_query u64 stdin info fpr rebuild errors bench.
+# size build_query u64 stdin info fpr rebuild errors bench algebra join parquet family classic zstd.
 set -euo pipefail
 
 if [[ $# -lt 2 ]]; then
@@ -12,6 +12,7 @@ if [[ $# -lt 2 ]]; then
     exit 2
 fi
 BB=$(realpath "$1")
+DATA=$(cd "$(dirname "${BASH_SOURCE[0]}")/../data" && pwd)  # committed fixtures
 SCRATCH=$2
 shift 2
 PY=${PYTHON3:-python3}
@@ -362,7 +363,204 @@ section_algebra() {
     [[ ! -e x.bbf ]] || fail "a failed command wrote its output"
 }
 
-all_sections=(size build_query u64 stdin info fpr rebuild errors bench algebra)
+section_join() {
+    seq 1 2 19999 >b.txt   # 10000 odd build keys
+    seq 0 29999 >p.txt     # probe row i holds key i, so the survivors' indices are their keys
+    "$BB" join --build b.txt --probe p.txt >j.out 2>j.err
+    expect_contains j.err 'join on integer keys: 10000 build keys \(10000 distinct\), 30000 probe rows'
+    # Every matching row survives; about 1% of the 20000 others do.
+    [[ -z $(comm -23 <(sort b.txt) <(sort j.out)) ]] || fail "join dropped matching probe rows"
+    local extra=$(($(wc -l <j.out) - 10000))
+    ((extra >= 20 && extra <= 600)) || fail "join let $extra non-matching rows through (expected about 200)"
+    sort -n -c j.out || fail "join indices are not ascending"
+    # The same filter as 'build' sizes for the same keys: query prints the same keys.
+    "$BB" build --fpr 0.01 --out b.bbf b.txt 2>/dev/null
+    "$BB" query b.bbf p.txt >q.out
+    cmp -s j.out q.out || fail "join survivors differ from build + query"
+    [[ $("$BB" join --build b.txt --probe p.txt --count 2>/dev/null | tail -n 1) == $(wc -l <j.out) ]] ||
+        fail "join --count differs from the number of printed rows"
+    # Engines and threads do not change the answer; stdin works for one side.
+    for backend in scalar auto; do
+        "$BB" join --build b.txt --probe - --backend $backend --threads 1 <p.txt >jb.out 2>/dev/null
+        cmp -s j.out jb.out || fail "join --backend $backend --threads 1 differs"
+    done
+    # --u64 files give the same survivors as their text form.
+    "$PY" -c '
+import struct
+open("b.bin", "wb").write(b"".join(struct.pack("<Q", v) for v in range(1, 20000, 2)))
+open("p.bin", "wb").write(b"".join(struct.pack("<Q", v) for v in range(30000)))'
+    "$BB" join --u64 --build b.bin --probe p.bin >ju.out 2>/dev/null
+    cmp -s j.out ju.out || fail "join --u64 differs from the text join"
+    [[ $("$BB" join --build b.txt --probe p.txt --bits-per-key 20 --count 2>/dev/null) -lt $(wc -l <j.out) ]] ||
+        fail "20 bits per key did not let fewer rows through than 1% FPR"
+    # String keys: the rows holding build names survive.
+    printf 'almond blush\nazure coral\nsalmon mint\n' >names.txt
+    printf 'ivory\nazure coral\n42\nalmond blush\nazure coral\n' >rows.txt
+    "$BB" join --build names.txt --probe rows.txt >s.out 2>s.err
+    expect_contains s.err 'join on string keys'
+    [[ $(grep -c -x -E '1|3|4' s.out) == 3 ]] || fail "string join lost a matching row: $(cat s.out)"
+    : >empty.txt
+    [[ $("$BB" join --build empty.txt --probe p.txt --count 2>/dev/null) == 0 ]] || fail "an empty build side let rows through"
+    expect_fail 'needs --build' "$BB" join --probe p.txt
+    expect_fail 'needs --probe' "$BB" join --build b.txt
+    expect_fail 'only one of --build and --probe' "$BB" join --build - --probe -
+    expect_fail 'backend' "$BB" join --build b.txt --probe p.txt --backend nonsense
+    expect_fail '--fpr must be strictly between 0 and 1' "$BB" join --build b.txt --probe p.txt --fpr 2
+    expect_fail 'either --fpr or --bits-per-key' "$BB" join --build b.txt --probe p.txt --fpr 0.1 --bits-per-key 8
+    expect_fail 'cannot open' "$BB" join --build missing.txt --probe p.txt
+    head -c 12 p.bin >odd.bin
+    expect_fail 'not a multiple of 8' "$BB" join --u64 --build b.bin --probe odd.bin
+}
+
+section_parquet() {
+    # Committed files written by PyArrow and DuckDB (tests/data/make_parquet_fixtures.py): two
+    # row groups of 2048 rows; row i holds i64 = 7i + 3 and s = "key-<11i>".
+    for writer in pyarrow duckdb; do
+        local f=$DATA/${writer}_bloom.parquet
+        "$BB" parquet "$f" >list.out
+        expect_contains list.out '^row_group	column	type	values	bloom_filter_bytes	fill$'
+        expect_contains list.out '^1	i32	INT32	2048	2048	0\.6'
+        printf '3\n10\n14346\n4\n' >k.txt
+        "$BB" parquet "$f" --column i64 --query k.txt >q.out
+        # 3 and 10 are rows 0 and 1, 14346 row 2049; 4 is in no row group (checked absent).
+        [[ $(cat q.out) == $'0\t3\n0\t10\n1\t14346' ]] || fail "$writer i64 query: $(cat q.out)"
+        [[ $(printf 'key-0\nkey-22528\nnokey\n' | "$BB" parquet "$f" --column s --query - --count) == $'0\t1\n1\t1' ]] ||
+            fail "$writer string query --count"
+        # Rebuilt from row group 0's own values, the filter is the writer's: the copy is identical.
+        seq 3 7 14332 >rg0.txt
+        "$BB" parquet "$f" --column i64 --row-group 0 --rebuild rg0.txt --out same.parquet
+        cmp -s "$f" same.parquet || fail "$writer: rebuilding row group 0 from its values changed the file"
+        "$BB" parquet "$f" --column i64 --row-group 0 --rebuild k.txt --out other.parquet
+        ! cmp -s "$f" other.parquet || fail "$writer: rebuilding from other keys did not change the file"
+        [[ $("$BB" parquet other.parquet --column i64 --row-group 0 --query rg0.txt --count) =~ ^0$'\t'[0-9]{1,3}$ ]] ||
+            fail "$writer: the rebuilt filter still holds the row group's values"
+    done
+    local f=$DATA/pyarrow_bloom.parquet
+    [[ $("$BB" parquet "$f" --column plain --query k.txt --count 2>note.err) == $'0\t4\n1\t4' ]] ||
+        fail "a chunk without a filter must answer 'may be present' for every key"
+    expect_contains note.err 'no Bloom filter'
+    expect_fail 'needs --column' "$BB" parquet "$f" --query k.txt
+    expect_fail "no column 'nope'" "$BB" parquet "$f" --column nope --query k.txt
+    expect_fail 'out of range' "$BB" parquet "$f" --row-group 2
+    expect_fail 'not a valid INT32' "$BB" parquet "$f" --column i32 --query <(echo 1.5)
+    expect_fail 'not a valid INT64' "$BB" parquet "$f" --column i64 --query <(echo 9223372036854775808)
+    expect_fail 'needs --out' "$BB" parquet "$f" --column i64 --rebuild k.txt
+    expect_fail '--count needs --query' "$BB" parquet "$f" --count
+    expect_fail 'no Bloom filter .* to rebuild' "$BB" parquet "$f" --column plain --rebuild k.txt --out x.parquet
+    expect_fail 'not a Parquet file' "$BB" parquet k.txt
+    head -c 100 "$f" >cut.parquet
+    expect_fail 'not a Parquet file' "$BB" parquet cut.parquet
+    [[ ! -e x.parquet ]] || fail "a failed command wrote its output"
+}
+
+section_family() {
+    "$BB" size --n 3000 --fpr 0.01 >size.out
+    expect_contains size.out '^counting filter bytes: +[0-9]+ '
+    expect_contains size.out '^deletable filter bytes: +[0-9]+ .*deletable at n'
+    seq 1 3000 >keys.txt
+    seq 1 1000 >gone.txt
+    seq 100001 103000 >absent.txt
+    # Counting: erase what was inserted; refuse what tests negative.
+    "$BB" build --format counting --fpr 0.01 --out c.bbf keys.txt 2>build.err
+    expect_contains build.err 'counting filter'
+    "$BB" info c.bbf >info.out
+    expect_contains info.out '^type: +counting$'
+    expect_contains info.out '^saturated counters: +0$'
+    [[ $("$BB" query c.bbf gone.txt --count) == 1000 ]] || fail "counting filter lost keys"
+    "$BB" erase c.bbf gone.txt >erase.out
+    expect_contains erase.out '^erased 1000 of 1000 keys; 0 not in the filter$'
+    [[ $("$BB" query c.bbf keys.txt --count) -ge 2000 ]] || fail "keys still present went missing"
+    [[ $("$BB" query c.bbf gone.txt --count) -lt 100 ]] || fail "erased keys still test positive"
+    cp c.bbf before.bbf
+    "$BB" erase c.bbf gone.txt --out c2.bbf >erase2.out
+    expect_contains erase2.out 'not in the filter'
+    cmp -s c.bbf before.bbf || fail "erase --out changed FILE"
+    "$BB" insert c.bbf gone.txt >insert.out
+    expect_contains insert.out '^inserted 1000 keys$'
+    [[ $("$BB" query c.bbf keys.txt --count) == 3000 ]] || fail "re-inserted keys missing"
+    # Deletable: three outcomes.
+    "$BB" build --format deletable --region-bits 4 --fpr 0.01 --out d.bbf keys.txt 2>/dev/null
+    "$BB" info d.bbf >info_d.out
+    expect_contains info_d.out '^type: +deletable$'
+    expect_contains info_d.out '^regions: +[0-9]+ of 4 bits'
+    "$BB" erase d.bbf gone.txt >erase_d.out
+    expect_contains erase_d.out '^erased [0-9]+ of 1000 keys; 0 not in the filter; [0-9]+ not deletable'
+    [[ $("$BB" query d.bbf <(seq 1001 3000) --count) == 2000 ]] || fail "deletable filter lost a present key"
+    # Scalable: grows past its initial capacity and keeps every key.
+    "$BB" build --format scalable --fpr 0.01 --n 100 --growth 2 --tightening 0.8 --out s.bbf keys.txt 2>/dev/null
+    "$BB" insert s.bbf absent.txt >/dev/null
+    "$BB" info s.bbf >info_s.out
+    expect_contains info_s.out '^type: +scalable$'
+    expect_contains info_s.out '^keys inserted: +6000$'
+    expect_contains info_s.out '^  stage 5 '
+    [[ $("$BB" query s.bbf keys.txt --count) == 3000 ]] || fail "scalable filter lost keys"
+    [[ $("$BB" query s.bbf absent.txt --count) == 3000 ]] || fail "scalable filter lost inserted keys"
+    # Errors: wrong types, options for other types, corrupt files.
+    "$BB" build --fpr 0.01 --out p.bbf keys.txt 2>/dev/null
+    expect_fail 'holds a plain filter' "$BB" erase p.bbf gone.txt
+    expect_fail 'holds a scalable filter' "$BB" erase s.bbf gone.txt
+    expect_fail 'need --format scalable' "$BB" build --format counting --growth 3 --fpr 0.01 --out x.bbf keys.txt
+    expect_fail 'needs --format deletable' "$BB" build --region-bits 8 --fpr 0.01 --out x.bbf keys.txt
+    expect_fail 'sized by --fpr' "$BB" build --format scalable --bits-per-key 10 --out x.bbf keys.txt
+    expect_fail 'power of two' "$BB" build --format deletable --region-bits 6 --fpr 0.01 --out x.bbf keys.txt
+    expect_fail 'tightening' "$BB" build --format scalable --tightening 1.5 --fpr 0.01 --out x.bbf keys.txt
+    head -c 200 c.bbf >cut.bbf
+    expect_fail 'truncated payload' "$BB" info cut.bbf
+    expect_fail 'truncated payload' "$BB" erase cut.bbf gone.txt
+    "$PY" -c 'import sys; b=bytearray(open("c.bbf","rb").read()); b[-1]^=1; open("flip.bbf","wb").write(b)'
+    expect_fail 'payload checksum' "$BB" query flip.bbf keys.txt
+    [[ ! -e x.bbf ]] || fail "a failed command wrote its output"
+}
+
+section_classic() {
+    seq 1 2000 >keys.txt
+    seq 100001 102000 >absent.txt
+    "$BB" size --n 1000000 --fpr 0.01 >size.out
+    expect_contains size.out '^  bits per key +[0-9.]+ +[0-9.]+$'
+    expect_contains size.out '^  k +[0-9]+ +7$'
+    local fmt scheme
+    for fmt in classic spark spark-v1; do
+        "$BB" build --format "$fmt" --fpr 0.01 --out "$fmt.bin" keys.txt 2>build.err
+        scheme=$(case $fmt in classic) echo double_hashing ;; spark) echo spark_v2 ;; *) echo spark_v1 ;; esac)
+        expect_contains build.err "\($scheme\)"
+        "$BB" info "$fmt.bin" >info.out
+        expect_contains info.out "^scheme: +$scheme$"
+        [[ $("$BB" query --count "$fmt.bin" keys.txt) == 2000 ]] || fail "$fmt filter lost keys"
+        [[ $("$BB" query --count "$fmt.bin" absent.txt) -lt 60 ]] || fail "$fmt filter: too many false positives"
+    done
+    [[ $(head -c 4 spark.bin | od -An -tx1 | tr -d ' ') == 00000002 ]] || fail "spark file does not start with version 2"
+    [[ $(head -c 4 spark-v1.bin | od -An -tx1 | tr -d ' ') == 00000001 ]] || fail "spark-v1 file does not start with version 1"
+    head -c 100 spark.bin >cut.bin
+    expect_fail 'truncated' "$BB" query cut.bin keys.txt
+    expect_fail 'truncated' "$BB" info cut.bin
+    expect_fail 'hash' "$BB" build --format spark --hash murmur3 --fpr 0.01 --out x.bin keys.txt
+    expect_fail 'seed' "$BB" build --format spark-v1 --seed 3 --fpr 0.01 --out x.bin keys.txt
+    expect_fail 'format' "$BB" build --format sparkle --fpr 0.01 --out x.bin keys.txt
+    [[ ! -e x.bin ]] || fail "a failed command wrote its output"
+}
+
+section_zstd() {
+    make_mixed_keys
+    seq 1 20000 >keys.txt
+    "$BB" build --bits-per-key 10 --n 200000 --out plain.bbf keys.txt 2>/dev/null
+    "$BB" build --bits-per-key 10 --n 200000 --zstd 19 --out small.bbf keys.txt 2>/dev/null
+    # A sparse filter (sized for 10x the keys) compresses; it answers as the uncompressed one.
+    (($(stat -c %s small.bbf) < $(stat -c %s plain.bbf) * 3 / 4)) || fail "zstd did not shrink a sparse filter"
+    [[ $(head -c 4 small.bbf | od -An -tx1 | tr -d ' ') == 28b52ffd ]] || fail "not a zstd frame"
+    "$BB" query plain.bbf mixed.txt >plain.out
+    "$BB" query small.bbf mixed.txt >small.out
+    cmp -s plain.out small.out || fail "compressed filter answers differently"
+    [[ $("$BB" query small.bbf keys.txt --count) == 20000 ]] || fail "compressed filter lost keys"
+    "$BB" info small.bbf >info.out
+    expect_contains info.out '^shape: +word512$'
+    expect_fail 'level' "$BB" build --bits-per-key 10 --zstd 23 --out x.bbf keys.txt
+    expect_fail 'plain' "$BB" build --format counting --bits-per-key 10 --zstd 3 --out x.bbf keys.txt
+    head -c 100 small.bbf >cut.bbf
+    expect_fail 'truncated' "$BB" query cut.bbf keys.txt
+    [[ ! -e x.bbf ]] || fail "a failed command wrote its output"
+}
+
+all_sections=(size build_query u64 stdin info fpr rebuild errors bench algebra join parquet family classic zstd)
 sections=("$@")
 [[ ${#sections[@]} -gt 0 ]] || sections=("${all_sections[@]}")
 for s in "${sections[@]}"; do

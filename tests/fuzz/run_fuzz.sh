@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds the Filter::load fuzz target with clang (libFuzzer + ASan + UBSan) and runs it.
+# Builds the fuzz targets with clang (libFuzzer + ASan + UBSan) and runs them: Filter::load
+# (fuzz_load.cpp) for two thirds of SECONDS, then the Parquet reader (fuzz_parquet.cpp).
 #
 #   tests/fuzz/run_fuzz.sh [BUILD_DIR] [SECONDS]     defaults: build-fuzz, 30
 #
@@ -54,6 +55,10 @@ add_executable(fuzz_load "$root/tests/fuzz/fuzz_load.cpp")
 target_link_libraries(fuzz_load PRIVATE batchbloom::batchbloom)
 target_compile_options(fuzz_load PRIVATE -fsanitize=fuzzer)
 target_link_options(fuzz_load PRIVATE -fsanitize=fuzzer)
+add_executable(fuzz_parquet "$root/tests/fuzz/fuzz_parquet.cpp")
+target_link_libraries(fuzz_parquet PRIVATE batchbloom::batchbloom)
+target_compile_options(fuzz_parquet PRIVATE -fsanitize=fuzzer)
+target_link_options(fuzz_parquet PRIVATE -fsanitize=fuzzer)
 CMAKE
 
 # Every translation unit gets coverage instrumentation (fuzzer-no-link) and the sanitizers;
@@ -69,8 +74,12 @@ cmake -S "$wrapper" -B "$build/cmake" \
   -DCMAKE_RUNTIME_OUTPUT_DIRECTORY="$build" >"$build/configure.log" 2>&1 \
   || { cat "$build/configure.log" >&2; echo "run_fuzz.sh: configure failed" >&2; exit 2; }
 echo "== building"
-cmake --build "$build/cmake" --target fuzz_load -j "$(nproc 2>/dev/null || echo 2)" \
+cmake --build "$build/cmake" --target fuzz_load fuzz_parquet -j "$(nproc 2>/dev/null || echo 2)" \
   || { echo "run_fuzz.sh: build failed" >&2; exit 2; }
+
+# The Parquet reader's target (fuzz_parquet.cpp) gets a third of the time, after fuzz_load.
+parquet_seconds=$(( seconds / 3 ))
+seconds=$(( seconds - parquet_seconds ))
 
 fuzzer=$build/fuzz_load
 echo "== seeding $build/corpus"
@@ -94,3 +103,25 @@ if [[ $rc -ne 0 || $after -gt $before ]]; then
   exit $(( rc != 0 ? rc : 1 ))
 fi
 echo "== no crash in ${seconds}s"
+
+if (( parquet_seconds > 0 )); then
+  fuzzer=$build/fuzz_parquet
+  mkdir -p "$build/corpus-parquet"
+  cp "$root"/tests/data/tiny_*.parquet "$build/corpus-parquet/"
+  echo "== fuzzing the Parquet reader for ${parquet_seconds}s"
+  before=$(find "$build/artifacts" -type f | wc -l)
+  set +e
+  # shellcheck disable=SC2086
+  "$fuzzer" -max_total_time="$parquet_seconds" -timeout=20 -rss_limit_mb=2048 -malloc_limit_mb=64 -max_len=8192 \
+    -print_final_stats=1 -artifact_prefix="$build/artifacts/parquet-" ${FUZZ_FLAGS:-} "$build/corpus-parquet"
+  rc=$?
+  set -e
+  after=$(find "$build/artifacts" -type f | wc -l)
+  if [[ $rc -ne 0 || $after -gt $before ]]; then
+    echo "run_fuzz.sh: the Parquet fuzzer failed (exit $rc); reproducers:" >&2
+    find "$build/artifacts" -type f -name 'parquet-*' -newer "$build/configure.log" -print >&2 || true
+    echo "reproduce with: $fuzzer <file>" >&2
+    exit $(( rc != 0 ? rc : 1 ))
+  fi
+  echo "== no crash in ${parquet_seconds}s"
+fi

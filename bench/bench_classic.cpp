@@ -1,0 +1,86 @@
+// Google Benchmark rows for the classic Bloom filter (k positions over the whole bit array),
+// next to the blocked rows of bench_filter.cpp at the same sizes and bits per key:
+//   build/bench/batchbloom_bench --benchmark_filter='classic/'
+// classic/{insert,probe,probe_miss}/{scalar,avx512}/{1M,10M}/bpk10 ; probes are 50% hits
+// unless "miss". Inserts are scalar only (the gather kernel probes). Counters: ns_per_key, fpr.
+#include <benchmark/benchmark.h>
+
+#include <batchbloom/classic.hpp>
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bench_keys.hpp"
+
+namespace bb = batchbloom;
+
+namespace {
+
+struct ClassicData {
+    std::size_t n = 0;
+    std::vector<std::uint64_t> keys, hits50, misses;
+    std::unique_ptr<bb::ClassicFilter> filter;
+};
+
+ClassicData& classic_data(std::size_t n, double bpk) {
+    static ClassicData d;
+    if (d.n != n || !d.filter) {
+        d = {};
+        d.n = n;
+        d.keys = bb::bench::keys_with_parity(n, 1, 0);
+        d.misses = bb::bench::keys_with_parity(n, 2, 1);
+        d.hits50 = bb::bench::half_hits(d.keys, d.misses);
+        d.filter = std::make_unique<bb::ClassicFilter>(bb::ClassicParams::for_bits_per_key(n, bpk));
+        d.filter->insert(d.keys);
+    }
+    return d;
+}
+
+void classic_insert(benchmark::State& state, std::size_t n, double bpk) {
+    ClassicData& d = classic_data(n, bpk);
+    bb::ClassicFilter f(d.filter->params());
+    for (auto _ : state) {
+        f.insert(d.keys);
+        benchmark::DoNotOptimize(f.words().data());
+    }
+    bb::bench::set_counters(state, n);
+}
+
+void classic_probe(benchmark::State& state, bb::Backend backend, std::size_t n, double bpk, bool miss) {
+    ClassicData& d = classic_data(n, bpk);
+    d.filter->set_backend(backend);
+    const auto& queries = miss ? d.misses : d.hits50;
+    std::vector<std::uint8_t> out(queries.size());
+    for (auto _ : state) {
+        d.filter->contains(queries, out);
+        benchmark::DoNotOptimize(out.data());
+    }
+    bb::bench::set_counters(state, n);
+    state.counters["fpr"] = double(d.filter->count(d.misses)) / double(n);
+}
+
+int register_classic() {
+    const auto engines = bb::available_backends();
+    const double bpk = 10;
+    for (const auto& [n, label] : {std::pair<std::size_t, const char*>{1'000'000, "1M"}, {10'000'000, "10M"}}) {
+        const std::string suffix = std::string(label) + "/bpk10";
+        benchmark::RegisterBenchmark(("classic/insert/scalar/" + suffix).c_str(), classic_insert, n, bpk)
+            ->Unit(benchmark::kMillisecond)
+            ->UseRealTime();
+        for (const char* name : {"scalar", "avx512"}) {
+            if (std::find(engines.begin(), engines.end(), name) == engines.end()) continue;
+            for (const bool miss : {false, true}) {
+                const std::string full = std::string(miss ? "classic/probe_miss/" : "classic/probe/") + name + "/" + suffix;
+                benchmark::RegisterBenchmark(full.c_str(), classic_probe, bb::parse_backend(name), n, bpk, miss)
+                    ->Unit(benchmark::kMillisecond)
+                    ->UseRealTime();
+            }
+        }
+    }
+    return 0;
+}
+
+const int registered = register_classic();
+
+}  // namespace

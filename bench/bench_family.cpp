@@ -1,0 +1,161 @@
+// Google Benchmark rows for the filter family at 1M keys, 1% FPR (word512), one thread:
+// counting filter insert / erase / probe per kernel (scalar, avx2) beside the plain filter's
+// insert / probe per engine, and the scalable filter grown from 1,000 to 1M keys (10 stages)
+// beside a plain filter sized for 1M keys up front.
+//   build/bench/batchbloom_bench --benchmark_filter='^family/'
+// Probes are 50% hits. Counter: ns_per_key.
+#include <benchmark/benchmark.h>
+
+#include <batchbloom/counting.hpp>
+#include <batchbloom/filter.hpp>
+#include <batchbloom/scalable.hpp>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bench_keys.hpp"
+
+namespace bb = batchbloom;
+using bb::bench::keys_with_parity;
+using bb::bench::set_counters;
+
+namespace {
+
+constexpr std::size_t n = 1'000'000;
+constexpr double fpr = 0.01;
+
+struct Keys {
+    std::vector<std::uint64_t> keys = keys_with_parity(n, 11, 0);
+    std::vector<std::uint64_t> hits50 = bb::bench::half_hits(keys, keys_with_parity(n, 12, 1));
+    bb::Params params = bb::Params::for_fpr(n, fpr);
+};
+
+const Keys& keys() {
+    static const Keys k;
+    return k;
+}
+
+void plain_insert(benchmark::State& state, bb::Backend backend) {
+    bb::Filter f(keys().params, {}, backend);
+    f.set_threads(1);
+    for (auto _ : state) {
+        f.insert(keys().keys);
+        benchmark::ClobberMemory();
+    }
+    set_counters(state, n);
+}
+
+void plain_probe(benchmark::State& state, bb::Backend backend) {
+    bb::Filter f(keys().params, {}, backend);
+    f.set_threads(1);
+    f.insert(keys().keys);
+    std::vector<std::uint8_t> out(n);
+    for (auto _ : state) {
+        f.contains(keys().hits50, out);
+        benchmark::DoNotOptimize(out.data());
+    }
+    set_counters(state, n);
+}
+
+// Inserting twice per iteration would saturate counters over the iterations: each iteration
+// starts from empty counters (cleared outside the timed region).
+void counting_insert(benchmark::State& state, bb::Backend backend) {
+    bb::CountingFilter f(keys().params, {}, backend);
+    for (auto _ : state) {
+        state.PauseTiming();
+        f.clear();
+        state.ResumeTiming();
+        f.insert(keys().keys);
+        benchmark::ClobberMemory();
+    }
+    set_counters(state, n);
+}
+
+void counting_erase(benchmark::State& state, bb::Backend backend) {
+    bb::CountingFilter full(keys().params, {}, backend);
+    full.insert(keys().keys);
+    bb::CountingFilter f = full;
+    std::size_t erased = 0;
+    for (auto _ : state) {
+        state.PauseTiming();
+        f = full;
+        state.ResumeTiming();
+        erased = f.erase(keys().keys);
+        benchmark::DoNotOptimize(erased);
+    }
+    if (erased != n) state.SkipWithError("not every key was erased");
+    set_counters(state, n);
+}
+
+void counting_probe(benchmark::State& state, bb::Backend backend) {
+    bb::CountingFilter f(keys().params, {}, backend);
+    f.insert(keys().keys);
+    std::vector<std::uint8_t> out(n);
+    for (auto _ : state) {
+        f.contains(keys().hits50, out);
+        benchmark::DoNotOptimize(out.data());
+    }
+    set_counters(state, n);
+}
+
+bb::ScalableParams grown_from_1000() {
+    bb::ScalableParams p;
+    p.initial_capacity = 1000;
+    p.initial_fpr = fpr;
+    return p;
+}
+
+void scalable_insert(benchmark::State& state, bb::Backend backend) {
+    for (auto _ : state) {
+        state.PauseTiming();
+        auto f = std::make_unique<bb::ScalableFilter>(grown_from_1000(), bb::Hashing{}, backend);
+        f->set_threads(1);
+        state.ResumeTiming();
+        f->insert(keys().keys);  // includes allocating and sizing the 9 stages added on the way
+        benchmark::DoNotOptimize(f->size());
+        state.PauseTiming();
+        f.reset();
+        state.ResumeTiming();
+    }
+    set_counters(state, n);
+}
+
+void scalable_probe(benchmark::State& state, bb::Backend backend) {
+    bb::ScalableFilter f(grown_from_1000(), {}, backend);
+    f.set_threads(1);
+    f.insert(keys().keys);
+    std::vector<std::uint8_t> out(n);
+    for (auto _ : state) {
+        f.contains(keys().hits50, out);
+        benchmark::DoNotOptimize(out.data());
+    }
+    set_counters(state, n);
+    state.counters["stages"] = double(f.stages().size());
+}
+
+int register_all() {
+    std::vector<bb::Backend> engines{bb::Backend::scalar};
+    for (const auto& name : bb::available_backends())
+        if (name == "avx2" || name == "avx512") engines.push_back(bb::parse_backend(name));
+    for (auto b : engines) {
+        const std::string e(bb::to_string(b));
+        benchmark::RegisterBenchmark(("family/plain/insert/" + e + "/1M").c_str(), plain_insert, b)->Unit(benchmark::kMillisecond);
+        benchmark::RegisterBenchmark(("family/plain/probe/" + e + "/1M").c_str(), plain_probe, b)->Unit(benchmark::kMillisecond);
+        benchmark::RegisterBenchmark(("family/scalable/insert/" + e + "/1M").c_str(), scalable_insert, b)
+            ->Unit(benchmark::kMillisecond);
+        benchmark::RegisterBenchmark(("family/scalable/probe/" + e + "/1M").c_str(), scalable_probe, b)
+            ->Unit(benchmark::kMillisecond);
+        if (b == bb::Backend::avx512) continue;  // the counting filter runs its AVX2 kernel there
+        benchmark::RegisterBenchmark(("family/counting/insert/" + e + "/1M").c_str(), counting_insert, b)
+            ->Unit(benchmark::kMillisecond);
+        benchmark::RegisterBenchmark(("family/counting/erase/" + e + "/1M").c_str(), counting_erase, b)
+            ->Unit(benchmark::kMillisecond);
+        benchmark::RegisterBenchmark(("family/counting/probe/" + e + "/1M").c_str(), counting_probe, b)
+            ->Unit(benchmark::kMillisecond);
+    }
+    return 0;
+}
+
+const int registered = register_all();
+
+}  // namespace

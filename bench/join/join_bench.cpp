@@ -1,0 +1,313 @@
+// Bloom-join benchmark on TPC-H columns written by gen_data.py: an equi-join
+//   SELECT count(*), sum(build payload), sum(probe payload) FROM probe JOIN build ON key
+// timed (a) as a hash join on an Abseil flat_hash_map, and (b) as the same hash join behind a
+// batchbloom JoinFilter on each CPU engine (and CUDA where there is a GPU), for every
+// selectivity of the build side in the manifest, on integer keys (lineitem x orders) and on
+// string keys (partsupp x part, on p_name).
+//
+//   batchbloom_join_bench DATA_DIR [--reps N] [--threads T] [--fpr P] [--json FILE]
+//
+// Both plans run the probe side in chunks of 64K rows on T threads, the way an engine's
+// pipeline does: (a) probes the hash table with every row; (b) runs the chunk through the
+// filter into a selection vector and probes the table with the survivors only. End-to-end
+// time = building the hash table + the filter (b only) + the probe; median of N runs, taken in
+// rounds of every plan in turn.
+#include <absl/container/flat_hash_map.h>
+
+#include <batchbloom/backend.hpp>
+#include <batchbloom/join.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+namespace bb = batchbloom;
+
+namespace {
+
+constexpr std::size_t chunk_rows = std::size_t(1) << 16;
+constexpr std::uint32_t no_row = std::numeric_limits<std::uint32_t>::max();
+
+std::string read_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw std::runtime_error("cannot open " + path + " (run bench/join/run.sh to generate the data)");
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+std::vector<std::uint64_t> read_u64(const std::string& path) {
+    const std::string bytes = read_file(path);
+    if (bytes.size() % 8 != 0) throw std::runtime_error(path + ": size is not a multiple of 8");
+    std::vector<std::uint64_t> v(bytes.size() / 8);
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        std::uint64_t x = 0;
+        for (unsigned b = 0; b < 8; ++b) x |= std::uint64_t(static_cast<unsigned char>(bytes[8 * i + b])) << (8 * b);
+        v[i] = x;
+    }
+    return v;
+}
+
+/// One side of the join: keys and one payload column. String keys view `arena`.
+template <class Key>
+struct Side {
+    std::string arena;
+    std::vector<Key> keys;
+    std::vector<std::uint64_t> payload;
+};
+
+Side<std::uint64_t> read_int_side(const std::string& keys, const std::string& payload) {
+    return {{}, read_u64(keys), read_u64(payload)};
+}
+
+Side<std::string_view> read_str_side(const std::string& lines, const std::string& payload) {
+    Side<std::string_view> s{read_file(lines), {}, read_u64(payload)};
+    for (std::size_t begin = 0; begin < s.arena.size();) {
+        const std::size_t end = s.arena.find('\n', begin);
+        s.keys.push_back(std::string_view(s.arena).substr(begin, end - begin));
+        begin = end + 1;
+    }
+    if (s.keys.size() != s.payload.size()) throw std::runtime_error(lines + ": row count differs from " + payload);
+    return s;
+}
+
+struct Result {
+    std::uint64_t rows = 0, sum_build = 0, sum_probe = 0;  // the query's answer
+    std::uint64_t matched = 0;                               // probe rows with at least one match
+    std::uint64_t survivors = 0;                             // probe rows that passed the filter
+    void add(const Result& o) {
+        rows += o.rows, sum_build += o.sum_build, sum_probe += o.sum_probe, matched += o.matched,
+            survivors += o.survivors;
+    }
+    bool same_answer(const Result& o) const {
+        return rows == o.rows && sum_build == o.sum_build && sum_probe == o.sum_probe && matched == o.matched;
+    }
+};
+
+/// Key -> first build row, duplicates chained through `next` (build keys need not be unique).
+template <class Key>
+class HashTable {
+public:
+    explicit HashTable(const Side<Key>& build) : build_(build), next_(build.keys.size(), no_row) {
+        first_.reserve(build.keys.size());
+        for (std::size_t i = 0; i < build.keys.size(); ++i) {
+            const auto [it, fresh] = first_.try_emplace(build.keys[i], static_cast<std::uint32_t>(i));
+            if (!fresh) next_[i] = std::exchange(it->second, static_cast<std::uint32_t>(i));
+        }
+    }
+    /// Distinct build keys: what an engine sizes its join filter with.
+    std::size_t distinct() const { return first_.size(); }
+    void probe(const Key& key, std::uint64_t probe_payload, Result& r) const {
+        const auto it = first_.find(key);
+        if (it == first_.end()) return;
+        ++r.matched;
+        for (std::uint32_t b = it->second; b != no_row; b = next_[b]) {
+            ++r.rows;
+            r.sum_build += build_.payload[b];
+            r.sum_probe += probe_payload;
+        }
+    }
+
+private:
+    const Side<Key>& build_;
+    absl::flat_hash_map<Key, std::uint32_t> first_;
+    std::vector<std::uint32_t> next_;
+};
+
+/// Runs chunk_fn(begin, n, result) over the probe side in 64K-row chunks on `threads` threads.
+template <class Fn>
+Result over_chunks(std::size_t rows, unsigned threads, Fn&& chunk_fn) {
+    Result total;
+    const auto chunks = static_cast<std::ptrdiff_t>((rows + chunk_rows - 1) / chunk_rows);
+#pragma omp parallel num_threads(threads)
+    {
+        Result mine;
+#pragma omp for schedule(dynamic, 1)
+        for (std::ptrdiff_t c = 0; c < chunks; ++c) {
+            const std::size_t begin = static_cast<std::size_t>(c) * chunk_rows;
+            chunk_fn(begin, std::min(chunk_rows, rows - begin), mine);
+        }
+#pragma omp critical
+        total.add(mine);
+    }
+    return total;
+}
+
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+
+struct Run {
+    Result result;
+    double total_ms, build_ms;  // end to end; of which filter + table build
+    double predicted_fpr = 0;
+};
+
+template <class Key>
+Run hash_join(const Side<Key>& build, const Side<Key>& probe, unsigned threads) {
+    const auto t0 = Clock::now();
+    const HashTable<Key> table(build);
+    const double build_ms = ms_since(t0);
+    const Result r = over_chunks(probe.keys.size(), threads, [&](std::size_t begin, std::size_t n, Result& out) {
+        for (std::size_t i = begin; i < begin + n; ++i) table.probe(probe.keys[i], probe.payload[i], out);
+    });
+    return {r, ms_since(t0), build_ms};
+}
+
+template <class Key>
+Run bloom_join(const Side<Key>& build, const Side<Key>& probe, unsigned threads, bb::Backend backend, double fpr) {
+    const auto t0 = Clock::now();
+    const HashTable<Key> table(build);
+    bb::JoinFilterOptions o;
+    o.fpr = fpr;
+    o.expected_keys = std::max<std::size_t>(table.distinct(), 1);
+    o.backend = backend;
+    o.threads = threads;
+    const bb::JoinFilter filter(std::span<const Key>(build.keys), o);
+    const double build_ms = ms_since(t0);
+    const std::span<const Key> column(probe.keys);
+    const Result r = over_chunks(probe.keys.size(), threads, [&](std::size_t begin, std::size_t n, Result& out) {
+        thread_local std::vector<std::uint32_t> sel(chunk_rows);
+        const std::size_t survivors = filter.select_chunk(column.subspan(begin, n), sel);
+        out.survivors += survivors;
+        for (std::size_t j = 0; j < survivors; ++j) table.probe(probe.keys[begin + sel[j]], probe.payload[begin + sel[j]], out);
+    });
+    return {r, ms_since(t0), build_ms, filter.predicted_fpr()};
+}
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
+
+struct Config {
+    std::string dir;
+    unsigned reps = 5, threads = 0;
+    double fpr = 0.01;
+    std::string json;
+};
+
+/// Times every plan on one build/probe pair; prints a table row per plan and appends JSON.
+template <class Key>
+void measure(const Config& cfg, const char* join, const std::string& selectivity, const Side<Key>& build,
+             const Side<Key>& probe, std::ostringstream& json) {
+    struct Plan {
+        std::string name;
+        std::optional<bb::Backend> backend;
+    };
+    std::vector<Plan> plans = {{"hash join", std::nullopt}};
+    for (const auto& e : bb::available_backends()) plans.push_back({"bloom+hash " + e, bb::parse_backend(e)});
+
+    // Rounds of every plan in turn, so that a noisy minute on the shared machine hits all plans.
+    std::vector<std::vector<double>> totals(plans.size()), builds(plans.size());
+    std::vector<Run> runs(plans.size());
+    for (unsigned rep = 0; rep < cfg.reps; ++rep) {
+        for (std::size_t p = 0; p < plans.size(); ++p) {
+            const Plan& plan = plans[p];
+            runs[p] = plan.backend ? bloom_join(build, probe, cfg.threads, *plan.backend, cfg.fpr)
+                                   : hash_join(build, probe, cfg.threads);
+            totals[p].push_back(runs[p].total_ms);
+            builds[p].push_back(runs[p].build_ms);
+        }
+    }
+    std::optional<Result> reference;
+    for (std::size_t p = 0; p < plans.size(); ++p) {
+        const Plan& plan = plans[p];
+        const Run& run = runs[p];
+        const std::vector<double>& total = totals[p];
+        const std::vector<double>& build_ms = builds[p];
+        const Result& r = run.result;
+        if (!reference) reference = r;
+        if (!r.same_answer(*reference)) throw std::runtime_error(plan.name + " gave a different join result");
+        const std::uint64_t rows = probe.keys.size();
+        const std::uint64_t survivors = plan.backend ? r.survivors : rows;
+        const double fp = plan.backend ? double(survivors - r.matched) : 0;
+        const double fp_pred = plan.backend ? run.predicted_fpr * double(rows - r.matched) : 0;
+        std::printf("%-4s %3s%% %-20s build %8zu probe %9llu survive %9llu matched %9llu FP %8.0f (pred %8.0f) "
+                    "build %7.2f ms total %8.2f ms\n",
+                    join, selectivity.c_str(), plan.name.c_str(), build.keys.size(), (unsigned long long)rows,
+                    (unsigned long long)survivors, (unsigned long long)r.matched, fp, fp_pred, median(build_ms),
+                    median(total));
+        std::fflush(stdout);
+        json << (json.tellp() > 1 ? ",\n" : "\n") << "  {\"join\": \"" << join << "\", \"selectivity\": " << selectivity
+             << ", \"plan\": \"" << plan.name << "\", \"build_rows\": " << build.keys.size() << ", \"probe_rows\": " << rows
+             << ", \"survivors\": " << survivors << ", \"matched_rows\": " << r.matched << ", \"false_positives\": " << fp
+             << ", \"false_positives_predicted\": " << fp_pred << ", \"build_ms\": " << median(build_ms)
+             << ", \"total_ms\": " << median(total) << ", \"total_ms_runs\": [";
+        for (std::size_t i = 0; i < total.size(); ++i) json << (i ? ", " : "") << total[i];
+        json << "], \"result\": {\"count\": " << r.rows << ", \"sum_build\": " << r.sum_build
+             << ", \"sum_probe\": " << r.sum_probe << "}}";
+    }
+}
+
+Config parse(int argc, char** argv) {
+    if (argc < 2) throw std::invalid_argument("usage: batchbloom_join_bench DATA_DIR [--reps N] [--threads T] [--fpr P] [--json FILE]");
+    Config c;
+    c.dir = argv[1];
+    for (int i = 2; i < argc; i += 2) {
+        const std::string opt = argv[i];
+        if (i + 1 >= argc) throw std::invalid_argument(opt + " needs a value");
+        const std::string v = argv[i + 1];
+        if (opt == "--reps")
+            c.reps = static_cast<unsigned>(std::stoul(v));
+        else if (opt == "--threads")
+            c.threads = static_cast<unsigned>(std::stoul(v));
+        else if (opt == "--fpr")
+            c.fpr = std::stod(v);
+        else if (opt == "--json")
+            c.json = v;
+        else
+            throw std::invalid_argument("unknown option " + opt);
+    }
+    if (c.reps == 0) throw std::invalid_argument("--reps must be at least 1");
+#ifdef _OPENMP
+    if (c.threads == 0) c.threads = static_cast<unsigned>(omp_get_max_threads());
+#else
+    c.threads = 1;
+#endif
+    return c;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    try {
+        const Config cfg = parse(argc, argv);
+        std::printf("# %u threads, %u runs per plan (median), filter target FPR %g\n", cfg.threads, cfg.reps, cfg.fpr);
+        std::ostringstream json;
+        json << "[";
+        const std::string d = cfg.dir + "/";
+        const auto probe = read_int_side(d + "probe_orderkey.u64", d + "probe_quantity.u64");
+        for (const char* s : {"1", "10", "50"}) {
+            const std::string p = d + "build_" + s;
+            measure(cfg, "int", s, read_int_side(p + "_orderkey.u64", p + "_custkey.u64"), probe, json);
+        }
+        const auto sprobe = read_str_side(d + "sprobe_name.txt", d + "sprobe_availqty.u64");
+        for (const char* s : {"1", "10", "50"}) {
+            const std::string p = d + "sbuild_" + s;
+            measure(cfg, "str", s, read_str_side(p + "_name.txt", p + "_size.u64"), sprobe, json);
+        }
+        json << "\n]\n";
+        if (!cfg.json.empty()) {
+            std::ofstream out(cfg.json);
+            out << json.str();
+            if (!out) throw std::runtime_error("cannot write " + cfg.json);
+        }
+        return 0;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "batchbloom_join_bench: %s\n", e.what());
+        return 1;
+    }
+}

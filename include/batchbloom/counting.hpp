@@ -1,0 +1,149 @@
+#pragma once
+// Counting Bloom filter (Fan et al. 2000, "Summary Cache"): a 4-bit counter for every bit of a
+// blocked filter, so keys can be erased.
+//
+// Layout. Keys map to blocks and bit patterns exactly as in Filter (layout.hpp, hash_key of
+// the same Hashing): counter c of block b belongs to bit c of the plain block b. The four bits
+// of the counters are stored bit-sliced: a counter block is four "planes", each shaped like a
+// plain block, plane j holding bit j of every counter (256 bytes per word512/line512 block,
+// 128 per split256 block). "Counter > 0" is then the OR of the planes, so a counting filter
+// converts to the plain Filter of the same keys byte for byte (to_filter), and insert, erase
+// and probe are a handful of whole-block bitwise operations on the key's pattern mask, which
+// is why they vectorize (a nibble-per-counter layout needs per-counter shifts instead).
+//
+// Semantics.
+//  - insert adds 1 to each counter of the key's pattern. Counters saturate at 15 and stay
+//    there: a saturated counter is never decremented, because after an overflow it no longer
+//    knows how many keys it counts.
+//  - erase of a key whose counters are all > 0 subtracts 1 from each of them except the
+//    saturated ones; a key with any counter at 0 was certainly never inserted (or already
+//    erased) and is refused: nothing changes.
+//  - No false negatives for keys still present, provided only inserted keys are erased
+//    (each key as often as it was inserted): every counter is at least the number of present
+//    keys that use it — a decrement only undoes an increment of the same key, and a counter
+//    that once saturated stays at 15 forever. The price of saturation: a key whose counters
+//    saturated can never make them drop, so after its erase it (and keys sharing those
+//    counters) may keep testing positive — false positives, never false negatives.
+//  - Erasing a key that was never inserted but tests positive (a false positive) cannot be
+//    detected: it decrements counters that belong to other keys and can make a present key
+//    test negative. Erase only keys you inserted.
+//
+// Bulk operations run on one thread; keys of one call are processed in order, so a batch
+// gives the same result as the same calls one key at a time. The AVX2 kernel (also used on
+// AVX-512 machines) is bit-identical to the scalar reference.
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <iosfwd>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "backend.hpp"
+#include "error.hpp"
+#include "filter.hpp"
+#include "hash.hpp"
+#include "params.hpp"
+
+namespace batchbloom {
+
+class CountingFilter {
+public:
+    static constexpr unsigned counter_bits = 4;
+    static constexpr unsigned max_count = 15;
+
+    /// All counters zero. `params` are the plain filter's (the counters take 4x its bytes).
+    /// Throws Error on invalid params or hashing, or if the backend has no counting kernel
+    /// (cuda).
+    explicit CountingFilter(const Params& params, const Hashing& hashing = {}, Backend backend = Backend::automatic);
+
+    CountingFilter(const CountingFilter& other);
+    CountingFilter& operator=(const CountingFilter& other);
+    CountingFilter(CountingFilter&&) noexcept = default;
+    CountingFilter& operator=(CountingFilter&&) noexcept = default;
+    ~CountingFilter() = default;
+
+    const Params& params() const noexcept { return params_; }
+    const Hashing& hashing() const noexcept { return hashing_; }
+    /// automatic, scalar, avx2 or avx512 (which runs the AVX2 kernel). Throws Error otherwise
+    /// or if the engine is not available here.
+    void set_backend(Backend b);
+    Backend backend() const noexcept { return backend_; }
+
+    // ---- keys (32-bit integers are widened, as in Filter) --------------------------------
+    void insert(std::uint64_t key) { insert_hash(hash(key)); }
+    void insert(std::string_view key) { insert_hash(hash(key)); }
+    void insert(std::span<const std::uint64_t> keys);
+    void insert(std::span<const std::uint32_t> keys);
+    void insert(std::span<const std::string_view> keys);
+
+    /// True if the key was erased, false if refused (some counter was 0).
+    bool erase(std::uint64_t key) { return erase_hash(hash(key)); }
+    bool erase(std::string_view key) { return erase_hash(hash(key)); }
+    /// Erases the keys in order; returns how many were erased. If `erased` is not empty it
+    /// must have keys.size() entries and gets 1 (erased) or 0 (refused) per key.
+    std::size_t erase(std::span<const std::uint64_t> keys, std::span<std::uint8_t> erased = {});
+    std::size_t erase(std::span<const std::uint32_t> keys, std::span<std::uint8_t> erased = {});
+    std::size_t erase(std::span<const std::string_view> keys, std::span<std::uint8_t> erased = {});
+
+    bool contains(std::uint64_t key) const { return contains_hash(hash(key)); }
+    bool contains(std::string_view key) const { return contains_hash(hash(key)); }
+    /// out[i] = 1 if keys[i] may be present; out.size() must equal keys.size().
+    void contains(std::span<const std::uint64_t> keys, std::span<std::uint8_t> out) const;
+    void contains(std::span<const std::uint32_t> keys, std::span<std::uint8_t> out) const;
+    void contains(std::span<const std::string_view> keys, std::span<std::uint8_t> out) const;
+    std::size_t count(std::span<const std::uint64_t> keys) const;
+
+    // ---- pre-computed hashes (hash_key() of this filter's hashing) ---------------------
+    std::uint64_t hash(std::uint64_t key) const noexcept { return hash_key(hashing_, key); }
+    std::uint64_t hash(std::string_view key) const noexcept { return hash_key(hashing_, key); }
+    void insert_hash(std::uint64_t hash) { insert_hashes({&hash, 1}); }
+    bool erase_hash(std::uint64_t hash) { return erase_hashes({&hash, 1}) == 1; }
+    bool contains_hash(std::uint64_t hash) const;
+    void insert_hashes(std::span<const std::uint64_t> hashes);
+    std::size_t erase_hashes(std::span<const std::uint64_t> hashes, std::span<std::uint8_t> erased = {});
+    void contains_hashes(std::span<const std::uint64_t> hashes, std::span<std::uint8_t> out) const;
+
+    // ---- state ------------------------------------------------------------------------
+    /// Counter of bit `bit` (as numbered in the plain block: word * word bits + bit in word)
+    /// of block `block`; throws Error if out of range.
+    unsigned counter(std::uint64_t block, unsigned bit) const;
+    /// Number of counters stuck at 15.
+    std::uint64_t saturated_counters() const noexcept;
+    /// The plain filter of the bits whose counter is > 0: byte-identical to a Filter with the
+    /// same params and hashing into which the present keys were inserted (barring saturation).
+    Filter to_filter() const;
+    void clear() noexcept;
+
+    /// The planes, block after block (4 x params().bytes()).
+    std::span<const std::byte> bytes() const noexcept { return {data_.get(), 4 * params_.bytes()}; }
+    friend bool operator==(const CountingFilter& a, const CountingFilter& b) noexcept;
+
+    // ---- persistence (the family file format, kind "counting") -------------------------
+    void save(std::ostream& out) const;
+    /// Atomic: a temporary file beside `path`, then rename.
+    void save(const std::filesystem::path& path) const;
+    /// Validates the header and checksums; throws FormatError naming the problem (also for a
+    /// file that holds another kind of filter).
+    static CountingFilter load(std::istream& in);
+    static CountingFilter load(const std::filesystem::path& path);
+
+private:
+    struct Free {
+        void operator()(std::byte* p) const noexcept;
+    };
+    template <class Key>
+    void insert_keys(std::span<const Key> keys);
+    template <class Key>
+    std::size_t erase_keys(std::span<const Key> keys, std::span<std::uint8_t> erased);
+    template <class Key>
+    void contains_keys(std::span<const Key> keys, std::span<std::uint8_t> out) const;
+
+    Params params_;
+    Hashing hashing_;
+    Backend backend_ = Backend::automatic;
+    std::unique_ptr<std::byte[], Free> data_;  // 64-byte aligned planes
+};
+
+}  // namespace batchbloom

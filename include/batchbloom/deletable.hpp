@@ -1,0 +1,119 @@
+#pragma once
+// Deletable Bloom filter (Rothenberg, Macapuna, Verdi, Magalhães 2010): a plain blocked
+// filter plus one collision bit per region of its bit array, so that some keys can be erased
+// without counters and without false negatives.
+//
+// The bit array is the Filter's (same layout, hashing and bits: filter() is usable as a plain
+// filter), cut into regions of `region_bits` consecutive bits (bit b of block i is bit
+// i * block bits + b; a region never straddles a block). Inserting a key that finds one of
+// its bits already set marks that bit's region as collided. A bit in a region without
+// collisions was set by exactly one key, so clearing it cannot hurt another key: erase clears
+// the key's bits that lie in collision-free regions, and succeeds if there was at least one.
+// With the one-bit-per-word shapes a key's bits lie in different words, so regions of at
+// most a word give it up to k chances.
+//
+// Erase refuses a key that does not test positive (it is certainly absent), and reports
+// not_deletable when all of its regions have collisions. Collision bits are never cleared
+// (a filter cannot tell when a collision is gone), so deletability falls as keys are added.
+// Inserting a key twice marks its regions: it cannot be erased afterwards. As with any
+// deletion scheme, erasing a key that was never inserted but tests positive (a false
+// positive) can clear a bit of a present key: erase only keys you inserted.
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <iosfwd>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "backend.hpp"
+#include "error.hpp"
+#include "filter.hpp"
+#include "hash.hpp"
+#include "params.hpp"
+
+namespace batchbloom {
+
+/// Outcome of erasing one key from a DeletableFilter.
+enum class EraseResult : std::uint8_t {
+    absent = 0,         ///< the key tests negative: certainly not in the filter; nothing changed
+    erased = 1,         ///< at least one of its bits was in a collision-free region and was cleared
+    not_deletable = 2,  ///< every one of its bits lies in a region with collisions; nothing changed
+};
+
+class DeletableFilter {
+public:
+    static constexpr unsigned default_region_bits = 8;  // 12.5% extra memory; ~half the keys deletable at 10 bits/key
+
+    /// region_bits: a power of two from 1 to the block's bits. Throws Error on invalid
+    /// arguments or if the storage cannot be allocated.
+    explicit DeletableFilter(const Params& params, unsigned region_bits = default_region_bits,
+                             const Hashing& hashing = {}, Backend backend = Backend::automatic);
+
+    const Params& params() const noexcept { return bits_.params(); }
+    const Hashing& hashing() const noexcept { return bits_.hashing(); }
+    unsigned region_bits() const noexcept { return region_bits_; }
+    std::uint64_t regions() const noexcept { return params().bits() / region_bits_; }
+    /// Engine for probes (inserts and erases are scalar).
+    void set_backend(Backend b) { bits_.set_backend(b); }
+
+    void insert(std::uint64_t key) { insert_hash(bits_.hash(key)); }
+    void insert(std::string_view key) { insert_hash(bits_.hash(key)); }
+    void insert(std::span<const std::uint64_t> keys);
+    void insert(std::span<const std::string_view> keys);
+    void insert_hash(std::uint64_t hash);
+
+    EraseResult erase(std::uint64_t key) { return erase_hash(bits_.hash(key)); }
+    EraseResult erase(std::string_view key) { return erase_hash(bits_.hash(key)); }
+    /// Erases in order; returns how many were erased. If `results` is not empty it must have
+    /// keys.size() entries.
+    std::size_t erase(std::span<const std::uint64_t> keys, std::span<EraseResult> results = {});
+    std::size_t erase(std::span<const std::string_view> keys, std::span<EraseResult> results = {});
+    EraseResult erase_hash(std::uint64_t hash);
+
+    bool contains(std::uint64_t key) const { return bits_.contains(key); }
+    bool contains(std::string_view key) const { return bits_.contains(key); }
+    void contains(std::span<const std::uint64_t> keys, std::span<std::uint8_t> out) const { bits_.contains(keys, out); }
+    void contains(std::span<const std::string_view> keys, std::span<std::uint8_t> out) const {
+        bits_.contains(keys, out);
+    }
+    std::size_t count(std::span<const std::uint64_t> keys) const { return bits_.count(keys); }
+
+    /// The plain filter (the bits); byte-identical to a Filter of the present keys as long
+    /// as nothing was erased.
+    const Filter& filter() const noexcept { return bits_; }
+    /// Number of regions marked as collided.
+    std::uint64_t collided_regions() const noexcept;
+    /// The collision bitmap, one bit per region (bit r%64 of word r/64).
+    std::span<const std::uint64_t> collisions() const noexcept { return collisions_; }
+
+    friend bool operator==(const DeletableFilter& a, const DeletableFilter& b) noexcept;
+
+    // ---- persistence (the family file format, kind "deletable") ------------------------
+    void save(std::ostream& out) const;
+    void save(const std::filesystem::path& path) const;  ///< atomic
+    static DeletableFilter load(std::istream& in);
+    static DeletableFilter load(const std::filesystem::path& path);
+
+private:
+    template <class Key>
+    void insert_keys(std::span<const Key> keys);
+    template <class Key>
+    std::size_t erase_keys(std::span<const Key> keys, std::span<EraseResult> results);
+
+    Filter bits_;
+    unsigned region_bits_;
+    std::vector<std::uint64_t> collisions_;
+};
+
+/// Expected fraction of the n inserted keys that erase() can remove right after the n
+/// distinct keys were inserted: Rothenberg et al.'s collision-free-region argument applied to
+/// the blocked layout. A key shares its block with L ~ Binomial(n - 1, 1/blocks) others; the
+/// region of each of its k bits receives T ~ Binomial(L * t, region_bits / span) of their
+/// bits (span: the word for the one-bit-per-word shapes, t = 1; the whole line for line512,
+/// t = k) and is collision-free when all T + 1 bits differ, with probability
+/// prod_{i=1..T} (1 - i / region_bits); the key is deletable unless all k regions collided.
+/// Throws Error on invalid arguments.
+double predicted_deletability(const Params& params, unsigned region_bits, std::uint64_t n);
+
+}  // namespace batchbloom

@@ -1,0 +1,28 @@
+#pragma once
+// Which filter type a saved file holds. Every batchbloom file starts with the same 64-byte
+// header (magic "BATCHBLM", format version, filter kind, params, hashing, checksums); the
+// kind byte says which class loads it.
+#include <cstdint>
+#include <filesystem>
+#include <string_view>
+
+namespace batchbloom {
+
+/// Filter kind in a file header; the numeric values are part of the file format.
+enum class FileKind : std::uint8_t {
+    plain = 1,      ///< Filter (format.cpp)
+    counting = 3,   ///< CountingFilter (counting.hpp)
+    deletable = 4,  ///< DeletableFilter (deletable.hpp)
+    scalable = 5,   ///< ScalableFilter (scalable.hpp)
+    classic = 6,    ///< ClassicFilter (classic.hpp)
+};
+
+/// "plain", "counting", "deletable", "scalable", "classic", or "unknown".
+std::string_view to_string(FileKind kind);
+
+/// The kind recorded in a file's header, after checking magic, version and the header
+/// checksum; throws FormatError if the file is not a batchbloom filter or names a kind this
+/// build does not know, Error if it cannot be opened.
+FileKind file_kind(const std::filesystem::path& path);
+
+}  // namespace batchbloom

@@ -1,0 +1,192 @@
+#pragma once
+// Parquet split-block Bloom filters (SBBF), byte-exact with the Parquet format's BloomFilter.md:
+// 256-bit blocks of eight little-endian 32-bit words, the eight Parquet salts, the block picked
+// by ((hash >> 32) * blocks) >> 32, and the hash XXH64 (seed 0) of the value's PLAIN encoding.
+// That block scheme is batchbloom's Shape::split256 with k = 8, so every engine (scalar, AVX2,
+// AVX-512, CUDA) builds and probes these filters; only the key hashing is Parquet's own.
+//
+//   physical type          bytes hashed
+//   INT32 / INT64          4 / 8 little-endian bytes (an INT32 is never widened to 8 bytes)
+//   FLOAT / DOUBLE         the 4 / 8 little-endian bytes of the IEEE value
+//   BYTE_ARRAY, FIXED_LEN  the value's bytes, without a length prefix
+//
+// Reading: parquet::Reader parses a file's footer (the Thrift compact FileMetaData) and returns
+// the Bloom filter of any column chunk that has one. Writing: SplitBlockFilter::serialize()
+// gives the BloomFilterHeader and bitset exactly as they are stored in a Parquet file.
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "backend.hpp"
+#include "filter.hpp"
+
+namespace batchbloom::parquet {
+
+/// Parquet physical types (the numeric values are Parquet's `Type` enum).
+enum class PhysicalType : std::int32_t {
+    boolean = 0,
+    int32 = 1,
+    int64 = 2,
+    int96 = 3,
+    float32 = 4,  ///< FLOAT
+    float64 = 5,  ///< DOUBLE
+    byte_array = 6,
+    fixed_len_byte_array = 7,
+};
+
+/// "INT32", "BYTE_ARRAY", ... as Parquet spells them.
+std::string_view to_string(PhysicalType type);
+
+/// Bitset bounds every Parquet writer applies (Arrow, parquet-java, DuckDB): 32 B to 128 MiB.
+inline constexpr std::uint32_t min_bitset_bytes = 32;
+inline constexpr std::uint32_t max_bitset_bytes = std::uint32_t(128) << 20;
+inline constexpr std::uint32_t block_bytes = 32;
+
+/// XXH64 with seed 0 of the PLAIN encoding of a value: the hash every Parquet reader and
+/// writer uses for its Bloom filters.
+std::uint64_t hash_value(std::int32_t value) noexcept;
+std::uint64_t hash_value(std::int64_t value) noexcept;
+std::uint64_t hash_value(float value) noexcept;
+std::uint64_t hash_value(double value) noexcept;
+std::uint64_t hash_value(std::string_view bytes) noexcept;
+
+/// Bitset size a Parquet writer (Arrow's and parquet-java's OptimalNumOfBytes) picks for `ndv`
+/// distinct values at false-positive probability `fpp`: -8 ndv / ln(1 - fpp^(1/8)) bits, rounded
+/// up to a power of two and clamped to [min_bitset_bytes, max_bitset_bytes]. Throws Error for
+/// fpp outside (0, 1).
+std::uint32_t optimal_bytes(std::uint64_t ndv, double fpp);
+
+/// A Parquet split-block Bloom filter. Results never depend on the engine or thread count.
+class SplitBlockFilter {
+public:
+    /// An empty filter of `bytes` bytes: a multiple of 32 in [32, 128 MiB] (writers use powers
+    /// of two; readers accept any whole number of blocks). Throws Error otherwise.
+    explicit SplitBlockFilter(std::uint32_t bytes, Backend backend = Backend::automatic);
+
+    /// An empty filter sized as a Parquet writer sizes it (optimal_bytes).
+    static SplitBlockFilter for_ndv(std::uint64_t ndv, double fpp);
+
+    /// A filter holding a copy of a raw bitset (its little-endian words, as stored after the
+    /// header). Throws FormatError if the size is not a whole number of blocks in range.
+    static SplitBlockFilter from_bitset(std::span<const std::byte> bitset);
+
+    /// Reads a BloomFilterHeader (Thrift compact) and the bitset after it from `data`, which may
+    /// extend past the filter; `consumed`, if given, receives the header + bitset size. Throws
+    /// FormatError on a malformed or truncated header, or an algorithm, hash or compression
+    /// other than BLOCK / XXHASH / UNCOMPRESSED.
+    static SplitBlockFilter deserialize(std::span<const std::byte> data, std::size_t* consumed = nullptr);
+
+    /// The BloomFilterHeader followed by the bitset: the bytes a writer stores at the column
+    /// chunk's bloom_filter_offset (bloom_filter_length is their size).
+    std::vector<std::byte> serialize() const;
+
+    /// The raw bitset (little-endian 32-bit words, blocks in order).
+    std::span<const std::byte> bitset() const noexcept { return filter_.bytes(); }
+    std::uint32_t bytes() const noexcept { return static_cast<std::uint32_t>(filter_.params().bytes()); }
+
+    /// Engine and threads for the bulk calls (see Filter::set_backend / set_threads).
+    void set_backend(Backend b) { filter_.set_backend(b); }
+    void set_threads(unsigned threads) noexcept { filter_.set_threads(threads); }
+
+    // ---- values of a column's physical type (hashed with hash_value) --------------------
+    void insert(std::span<const std::int32_t> values);
+    void insert(std::span<const std::int64_t> values);
+    void insert(std::span<const float> values);
+    void insert(std::span<const double> values);
+    void insert(std::span<const std::string_view> values);
+    /// out[i] = 1 if values[i] may be in the column chunk, else 0; out.size() == values.size().
+    void contains(std::span<const std::int32_t> values, std::span<std::uint8_t> out) const;
+    void contains(std::span<const std::int64_t> values, std::span<std::uint8_t> out) const;
+    void contains(std::span<const float> values, std::span<std::uint8_t> out) const;
+    void contains(std::span<const double> values, std::span<std::uint8_t> out) const;
+    void contains(std::span<const std::string_view> values, std::span<std::uint8_t> out) const;
+    template <class T>
+    bool contains(const T& value) const {
+        return contains_hash(hash_value(value));
+    }
+
+    // ---- pre-computed hashes (hash_value) -------------------------------------------------
+    void insert_hashes(std::span<const std::uint64_t> hashes) { filter_.insert_hashes(hashes); }
+    void contains_hashes(std::span<const std::uint64_t> hashes, std::span<std::uint8_t> out) const {
+        filter_.contains_hashes(hashes, out);
+    }
+    void insert_hash(std::uint64_t hash) { filter_.insert_hash(hash); }
+    bool contains_hash(std::uint64_t hash) const { return filter_.contains_hash(hash); }
+
+    /// Fraction of bits set.
+    double fill_ratio() const noexcept { return filter_.fill_ratio(); }
+
+    /// The underlying split256, k = 8 Filter, e.g. for a DeviceFilter (cuda.hpp) that takes
+    /// hash_value() hashes (Input::hashes); from_bitset(filter.bytes()) brings bits back. Its own
+    /// key hashing (Filter::insert(key)) is not Parquet's: feed it hashes only.
+    const Filter& filter() const noexcept { return filter_; }
+
+    friend bool operator==(const SplitBlockFilter& a, const SplitBlockFilter& b) noexcept {
+        return a.filter_ == b.filter_;
+    }
+
+private:
+    template <class T>
+    void insert_values(std::span<const T> values);
+    template <class T>
+    void contains_values(std::span<const T> values, std::span<std::uint8_t> out) const;
+
+    Filter filter_;  // split256, k = 8: the SBBF block scheme; keys arrive as hash_value()s
+};
+
+// ---- reading a Parquet file's metadata ---------------------------------------------------
+
+struct ColumnChunk {
+    std::string path;  ///< path_in_schema joined with '.'
+    PhysicalType type = PhysicalType::int64;
+    std::int64_t num_values = 0;
+    std::optional<std::int64_t> bloom_filter_offset;  ///< absolute file offset of the header
+    std::optional<std::int32_t> bloom_filter_length;  ///< header + bitset, when the writer recorded it
+    bool external = false;  ///< data lives in another file (ColumnChunk.file_path is set)
+};
+
+struct RowGroup {
+    std::int64_t num_rows = 0;
+    std::vector<ColumnChunk> columns;
+};
+
+struct FileMetadata {
+    std::int64_t num_rows = 0;
+    std::vector<RowGroup> row_groups;
+};
+
+/// Parses a serialized FileMetaData (the footer between the data and the trailing length and
+/// "PAR1"). Reads only what it needs and skips every other field; throws FormatError on
+/// malformed, truncated or absurdly nested input, and never reads outside `footer`.
+FileMetadata parse_file_metadata(std::span<const std::byte> footer);
+
+/// A Parquet file opened for its metadata and Bloom filters; reads only the footer and, on
+/// request, one filter at a time (never the column data).
+class Reader {
+public:
+    /// Reads and validates the magic bytes and footer. Throws Error if the file cannot be read,
+    /// FormatError if it is not a (plaintext-footer) Parquet file.
+    explicit Reader(const std::filesystem::path& path);
+
+    const FileMetadata& metadata() const noexcept { return metadata_; }
+
+    /// The column chunk of `column` (dotted path) in `row_group`; throws Error naming the
+    /// available columns if there is no such column, or if the row group is out of range.
+    const ColumnChunk& column_chunk(std::size_t row_group, std::string_view column) const;
+
+    /// The chunk's Bloom filter, or nullopt if the writer wrote none. Throws FormatError if the
+    /// filter is malformed or lies outside the file.
+    std::optional<SplitBlockFilter> bloom_filter(std::size_t row_group, std::string_view column) const;
+
+private:
+    std::filesystem::path path_;
+    std::uint64_t file_size_ = 0;
+    FileMetadata metadata_;
+};
+
+}  // namespace batchbloom::parquet

@@ -1,0 +1,127 @@
+#pragma once
+// Scalable Bloom filter (Almeida, Baquero, Preguiça, Hutchison 2007): a filter that grows.
+//
+// It starts as one blocked Filter sized for `initial_capacity` keys at `initial_fpr`. When
+// the newest stage has taken its capacity, a new stage is added: stage i is sized (by the
+// blocked-filter model, Params::for_fpr) for initial_capacity * growth^i keys at
+// initial_fpr * tightening^i. A key is inserted into the newest stage only; a probe asks
+// every stage. The FPR of the whole is at most the sum of the stages' FPRs (union bound),
+// so at any size it stays below
+//
+//     initial_fpr * (1 + r + r^2 + ...) = initial_fpr / (1 - tightening)   (fpr_bound()).
+//
+// Every key handed to insert counts against the newest stage's capacity, duplicates
+// included: a filter cannot tell a repeat from a false positive without probing every stage
+// first, and counting repeats only makes stages fill earlier, so the bound still holds (a
+// stage never holds more distinct keys than it was sized for). All stages share the hashing.
+//
+// Adding a stage sizes it with Params::for_fpr, which takes milliseconds (a search over k and
+// the block count under the blocked-filter model): with a small initial capacity that, not
+// the inserts, dominates the cost of growing (bench/RESULTS.md).
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <iosfwd>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "backend.hpp"
+#include "error.hpp"
+#include "filter.hpp"
+#include "hash.hpp"
+#include "params.hpp"
+
+namespace batchbloom {
+
+struct ScalableParams {
+    std::uint64_t initial_capacity = 0;  ///< keys of the first stage, >= 1
+    double initial_fpr = 0.01;           ///< FPR of the first stage at capacity, in (0, 1)
+    double growth = 2.0;                 ///< capacity factor per stage ("s"), >= 1
+    double tightening = 0.85;            ///< FPR factor per stage ("r"), in (0, 1)
+    Shape shape = Shape::word512;
+
+    /// Throws Error naming the first invalid field.
+    void validate() const;
+    friend bool operator==(const ScalableParams&, const ScalableParams&) = default;
+};
+
+class ScalableFilter {
+public:
+    /// The first stage is allocated at once. Throws Error on invalid params or hashing.
+    explicit ScalableFilter(const ScalableParams& params, const Hashing& hashing = {},
+                            Backend backend = Backend::automatic);
+
+    const ScalableParams& params() const noexcept { return params_; }
+    const Hashing& hashing() const noexcept { return hashing_; }
+    /// Engine of every stage's bulk operations (see Filter::set_backend).
+    void set_backend(Backend b);
+    /// Threads of every stage's bulk operations (see Filter::set_threads).
+    void set_threads(unsigned threads) noexcept;
+
+    void insert(std::uint64_t key) { insert(std::span<const std::uint64_t>(&key, 1)); }
+    void insert(std::string_view key) { insert(std::span<const std::string_view>(&key, 1)); }
+    /// Throws Error if the filter would need more than 64 stages (or a stage beyond
+    /// Params::for_fpr's limits); the keys before that point are inserted.
+    void insert(std::span<const std::uint64_t> keys);
+    void insert(std::span<const std::uint32_t> keys);
+    void insert(std::span<const std::string_view> keys);
+
+    bool contains(std::uint64_t key) const;
+    bool contains(std::string_view key) const;
+    /// out[i] = 1 if keys[i] may be present (in any stage); out.size() must equal keys.size().
+    void contains(std::span<const std::uint64_t> keys, std::span<std::uint8_t> out) const;
+    void contains(std::span<const std::uint32_t> keys, std::span<std::uint8_t> out) const;
+    void contains(std::span<const std::string_view> keys, std::span<std::uint8_t> out) const;
+    std::size_t count(std::span<const std::uint64_t> keys) const;
+
+    // ---- pre-computed hashes (hash_key() of this filter's hashing) ---------------------
+    void insert_hashes(std::span<const std::uint64_t> hashes);
+    void contains_hashes(std::span<const std::uint64_t> hashes, std::span<std::uint8_t> out) const;
+
+    /// Keys inserted so far (duplicates included).
+    std::uint64_t size() const noexcept;
+    /// The stages, oldest first, and the keys each took.
+    const std::vector<Filter>& stages() const noexcept { return stages_; }
+    const std::vector<std::uint64_t>& stage_sizes() const noexcept { return sizes_; }
+    /// Capacity and target FPR of stage i, allocated or not; stage_capacity throws Error for
+    /// i >= 64.
+    std::uint64_t stage_capacity(std::size_t i) const;
+    double stage_fpr(std::size_t i) const;
+    /// initial_fpr / (1 - tightening): the bound on the FPR at any size.
+    double fpr_bound() const noexcept { return params_.initial_fpr / (1.0 - params_.tightening); }
+    /// Sum over stages of the blocked model's FPR at each stage's current load (the union
+    /// bound of the compound FPR, now).
+    double predicted_fpr() const;
+    /// Bytes of all stages.
+    std::uint64_t bytes() const noexcept;
+
+    friend bool operator==(const ScalableFilter& a, const ScalableFilter& b) noexcept;
+
+    // ---- persistence (the family file format, kind "scalable") -------------------------
+    void save(std::ostream& out) const;
+    void save(const std::filesystem::path& path) const;  ///< atomic
+    /// Checks that every stage is the one the params imply; throws FormatError otherwise.
+    static ScalableFilter load(std::istream& in);
+    static ScalableFilter load(const std::filesystem::path& path);
+
+private:
+    template <bool Hashed, class Key>
+    void insert_keys(std::span<const Key> keys);
+    template <bool Hashed, class Key>
+    void contains_keys(std::span<const Key> keys, std::span<std::uint8_t> out) const;
+    /// For load(): params validated and the first stage sized already.
+    ScalableFilter(const ScalableParams& params, const Hashing& hashing, Backend backend, const Params& first_stage);
+    Params stage_params(std::size_t i) const;
+    void add_stage();
+    void add_stage(const Params& params);
+
+    ScalableParams params_;
+    Hashing hashing_;
+    Backend backend_;
+    unsigned threads_ = 0;
+    std::vector<Filter> stages_;
+    std::vector<std::uint64_t> sizes_;  // keys inserted into each stage
+};
+
+}  // namespace batchbloom

@@ -1,0 +1,339 @@
+// Counting Bloom filter: the plain filter it converts to, erase semantics and saturation,
+// the bit-sliced counters against a naive counter array, every kernel against the scalar one,
+// and the file format.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <batchbloom/counting.hpp>
+#include <batchbloom/file_kind.hpp>
+#include <batchbloom/filter.hpp>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <unistd.h>
+
+#include "support.hpp"
+
+namespace bb = batchbloom;
+using bb::Backend;
+using bb::CountingFilter;
+using bb::Filter;
+using bb::Params;
+using bb::Shape;
+
+namespace {
+
+std::vector<Backend> counting_backends() {
+    std::vector<Backend> out{Backend::scalar};
+    for (const auto& name : bb::available_backends())
+        if (name == "avx2" || name == "avx512") out.push_back(bb::parse_backend(name));
+    return out;
+}
+
+using Case = std::tuple<Shape, Backend>;
+
+class CountingTest : public ::testing::TestWithParam<Case> {
+protected:
+    Shape shape() const { return std::get<0>(GetParam()); }
+    Backend backend() const { return std::get<1>(GetParam()); }
+    CountingFilter make(const Params& p, bb::Hashing h = {}) const { return CountingFilter(p, h, backend()); }
+};
+
+std::string case_name(const ::testing::TestParamInfo<Case>& info) {
+    return std::string(bb::to_string(std::get<0>(info.param))) + "_" + std::string(bb::to_string(std::get<1>(info.param)));
+}
+
+// The naive model: one byte per counter, the key's bits from layout.hpp's pattern.
+struct NaiveCounters {
+    Params p;
+    std::vector<std::uint8_t> c;
+    explicit NaiveCounters(const Params& params) : p(params), c(params.blocks * params.block_bytes() * 8) {}
+
+    std::vector<std::size_t> counters_of(std::uint64_t hash) const {
+        std::vector<std::size_t> idx;
+        const std::uint64_t block = bb::layout::block_index(hash, p.blocks);
+        bb::layout::visit_shape(p.shape, [&](auto tag) {
+            constexpr Shape S = decltype(tag)::value;
+            using T = bb::layout::shape_traits<S>;
+            const auto pat = bb::layout::make_pattern<S>(static_cast<std::uint32_t>(hash), p.k);
+            for (unsigned w = 0; w < T::words; ++w)
+                for (unsigned b = 0; b < T::word_bits; ++b)
+                    if ((pat.w[w] >> b) & 1) idx.push_back(block * p.block_bytes() * 8 + w * T::word_bits + b);
+        });
+        return idx;
+    }
+    void insert(std::uint64_t hash) {
+        for (auto i : counters_of(hash)) c[i] = static_cast<std::uint8_t>(std::min(15, c[i] + 1));
+    }
+    bool erase(std::uint64_t hash) {
+        const auto idx = counters_of(hash);
+        for (auto i : idx)
+            if (c[i] == 0) return false;
+        for (auto i : idx)
+            if (c[i] < 15) --c[i];
+        return true;
+    }
+};
+
+}  // namespace
+
+INSTANTIATE_TEST_SUITE_P(ShapesAndKernels, CountingTest,
+                         ::testing::Combine(::testing::Values(Shape::split256, Shape::word512, Shape::line512),
+                                            ::testing::ValuesIn(counting_backends())),
+                         case_name);
+
+TEST_P(CountingTest, PositiveCountersAreByteIdenticalToThePlainFilter) {
+    for (unsigned k : {1u, 7u, 8u, 11u, 16u}) {
+        const Params p = Params::make(shape(), 777, k);
+        const bb::Hashing h{bb::HashKind::xxh3, 99};
+        const auto keys = bb::testing::random_keys(6000, k, 0);
+        CountingFilter c = make(p, h);
+        Filter f(p, h);
+        c.insert(keys);
+        f.insert(keys);
+        EXPECT_EQ(c.to_filter(), f) << "k=" << k;
+    }
+}
+
+TEST_P(CountingTest, NoFalseNegativesAndFprOfThePlainModel) {
+    const std::size_t n = 20000;
+    const Params p = Params::for_fpr(n, 0.01, shape());
+    const auto keys = bb::testing::random_keys(n, 1, 0), absent = bb::testing::random_keys(200000, 2, 1);
+    CountingFilter c = make(p);
+    c.insert(keys);
+    EXPECT_EQ(c.count(keys), n);
+    // The "counter > 0" view is the plain filter, so its FPR is the plain model's: within 5
+    // binomial standard deviations of predicted_fpr (plus 10% for the model's own error).
+    const double predicted = bb::predicted_fpr(p, n);
+    const double measured = double(c.count(absent)) / double(absent.size());
+    const double sigma = std::sqrt(predicted * (1 - predicted) / double(absent.size()));
+    EXPECT_NEAR(measured, predicted, 5 * sigma + 0.1 * predicted);
+}
+
+TEST_P(CountingTest, ErasingInsertedKeysLeavesTheFilterOfTheRest) {
+    const Params p = Params::for_fpr(10000, 0.01, shape());
+    const auto kept = bb::testing::random_keys(10000, 3, 0), gone = bb::testing::random_keys(5000, 4, 0);
+    CountingFilter c = make(p);
+    c.insert(kept);
+    c.insert(gone);
+    std::vector<std::uint8_t> erased(gone.size());
+    EXPECT_EQ(c.erase(gone, erased), gone.size());
+    EXPECT_TRUE(std::all_of(erased.begin(), erased.end(), [](auto e) { return e == 1; }));
+    ASSERT_EQ(c.saturated_counters(), 0u);  // at ~1 key per counter, 15 is out of reach
+    Filter only_kept(p);
+    only_kept.insert(kept);
+    EXPECT_EQ(c.to_filter(), only_kept);
+    EXPECT_EQ(c.count(kept), kept.size());
+}
+
+TEST_P(CountingTest, KeysThatWereNeverInsertedAreRefusedAndChangeNothing) {
+    const Params p = Params::for_fpr(5000, 0.01, shape());
+    const auto keys = bb::testing::random_keys(5000, 5, 0), absent = bb::testing::random_keys(20000, 6, 1);
+    CountingFilter c = make(p);
+    c.insert(keys);
+    std::vector<std::uint8_t> probe(absent.size());
+    c.contains(absent, probe);
+    std::vector<std::uint64_t> negatives;
+    for (std::size_t i = 0; i < absent.size(); ++i)
+        if (probe[i] == 0) negatives.push_back(absent[i]);
+    ASSERT_GT(negatives.size(), absent.size() / 2);
+    const CountingFilter before = c;
+    std::vector<std::uint8_t> erased(negatives.size(), 7);
+    EXPECT_EQ(c.erase(negatives, erased), 0u);
+    EXPECT_TRUE(std::all_of(erased.begin(), erased.end(), [](auto e) { return e == 0; }));
+    EXPECT_EQ(c, before);
+    EXPECT_FALSE(CountingFilter(p).erase(std::uint64_t{42}));  // empty filter: nothing to erase
+}
+
+TEST_P(CountingTest, SaturatedCountersStayAndTheKeyStaysPresent) {
+    const Params p = Params::make(shape(), 64, 8);
+    CountingFilter c = make(p);
+    const std::uint64_t key = 12345;
+    for (int i = 0; i < 20; ++i) c.insert(key);
+    const std::uint64_t h = c.hash(key), block = bb::layout::block_index(h, p.blocks);
+    const Filter plain = c.to_filter();
+    unsigned bits_of_key = 0;
+    for (unsigned bit = 0; bit < p.block_bytes() * 8; ++bit) {
+        const bool set = (std::to_integer<unsigned>(plain.bytes()[block * p.block_bytes() + bit / 8]) >> (bit % 8)) & 1;
+        EXPECT_EQ(c.counter(block, bit), set ? 15u : 0u);
+        bits_of_key += set;
+    }
+    EXPECT_EQ(c.saturated_counters(), bits_of_key);
+    // 20 inserts, 25 erases: a saturated counter never drops, so every erase succeeds and the
+    // key never becomes a false negative (nor ever leaves).
+    for (int i = 0; i < 25; ++i) EXPECT_TRUE(c.erase(key));
+    EXPECT_TRUE(c.contains(key));
+    EXPECT_EQ(c.saturated_counters(), bits_of_key);
+}
+
+TEST_P(CountingTest, CountersFollowANaiveCounterArray) {
+    // A small, crowded filter (up to ~30 keys per block), so counters reach 15 and saturate,
+    // and a random mix of inserts, erases of present keys and erases of random keys.
+    for (unsigned k : {3u, 8u, 12u}) {
+        const Params p = Params::make(shape(), 5, k);
+        CountingFilter c = make(p);
+        NaiveCounters model(p);
+        bb::testing::KeyGen g(k);
+        std::vector<std::uint64_t> present;
+        for (int step = 0; step < 3000; ++step) {
+            const std::uint64_t r = g.next();
+            if (r % 3 != 0 || present.empty()) {
+                const std::uint64_t key = r % 200;  // repeats: the same key inserted again
+                c.insert(key);
+                model.insert(c.hash(key));
+                present.push_back(key);
+            } else {
+                const bool erase_present = (r >> 8) % 2 == 0;
+                const std::uint64_t key = erase_present ? present[(r >> 16) % present.size()] : r;
+                const bool got = c.erase(key);
+                ASSERT_EQ(got, model.erase(c.hash(key))) << "step " << step;
+            }
+        }
+        for (std::uint64_t b = 0; b < p.blocks; ++b)
+            for (unsigned bit = 0; bit < p.block_bytes() * 8; ++bit)
+                ASSERT_EQ(c.counter(b, bit), model.c[b * p.block_bytes() * 8 + bit]) << "k=" << k << " block " << b;
+        EXPECT_GT(c.saturated_counters(), 0u);
+    }
+}
+
+TEST_P(CountingTest, EveryKernelMatchesTheScalarKernel) {
+    const Params p = Params::make(shape(), 301, 9);
+    auto keys = bb::testing::random_keys(30000, 7, 0);
+    const auto extra = bb::testing::random_keys(20000, 8, 1);
+    CountingFilter ref(p, {}, Backend::scalar), c = make(p);
+    for (int round = 0; round < 3; ++round) {  // ~100 keys per block: counters saturate
+        ref.insert(keys);
+        c.insert(keys);
+    }
+    std::vector<std::uint64_t> erase_keys(keys.begin(), keys.begin() + 20000);
+    erase_keys.insert(erase_keys.end(), extra.begin(), extra.end());
+    std::vector<std::uint8_t> ref_out(erase_keys.size()), out(erase_keys.size());
+    EXPECT_EQ(c.erase(erase_keys, out), ref.erase(erase_keys, ref_out));
+    EXPECT_EQ(out, ref_out);
+    EXPECT_EQ(c, ref);
+    std::vector<std::uint8_t> ref_probe(extra.size()), probe(extra.size());
+    ref.contains(extra, ref_probe);
+    c.contains(extra, probe);
+    EXPECT_EQ(probe, ref_probe);
+}
+
+TEST_P(CountingTest, BatchesEqualSingleKeysAndKeyTypesAgree) {
+    const Params p = Params::make(shape(), 97, 7);
+    const auto keys = bb::testing::random_keys(3000, 9, 0);
+    CountingFilter batch = make(p), single = make(p);
+    batch.insert(keys);
+    for (auto k : keys) single.insert(k);
+    EXPECT_EQ(batch, single);
+    std::vector<std::uint8_t> out(keys.size());
+    EXPECT_EQ(batch.erase(std::span(keys).first(1000), std::span(out).first(1000)), 1000u);
+    for (std::size_t i = 0; i < 1000; ++i) EXPECT_TRUE(single.erase(keys[i]));
+    EXPECT_EQ(batch, single);
+
+    std::vector<std::uint32_t> small = {1, 2, 3, 70000};
+    std::vector<std::uint64_t> wide(small.begin(), small.end());
+    CountingFilter a = make(p), b = make(p);
+    a.insert(small);
+    b.insert(wide);
+    EXPECT_EQ(a, b);
+    std::vector<std::string_view> names = {"alice", "bob"};
+    a.insert(names);
+    EXPECT_TRUE(a.contains(std::string_view("alice")));
+    EXPECT_EQ(a.erase(names), 2u);
+    EXPECT_EQ(a, b);
+}
+
+TEST_P(CountingTest, SaveLoadRoundTrip) {
+    const Params p = Params::make(shape(), 50, 6);
+    CountingFilter c = make(p, {bb::HashKind::murmur3, 5});
+    c.insert(bb::testing::random_keys(2000, 10, 0));
+    std::stringstream s;
+    c.save(s);
+    const CountingFilter back = CountingFilter::load(s);
+    EXPECT_EQ(back, c);
+    EXPECT_EQ(back.hashing(), c.hashing());
+}
+
+TEST(CountingFormat, CorruptOrForeignFilesAreRejected) {
+    const Params p = Params::make(Shape::word512, 20, 8);
+    CountingFilter c(p);
+    c.insert(bb::testing::random_keys(500, 11, 0));
+    std::stringstream s;
+    c.save(s);
+    const std::string good = s.str();
+    ASSERT_EQ(good.size(), 64 + 4 * p.bytes());
+    auto load = [](const std::string& bytes) {
+        std::stringstream in(bytes);
+        return CountingFilter::load(in);
+    };
+    auto expect_format_error = [&](const std::string& bytes, const std::string& needle) {
+        try {
+            load(bytes);
+            ADD_FAILURE() << "loaded a bad file (expected '" << needle << "')";
+        } catch (const bb::FormatError& e) {
+            EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+        }
+    };
+    std::string bad = good;
+    bad[100] = static_cast<char>(bad[100] ^ 1);
+    expect_format_error(bad, "payload checksum");
+    bad = good;
+    bad[24] = static_cast<char>(bad[24] ^ 1);  // blocks
+    expect_format_error(bad, "header checksum");
+    expect_format_error(good.substr(0, good.size() - 1), "truncated payload");
+    expect_format_error(good.substr(0, 30), "truncated header");
+    expect_format_error("", "empty");
+    expect_format_error(std::string("NOTBLOOM") + good.substr(8), "bad magic");
+
+    // A plain filter's loader refuses a counting file, and the other way round, by name.
+    std::stringstream counting_file(good);
+    try {
+        Filter::load(counting_file);
+        ADD_FAILURE() << "Filter::load read a counting file";
+    } catch (const bb::FormatError& e) {
+        EXPECT_NE(std::string(e.what()).find("holds a counting filter"), std::string::npos) << e.what();
+    }
+    std::stringstream plain_file;
+    Filter(p).save(plain_file);
+    expect_format_error(plain_file.str(), "holds a plain filter");
+}
+
+TEST(CountingFormat, FilesAreAtomicAndKnowTheirKind) {
+    const auto dir = std::filesystem::temp_directory_path() / ("bb_counting_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    const Params p = Params::make(Shape::split256, 33, 8);
+    CountingFilter c(p);
+    c.insert(std::uint64_t{1});
+    c.save(dir / "c.bbf");
+    EXPECT_EQ(bb::file_kind(dir / "c.bbf"), bb::FileKind::counting);
+    EXPECT_EQ(CountingFilter::load(dir / "c.bbf"), c);
+    Filter(p).save(dir / "plain.bbf");
+    EXPECT_EQ(bb::file_kind(dir / "plain.bbf"), bb::FileKind::plain);
+    {
+        std::ofstream out(dir / "c.bbf", std::ios::app | std::ios::binary);
+        out << "x";
+    }
+    EXPECT_THROW(CountingFilter::load(dir / "c.bbf"), bb::FormatError);  // trailing data
+    EXPECT_THROW(CountingFilter::load(dir / "missing.bbf"), bb::Error);
+    EXPECT_THROW(c.save(dir / "no-such-dir" / "c.bbf"), bb::Error);
+    EXPECT_THROW(CountingFilter::load(dir), bb::Error);  // a directory
+    std::filesystem::remove_all(dir);
+}
+
+TEST(CountingApi, BadArgumentsThrow) {
+    const Params p = Params::make(Shape::word512, 4, 8);
+    CountingFilter c(p);
+    EXPECT_THROW(c.set_backend(Backend::cuda), bb::Error);
+    EXPECT_THROW(CountingFilter(p, {}, Backend::cuda), bb::Error);
+    EXPECT_THROW(c.counter(4, 0), bb::Error);
+    EXPECT_THROW(c.counter(0, 512), bb::Error);
+    std::vector<std::uint64_t> keys(3);
+    std::vector<std::uint8_t> out(2);
+    EXPECT_THROW(c.contains(keys, out), bb::Error);
+    EXPECT_THROW(c.erase(keys, out), bb::Error);
+    EXPECT_THROW(CountingFilter(Params::make(Shape::word512, 0, 8)), bb::Error);
+}

@@ -1,0 +1,161 @@
+// Scalable Bloom filter: growth schedule, no false negatives, the compound FPR bound as the
+// filter grows to 1000x its initial capacity, and the file format.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <batchbloom/file_kind.hpp>
+#include <batchbloom/scalable.hpp>
+#include <cmath>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "support.hpp"
+
+namespace bb = batchbloom;
+using bb::ScalableFilter;
+using bb::ScalableParams;
+
+namespace {
+
+ScalableParams small_params(std::uint64_t n0, double p0 = 0.01) {
+    ScalableParams p;
+    p.initial_capacity = n0;
+    p.initial_fpr = p0;
+    return p;
+}
+
+}  // namespace
+
+TEST(Scalable, StagesFollowTheGrowthAndTighteningSchedule) {
+    ScalableFilter f(small_params(100));
+    ASSERT_EQ(f.stages().size(), 1u);
+    f.insert(bb::testing::random_keys(100, 1, 0));
+    EXPECT_EQ(f.stages().size(), 1u);  // full, but a stage is only added for the next key
+    f.insert(std::uint64_t{7});
+    ASSERT_EQ(f.stages().size(), 2u);
+    f.insert(bb::testing::random_keys(1000, 2, 0));  // 100 + 200 + 400 + 800 > 1101
+    ASSERT_EQ(f.stages().size(), 4u);
+    EXPECT_EQ(f.size(), 1101u);
+    const std::vector<std::uint64_t> sizes{100, 200, 400, 401};
+    EXPECT_EQ(f.stage_sizes(), sizes);
+    for (std::size_t i = 0; i < 4; ++i) {
+        EXPECT_EQ(f.stage_capacity(i), 100u << i);
+        EXPECT_DOUBLE_EQ(f.stage_fpr(i), 0.01 * std::pow(0.85, double(i)));
+        EXPECT_EQ(f.stages()[i].params(), bb::Params::for_fpr(100u << i, f.stage_fpr(i)));
+    }
+    // Duplicates count against capacity (documented): the same key 500 times fills stages.
+    ScalableFilter g(small_params(100));
+    for (int i = 0; i < 500; ++i) g.insert(std::uint64_t{42});
+    EXPECT_EQ(g.stages().size(), 3u);
+    EXPECT_TRUE(g.contains(std::uint64_t{42}));
+}
+
+TEST(Scalable, CompoundFprStaysUnderTheBoundAt1000xTheInitialCapacity) {
+    const std::uint64_t n0 = 1000, n = 1000 * n0;
+    ScalableFilter f(small_params(n0));
+    const auto keys = bb::testing::random_keys(n, 3, 0);
+    const std::size_t step = n / 10;
+    const auto absent = bb::testing::random_keys(400000, 4, 1);
+    for (std::size_t done = 0; done < n; done += step) {
+        f.insert(std::span(keys).subspan(done, step));
+        ASSERT_EQ(f.count(std::span(keys).first(done + step)), done + step) << "false negatives at " << done + step;
+        const double measured = double(f.count(absent)) / double(absent.size());
+        const double predicted = f.predicted_fpr();
+        // The union bound of the stages' model FPRs is itself below p0 / (1 - r), and the
+        // measured rate is within 5 binomial sigmas (+10% model error) of it.
+        EXPECT_LE(predicted, f.fpr_bound());
+        const double sigma = std::sqrt(predicted * (1 - predicted) / double(absent.size()));
+        EXPECT_LE(measured, f.fpr_bound());
+        EXPECT_NEAR(measured, predicted, 5 * sigma + 0.1 * predicted) << "at " << done + step << " keys";
+    }
+    EXPECT_EQ(f.stages().size(), 10u);  // 1000 * (2^10 - 1) >= 1M
+    EXPECT_GT(f.size(), 999 * n0);
+}
+
+TEST(Scalable, KeyTypesAndBulkEqualSingle) {
+    ScalableFilter a(small_params(50)), b(small_params(50));
+    const auto keys = bb::testing::random_keys(700, 5, 0);
+    a.insert(keys);
+    for (auto k : keys) b.insert(k);
+    EXPECT_EQ(a, b);
+    std::vector<std::uint32_t> small{1, 2, 3};
+    std::vector<std::string_view> names{"x", "y"};
+    a.insert(small);
+    a.insert(names);
+    EXPECT_TRUE(a.contains(std::uint64_t{2}));
+    EXPECT_TRUE(a.contains(std::string_view("y")));
+    std::vector<std::uint8_t> out(3);
+    a.contains(std::span<const std::uint32_t>(small), out);
+    EXPECT_EQ(out, std::vector<std::uint8_t>(3, 1));
+    ScalableFilter c(small_params(50));
+    std::vector<std::uint64_t> hashes;
+    for (auto k : keys) hashes.push_back(bb::hash_key(c.hashing(), k));
+    c.insert_hashes(hashes);
+    EXPECT_EQ(c, b);
+    std::vector<std::uint8_t> hits(hashes.size());
+    c.contains_hashes(hashes, hits);
+    EXPECT_EQ(std::count(hits.begin(), hits.end(), 1), std::ptrdiff_t(hashes.size()));
+    a.set_backend(bb::Backend::scalar);
+    a.set_threads(1);
+    EXPECT_EQ(a.count(keys), keys.size());
+}
+
+TEST(Scalable, BadParamsThrow) {
+    EXPECT_THROW(ScalableFilter(small_params(0)), bb::Error);
+    EXPECT_THROW(ScalableFilter(small_params(10, 0.0)), bb::Error);
+    ScalableParams p = small_params(10);
+    p.growth = 0.5;
+    EXPECT_THROW(ScalableFilter{p}, bb::Error);
+    p = small_params(10);
+    p.tightening = 1.0;
+    EXPECT_THROW(ScalableFilter{p}, bb::Error);
+    ScalableParams flat = small_params(1);
+    flat.growth = 1;  // one key per stage: the 65th key needs a 65th stage
+    ScalableFilter full(flat);
+    const auto many = bb::testing::random_keys(65, 8, 0);
+    EXPECT_THROW(full.insert(many), bb::Error);
+    EXPECT_EQ(full.stages().size(), 64u);
+    EXPECT_EQ(full.count(std::span(many).first(64)), 64u);
+    ScalableFilter f(small_params(10));
+    std::vector<std::uint64_t> keys(3);
+    std::vector<std::uint8_t> out(4);
+    EXPECT_THROW(f.contains(keys, out), bb::Error);
+}
+
+TEST(Scalable, SaveLoadRoundTripAndCorruptFiles) {
+    ScalableParams p = small_params(64, 0.02);
+    p.growth = 3;
+    p.tightening = 0.5;
+    p.shape = bb::Shape::split256;
+    ScalableFilter f(p, {bb::HashKind::xxh3, 9});
+    f.insert(bb::testing::random_keys(1000, 6, 0));
+    ASSERT_EQ(f.stages().size(), 4u);  // 64 + 192 + 576 < 1000
+    std::stringstream s;
+    f.save(s);
+    const std::string good = s.str();
+    {
+        std::stringstream in(good);
+        const ScalableFilter back = ScalableFilter::load(in);
+        EXPECT_EQ(back, f);
+        EXPECT_EQ(back.params(), p);
+    }
+    auto expect_format_error = [&](std::string bytes, const std::string& needle) {
+        std::stringstream in(bytes);
+        try {
+            ScalableFilter::load(in);
+            ADD_FAILURE() << "loaded a bad file (expected '" << needle << "')";
+        } catch (const bb::FormatError& e) {
+            EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+        }
+    };
+    std::string bad = good;
+    bad[64 + 100] = static_cast<char>(bad[64 + 100] ^ 4);
+    expect_format_error(bad, "payload checksum");
+    expect_format_error(good.substr(0, good.size() - 3), "truncated payload");
+    std::stringstream plain;
+    bb::Filter(bb::Params::make(bb::Shape::word512, 3, 8)).save(plain);
+    expect_format_error(plain.str(), "holds a plain filter");
+    std::stringstream scalable_file(good);
+    EXPECT_THROW(bb::Filter::load(scalable_file), bb::FormatError);
+}
