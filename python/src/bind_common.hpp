@@ -1,0 +1,156 @@
+#pragma once
+// The parts of the Python API every filter type shares: batches and single keys, equality,
+// copies, bytes, files and pickling. Each def_* adds methods to a nb::class_<Locked<F>>.
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/filesystem.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/string_view.h>
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+
+#include "keys.hpp"
+#include "py_filter.hpp"
+#include "serialize.hpp"
+
+namespace batchbloom::python {
+
+// Batches up to this size run with the GIL held when the lock is free: releasing it costs
+// more than the work.
+inline constexpr std::size_t short_batch = 256;
+
+/// Params for n keys from exactly one of fpr and bits_per_key (`what` names the caller).
+inline Params sizing(const char* what, std::optional<std::uint64_t> n, std::optional<double> fpr,
+                     std::optional<double> bits_per_key, std::string_view shape) {
+    if (!n || fpr.has_value() == bits_per_key.has_value())
+        throw nb::type_error((std::string(what) + "() takes n= and one of fpr= or bits_per_key=; " + what +
+                              ".from_params() takes explicit parameters")
+                                 .c_str());
+    return fpr ? Params::for_fpr(*n, *fpr, parse_shape(shape))
+               : Params::for_bits_per_key(*n, *bits_per_key, parse_shape(shape));
+}
+
+inline Hashing hashing(std::string_view kind, std::uint64_t seed) { return {parse_hash_kind(kind), seed}; }
+
+using BoolArray = nb::ndarray<nb::numpy, bool, nb::ndim<1>>;
+
+template <class F>
+BoolArray contains_array(const Locked<F>& self, nb::handle keys) {
+    const KeyBatch batch = KeyBatch::from_python(keys);
+    const std::size_t n = batch.size();
+    auto out = std::make_unique<std::uint8_t[]>(n == 0 ? 1 : n);  // NumPy's bool is one byte, 0 or 1
+    read_locked(self, n <= short_batch, [&](const F& f) { contains(f, batch, out.get()); });
+    nb::capsule owner(out.get(), [](void* p) noexcept { delete[] static_cast<std::uint8_t*>(p); });
+    return BoolArray(out.release(), {n}, owner);
+}
+
+/// insert, add, contains, count, `in`.
+template <class F>
+void def_keys(nb::class_<Locked<F>>& cls) {
+    using L = Locked<F>;
+    cls.def(
+           "insert",
+           [](L& self, nb::handle keys) {
+               const KeyBatch batch = KeyBatch::from_python(keys);
+               write_locked(self, batch.size() <= short_batch, [&](F& f) { insert(f, batch); });
+           },
+           nb::arg("keys"),
+           "Inserts a batch of keys: a NumPy uint64/int64/uint32/int32 array (read in place), an\n"
+           "Arrow integer, string or binary array, or an iterable of ints, bytes or str.")
+        .def(
+            "add",
+            [](L& self, nb::handle key) {
+                const Key k = key_from_python(key);
+                write_locked(self, true, [&](F& f) { std::visit([&](auto v) { f.insert(v); }, k); });
+            },
+            nb::arg("key"), "Inserts one key (int, bytes or str).")
+        .def("contains", &contains_array<F>, nb::arg("keys"),
+             "A NumPy bool array: True where the key may be present, False where it is certainly absent.")
+        .def(
+            "count",
+            [](const L& self, nb::handle keys) {
+                const KeyBatch batch = KeyBatch::from_python(keys);
+                return read_locked(self, batch.size() <= short_batch, [&](const F& f) { return count(f, batch); });
+            },
+            nb::arg("keys"), "Number of keys in the batch that may be present.")
+        .def(
+            "__contains__",
+            [](const L& self, nb::handle key) {
+                const Key k = key_from_python(key);
+                return read_locked(self, true, [&](const F& f) { return std::visit([&](auto v) { return f.contains(v); }, k); });
+            },
+            nb::arg("key"));
+}
+
+// Failures of file operations that are not about the file's content are OSErrors.
+template <class Fn>
+auto file_op(Fn&& fn) {
+    try {
+        return fn();
+    } catch (const FormatError&) {
+        throw;
+    } catch (const Error& e) {
+        PyErr_SetString(PyExc_OSError, e.what());
+        throw nb::python_error();
+    }
+}
+
+template <class F>
+Locked<F> copy_of(const Locked<F>& self) {
+    return read_locked(self, false, [](const F& f) { return Locked<F>(f); });
+}
+
+template <class F>
+nb::bytes locked_bytes(const Locked<F>& self) {
+    std::shared_lock lock(self.mutex, std::defer_lock);
+    {
+        nb::gil_scoped_release release;  // a writer may hold the lock for a long batch
+        lock.lock();
+    }
+    return to_bytes(self.filter);
+}
+
+/// ==, !=, copies, to_bytes/from_bytes, save/load, pickling; unhashable (mutable).
+template <class F>
+void def_value(nb::class_<Locked<F>>& cls) {
+    using L = Locked<F>;
+    cls.def(
+           "__eq__",
+           [](const L& a, const L& b) { return pair_locked<std::shared_lock>(a, b, [](const F& x, const F& y) { return x == y; }); },
+           nb::is_operator())
+        .def(
+            "__ne__",
+            [](const L& a, const L& b) { return pair_locked<std::shared_lock>(a, b, [](const F& x, const F& y) { return !(x == y); }); },
+            nb::is_operator())
+        .def("copy", &copy_of<F>, "An independent copy.")
+        .def("__copy__", &copy_of<F>)
+        .def("__deepcopy__", [](const L& self, nb::handle) { return copy_of(self); }, nb::arg("memo"))
+        .def("to_bytes", &locked_bytes<F>, "The filter in its file format (what save() writes).")
+        .def_static("from_bytes", [](nb::handle data) { return L(from_bytes<F>(data)); }, nb::arg("data"),
+                    "A filter from to_bytes() output or a saved file's contents (any bytes-like object).\n"
+                    "Raises FormatError if it is not exactly one valid filter.")
+        .def(
+            "save",
+            [](const L& self, const std::filesystem::path& path) {
+                file_op([&] { read_locked(self, false, [&](const F& f) { f.save(path); }); });
+            },
+            nb::arg("path"), "Writes the filter to path atomically (a temporary file, then rename).")
+        .def_static(
+            "load",
+            [](const std::filesystem::path& path) {
+                return file_op([&] {
+                    nb::gil_scoped_release release;
+                    return L(F::load(path));
+                });
+            },
+            nb::arg("path"), "Reads a saved filter; FormatError if it is corrupt, OSError if unreadable.")
+        .def("__getstate__", &locked_bytes<F>)
+        .def("__setstate__", [](L* self, nb::handle state) { new (self) L(from_bytes<F>(state)); });
+    cls.attr("__hash__") = nb::none();
+}
+
+}  // namespace batchbloom::python

@@ -1,0 +1,127 @@
+// batchbloom.Filter: the blocked Bloom filter, with bulk calls that release the GIL.
+#include <string>
+
+#include "bind_common.hpp"
+
+namespace batchbloom::python {
+
+namespace {
+
+using namespace nb::literals;
+
+PyFilter make(const Params& params, std::string_view hash, std::uint64_t seed, std::string_view backend,
+              unsigned threads) {
+    Filter f(params, hashing(hash, seed), parse_backend(backend));
+    f.set_threads(threads);
+    return PyFilter(std::move(f));
+}
+
+std::string repr(const PyFilter& self) {
+    const Filter& f = self.filter;
+    return "batchbloom.Filter(shape='" + std::string(to_string(f.params().shape)) +
+           "', blocks=" + std::to_string(f.params().blocks) + ", k=" + std::to_string(f.params().k) + ", hash='" +
+           std::string(to_string(f.hashing().kind)) + "', seed=" + std::to_string(f.hashing().seed) + ", backend='" +
+           std::string(to_string(f.backend())) + "')";
+}
+
+template <class Op>
+nb::object in_place(nb::handle self_obj, const PyFilter& other, Op op) {
+    auto& self = nb::cast<PyFilter&>(self_obj);
+    pair_locked<std::unique_lock>(self, other, [&](Filter& a, const Filter& b) { op(a, b); });
+    return nb::borrow(self_obj);
+}
+
+template <class Op>
+PyFilter combined(const PyFilter& a, const PyFilter& b, Op op) {
+    return pair_locked<std::shared_lock>(a, b, [&](const Filter& x, const Filter& y) { return PyFilter(op(x, y)); });
+}
+
+}  // namespace
+
+void bind_filter(nb::module_& m) {
+    auto cls = nb::class_<PyFilter>(m, "Filter",
+                                    "A blocked Bloom filter, built and probed in batches.\n\n"
+                                    "Bulk calls (insert, contains, count) release the GIL and run on every\n"
+                                    "core unless threads= says otherwise; one filter may be shared by Python\n"
+                                    "threads (writers exclude readers). Results never depend on the engine or\n"
+                                    "thread count.");
+    cls.def(
+           "__init__",
+           [](PyFilter* self, std::optional<std::uint64_t> n, std::optional<double> fpr, std::optional<double> bpk,
+              std::string_view shape, std::string_view hash, std::uint64_t seed, std::string_view backend,
+              unsigned threads) { new (self) PyFilter(make(sizing("Filter", n, fpr, bpk, shape), hash, seed, backend, threads)); },
+           "n"_a = nb::none(), "fpr"_a = nb::none(), nb::kw_only(), "bits_per_key"_a = nb::none(),
+           "shape"_a = "word512", "hash"_a = "xxh3", "seed"_a = 0, "backend"_a = "auto", "threads"_a = 0,
+           "An empty filter sized for n distinct keys at false-positive rate fpr (or bits_per_key\n"
+           "bits per key). shape: 'word512' (default), 'split256' or 'line512'; hash: 'xxh3' or\n"
+           "'murmur3' with seed; backend: 'auto' or one of available_backends(); threads: 0 = all cores.")
+        .def_static(
+            "from_params",
+            [](const Params& p, std::string_view hash, std::uint64_t seed, std::string_view backend, unsigned threads) {
+                return make(p, hash, seed, backend, threads);
+            },
+            "params"_a, nb::kw_only(), "hash"_a = "xxh3", "seed"_a = 0, "backend"_a = "auto", "threads"_a = 0,
+            "An empty filter with explicit Params.")
+        .def("clear", [](PyFilter& self) { write_locked(self, false, [](Filter& f) { f.clear(); }); },
+             "Sets every bit to zero.")
+        .def("fill_ratio",
+             [](const PyFilter& self) { return read_locked(self, false, [](const Filter& f) { return f.fill_ratio(); }); },
+             "Fraction of bits set.")
+        .def("current_fpr",
+             [](const PyFilter& self) { return read_locked(self, false, [](const Filter& f) { return f.current_fpr(); }); },
+             "False-positive rate of a random absent key against the bits as they are now.")
+        .def("estimated_cardinality",
+             [](const PyFilter& self) {
+                 return read_locked(self, false, [](const Filter& f) { return f.estimated_cardinality(); });
+             },
+             "Number of distinct keys inserted, estimated from the fill (Swamidass & Baldi).")
+        .def_prop_ro("params", [](const PyFilter& self) { return self.filter.params(); }, "The filter's Params.")
+        .def_prop_ro("shape", [](const PyFilter& self) { return std::string(to_string(self.filter.params().shape)); })
+        .def_prop_ro("blocks", [](const PyFilter& self) { return self.filter.params().blocks; })
+        .def_prop_ro("k", [](const PyFilter& self) { return self.filter.params().k; })
+        .def_prop_ro("bits", [](const PyFilter& self) { return self.filter.params().bits(); })
+        .def_prop_ro("nbytes", [](const PyFilter& self) { return self.filter.params().bytes(); },
+                     "Size of the bit array in bytes.")
+        .def_prop_ro("hash_kind", [](const PyFilter& self) { return std::string(to_string(self.filter.hashing().kind)); },
+                     "'xxh3' or 'murmur3'.")
+        .def_prop_ro("seed", [](const PyFilter& self) { return self.filter.hashing().seed; })
+        .def_prop_rw(
+            "backend", [](const PyFilter& self) { return std::string(to_string(self.filter.backend())); },
+            [](PyFilter& self, std::string_view name) {
+                const Backend b = parse_backend(name);
+                write_locked(self, true, [&](Filter& f) { f.set_backend(b); });
+            },
+            "Engine of the bulk calls: 'auto' (resolved on each call) or an engine name. Not part of\n"
+            "the filter's value: not saved, pickled or compared.")
+        .def_prop_rw(
+            "threads", [](const PyFilter& self) { return self.filter.threads(); },
+            [](PyFilter& self, unsigned t) { write_locked(self, true, [&](Filter& f) { f.set_threads(t); }); },
+            "Threads of the bulk calls; 0 = every core.")
+        .def("compatible", [](const PyFilter& self, const PyFilter& other) { return self.filter.compatible(other.filter); },
+             "other"_a, "Whether |, & and the Jaccard estimate are defined for the two filters.")
+        .def("fold",
+             [](const PyFilter& self) {
+                 return read_locked(self, false, [](const Filter& f) { return PyFilter(f.fold()); });
+             },
+             "A filter of half the blocks holding the same keys (needs an even block count).")
+        .def("__or__", [](const PyFilter& a, const PyFilter& b) { return combined(a, b, [](const Filter& x, const Filter& y) { return x | y; }); },
+             nb::is_operator(), "The union: bit for bit the filter of both key sets.")
+        .def("__and__", [](const PyFilter& a, const PyFilter& b) { return combined(a, b, [](const Filter& x, const Filter& y) { return x & y; }); },
+             nb::is_operator(), "Bitwise AND: holds the common keys, with a higher FPR than a filter of them.")
+        .def("__ior__", [](nb::handle a, const PyFilter& b) { return in_place(a, b, [](Filter& x, const Filter& y) { x |= y; }); },
+             nb::is_operator())
+        .def("__iand__", [](nb::handle a, const PyFilter& b) { return in_place(a, b, [](Filter& x, const Filter& y) { x &= y; }); },
+             nb::is_operator())
+        .def("__repr__", &repr);
+    def_keys(cls);
+    def_value(cls);
+
+    m.def(
+        "estimated_jaccard",
+        [](const PyFilter& a, const PyFilter& b) {
+            return pair_locked<std::shared_lock>(a, b, [](const Filter& x, const Filter& y) { return estimated_jaccard(x, y); });
+        },
+        "a"_a, "b"_a, "Jaccard similarity of the key sets behind two compatible filters, estimated from their fills.");
+}
+
+}  // namespace batchbloom::python

@@ -1,0 +1,66 @@
+// batchbloom.Params: the shape, block count and k of a filter, and the sizing functions.
+#include <batchbloom/params.hpp>
+
+#include <nanobind/operators.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/string_view.h>
+#include <nanobind/stl/tuple.h>
+
+#include <string>
+
+#include "py_filter.hpp"
+
+namespace batchbloom::python {
+
+namespace {
+
+std::string repr(const Params& p) {
+    return "batchbloom.Params(shape='" + std::string(to_string(p.shape)) + "', blocks=" + std::to_string(p.blocks) +
+           ", k=" + std::to_string(p.k) + ")";
+}
+
+}  // namespace
+
+void bind_params(nb::module_& m) {
+    nb::class_<Params>(m, "Params",
+                       "Shape, block count and bits set per key (k) of a blocked Bloom filter. Immutable.")
+        .def(
+            "__init__",
+            [](Params* self, std::string_view shape, std::uint64_t blocks, unsigned k) {
+                new (self) Params(Params::make(parse_shape(shape), blocks, k));
+            },
+            nb::arg("shape"), nb::arg("blocks"), nb::arg("k"),
+            "Explicit parameters, validated (ValueError names the first invalid one).")
+        .def_static(
+            "for_fpr",
+            [](std::uint64_t n, double fpr, std::string_view shape) { return Params::for_fpr(n, fpr, parse_shape(shape)); },
+            nb::arg("n"), nb::arg("fpr"), nb::arg("shape") = "word512",
+            "The smallest filter whose predicted false-positive rate for n distinct keys is <= fpr\n"
+            "(the blocked-filter model of Putze, Sanders and Singler), with the best k.")
+        .def_static(
+            "for_bits_per_key",
+            [](std::uint64_t n, double bits_per_key, std::string_view shape) {
+                return Params::for_bits_per_key(n, bits_per_key, parse_shape(shape));
+            },
+            nb::arg("n"), nb::arg("bits_per_key"), nb::arg("shape") = "word512",
+            "ceil(n * bits_per_key / block bits) blocks, with the k that minimises the predicted FPR.")
+        .def_prop_ro("shape", [](const Params& p) { return std::string(to_string(p.shape)); },
+                     "'split256', 'word512' or 'line512'.")
+        .def_ro("blocks", &Params::blocks, "Number of blocks.")
+        .def_ro("k", &Params::k, "Bits set per key.")
+        .def_prop_ro("block_bytes", &Params::block_bytes, "Bytes per block (32 or 64).")
+        .def_prop_ro("nbytes", &Params::bytes, "Size of the bit array in bytes.")
+        .def_prop_ro("bits", &Params::bits, "Size of the bit array in bits.")
+        .def("predicted_fpr", [](const Params& p, std::uint64_t n) { return predicted_fpr(p, n); }, nb::arg("n"),
+             "Predicted false-positive rate after n distinct keys.")
+        .def(nb::self == nb::self)
+        .def("__hash__",
+             [](const Params& p) { return nb::hash(nb::make_tuple(std::string(to_string(p.shape)), p.blocks, p.k)); })
+        .def("__repr__", &repr)
+        .def("__getstate__", [](const Params& p) { return std::make_tuple(std::string(to_string(p.shape)), p.blocks, p.k); })
+        .def("__setstate__", [](Params* self, const std::tuple<std::string, std::uint64_t, unsigned>& s) {
+            new (self) Params(Params::make(parse_shape(std::get<0>(s)), std::get<1>(s), std::get<2>(s)));
+        });
+}
+
+}  // namespace batchbloom::python

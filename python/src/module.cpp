@@ -1,0 +1,34 @@
+// The extension module batchbloom._core; the package batchbloom re-exports it.
+#include <batchbloom/backend.hpp>
+#include <batchbloom/error.hpp>
+
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/string_view.h>
+#include <nanobind/stl/vector.h>
+
+#include <string>
+
+#include "py_filter.hpp"
+
+NB_MODULE(_core, m) {
+    namespace bb = batchbloom;
+    namespace nb = nanobind;
+    m.doc() = "Blocked Bloom filters built and probed in batches (C++ core of the batchbloom package).";
+    m.attr("__version__") = BATCHBLOOM_VERSION;
+
+    // batchbloom::Error -> batchbloom.Error (a ValueError); FormatError -> its subclass.
+    // nanobind tries the most recently registered translator first, so the subclass goes second.
+    static nb::exception<bb::Error> error(m, "Error", PyExc_ValueError);
+    static nb::exception<bb::FormatError> format_error(m, "FormatError", error);
+
+    m.def("available_backends", &bb::available_backends, "Names of the engines usable on this machine, best first.");
+    m.def(
+        "resolve_backend", [](std::string_view name) { return std::string(bb::to_string(bb::resolve_backend(bb::parse_backend(name)))); },
+        nb::arg("name") = "auto",
+        "The engine `name` runs on here ('auto': BATCHBLOOM_BACKEND if set, else the best one).");
+
+    batchbloom::python::bind_params(m);
+    batchbloom::python::bind_filter(m);
+    batchbloom::python::bind_counting(m);
+    batchbloom::python::bind_scalable(m);
+}

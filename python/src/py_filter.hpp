@@ -1,0 +1,78 @@
+#pragma once
+// The Python-side filter: a batchbloom filter plus the lock that makes one filter safe to
+// share between Python threads. Bulk calls run with the GIL released, and the engines' inserts
+// use plain (non-atomic) stores, so writers (insert, |=, &=, clear, set_backend) take the lock
+// exclusively and readers (contains, count, save, |) share it.
+#include <batchbloom/filter.hpp>
+
+#include <nanobind/nanobind.h>
+
+#include <mutex>
+#include <shared_mutex>
+#include <utility>
+
+namespace batchbloom::python {
+
+namespace nb = nanobind;
+
+template <class F>
+struct Locked {
+    explicit Locked(F f) : filter(std::move(f)) {}
+    Locked(Locked&& other) noexcept : filter(std::move(other.filter)) {}
+
+    F filter;
+    mutable std::shared_mutex mutex;
+};
+
+using PyFilter = Locked<Filter>;
+
+/// Runs fn(filter) under a shared lock. The GIL is released first unless the lock is free at
+/// once and the call is short (single keys), so a long writer never stalls other Python threads.
+template <class F, class Fn>
+auto read_locked(const Locked<F>& self, bool short_call, Fn&& fn) {
+    if (short_call) {
+        std::shared_lock lock(self.mutex, std::try_to_lock);
+        if (lock.owns_lock()) return fn(self.filter);
+    }
+    nb::gil_scoped_release release;
+    std::shared_lock lock(self.mutex);
+    return fn(self.filter);
+}
+
+/// Runs fn(filter) under the exclusive lock; same GIL rule as read_locked.
+template <class F, class Fn>
+auto write_locked(Locked<F>& self, bool short_call, Fn&& fn) {
+    if (short_call) {
+        std::unique_lock lock(self.mutex, std::try_to_lock);
+        if (lock.owns_lock()) return fn(self.filter);
+    }
+    nb::gil_scoped_release release;
+    std::unique_lock lock(self.mutex);
+    return fn(self.filter);
+}
+
+/// Runs fn(a.filter, b.filter) with `a` locked as Lock and `b` shared, the two locks taken in
+/// address order so that a |= b and b |= a in two threads cannot deadlock. GIL released.
+template <template <class> class Lock, class A, class F, class Fn>
+auto pair_locked(A& a, const Locked<F>& b, Fn&& fn) {
+    nb::gil_scoped_release release;
+    if (static_cast<const void*>(&a) == static_cast<const void*>(&b)) {
+        Lock<std::shared_mutex> lock(a.mutex);
+        return fn(a.filter, b.filter);
+    }
+    if (static_cast<const void*>(&a) < static_cast<const void*>(&b)) {
+        Lock<std::shared_mutex> la(a.mutex);
+        std::shared_lock lb(b.mutex);
+        return fn(a.filter, b.filter);
+    }
+    std::shared_lock lb(b.mutex);
+    Lock<std::shared_mutex> la(a.mutex);
+    return fn(a.filter, b.filter);
+}
+
+void bind_params(nb::module_& m);
+void bind_filter(nb::module_& m);
+void bind_counting(nb::module_& m);
+void bind_scalable(nb::module_& m);
+
+}  // namespace batchbloom::python

@@ -1,0 +1,57 @@
+"""ScalableFilter: grows by stages, keeps every key, and its FPR stays under the bound."""
+import pickle
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+import batchbloom
+
+
+def test_grows_and_keeps_every_key(keys, rng):
+    s = batchbloom.ScalableFilter(1000, 0.01, growth=2, tightening=0.5)
+    for part in np.array_split(keys, 7):
+        s.insert(part)
+    assert s.contains(keys).all() and s.count(keys) == keys.size
+    assert s.inserted == keys.size and sum(s.stage_sizes) == keys.size
+    stages = s.stages()
+    assert len(stages) == len(s.stage_sizes) > 3
+    assert all(isinstance(f, batchbloom.Filter) for f in stages)
+    assert s.nbytes == sum(f.nbytes for f in stages)
+    assert s.fpr_bound() == pytest.approx(0.02)
+    absent = np.setdiff1d(rng.integers(0, 2**64, size=100_000, dtype=np.uint64), keys)
+    assert s.count(absent) / absent.size < s.fpr_bound()
+    assert s.predicted_fpr() < s.fpr_bound()
+
+
+def test_key_types_and_single_keys():
+    s = batchbloom.ScalableFilter(10)
+    s.insert(pa.array(["x", "y"], pa.large_string()))
+    s.insert(np.array([3, -4], dtype=np.int32))
+    s.add(b"z")
+    assert s.contains(["x", "y", "z"]).all() and -4 in s and 3 in s and np.int64(-4) in s
+    assert s.count(pa.array([b"x", b"q"])) in (1, 2)
+    assert s.inserted == 5
+
+
+def test_value_semantics(tmp_path, keys):
+    s = batchbloom.ScalableFilter(500, 0.01, shape="split256", hash="murmur3", seed=3)
+    s.insert(keys[:3000])
+    assert pickle.loads(pickle.dumps(s)) == s
+    assert batchbloom.ScalableFilter.from_bytes(s.to_bytes()) == s
+    s.save(tmp_path / "s.bbf")
+    assert batchbloom.ScalableFilter.load(tmp_path / "s.bbf") == s
+    t = s.copy()
+    t.insert(keys[3000:3100])
+    assert t != s and s.inserted == 3000
+    with pytest.raises(batchbloom.FormatError, match="scalable"):
+        batchbloom.Filter.from_bytes(s.to_bytes())
+
+
+@pytest.mark.parametrize(
+    "kwargs", [dict(initial_capacity=0), dict(initial_capacity=10, fpr=1.5), dict(initial_capacity=10, tightening=1.0),
+               dict(initial_capacity=10, growth=0.5)]
+)
+def test_bad_params(kwargs):
+    with pytest.raises(batchbloom.Error):
+        batchbloom.ScalableFilter(**kwargs)

@@ -1,0 +1,38 @@
+"""The type stubs describe what the module really has."""
+import ast
+import inspect
+from pathlib import Path
+
+import batchbloom
+
+STUB = Path(batchbloom.__file__).with_name("__init__.pyi")
+
+
+def stub_names():
+    tree = ast.parse(STUB.read_text())
+    top, members = set(), {}
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            top.add(node.name)
+        if isinstance(node, ast.ClassDef):
+            members[node.name] = {n.name for n in node.body if isinstance(n, ast.FunctionDef)}
+        if isinstance(node, ast.AnnAssign):
+            top.add(node.target.id)
+    return top, members
+
+
+def test_stubs_cover_the_public_api():
+    top, members = stub_names()
+    assert set(batchbloom.__all__) <= top
+    for cls in ("Filter", "Params", "CountingFilter", "ScalableFilter"):
+        public = {n for n, _ in inspect.getmembers(getattr(batchbloom, cls)) if not n.startswith("_")}
+        assert public == {n for n in members[cls] if not n.startswith("_")}, cls
+
+
+def test_everything_public_has_a_docstring():
+    for name in ("Filter", "Params", "available_backends", "resolve_backend", "estimated_jaccard"):
+        assert getattr(batchbloom, name).__doc__
+    for name in ("insert", "contains", "count", "to_bytes", "from_bytes", "save", "load", "fold"):
+        assert getattr(batchbloom.Filter, name).__doc__
+    for cls in (batchbloom.CountingFilter, batchbloom.ScalableFilter):
+        assert cls.__doc__ and cls.insert.__doc__ and cls.contains.__doc__
