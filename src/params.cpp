@@ -60,20 +60,82 @@ double mixture(std::uint64_t n, std::uint64_t blocks, F&& f) {
 
     double wsum = 1.0, fsum = f(mode);
     double w = 1.0;
+    // Terms below 1e-17 of the sum cannot change a double result; f <= 1, so neither can their f.
     for (double i = mode; i < hi; i += 1.0) {
         w *= (nd - i) / (i + 1.0) * odds;
-        if (w < 1e-300) break;
+        if (w < 1e-17 * wsum) break;
         wsum += w;
         fsum += w * f(i + 1.0);
     }
     w = 1.0;
     for (double i = mode; i > lo; i -= 1.0) {
         w *= i / (nd - i + 1.0) / odds;
-        if (w < 1e-300) break;
+        if (w < 1e-17 * wsum) break;
         wsum += w;
         fsum += w * f(i - 1.0);
     }
     return fsum / wsum;
+}
+
+// The fewest blocks b with fpr_of(b) <= target, or 0 if even max_blocks is not enough; fpr_of
+// falls as b grows. A bracket grown from `guess`, then regula falsi on log FPR over log blocks
+// (Illinois variant, with a bisection step whenever interpolation stops halving the bracket):
+// the model costs a few hundred special functions per call, and this needs ~6 calls per k
+// where bisection needed ~15.
+template <class Fpr>
+std::uint64_t fewest_blocks(std::uint64_t guess, Fpr&& fpr_of, double target) {
+    const double log_target = std::log(target);
+    std::uint64_t hi = guess, lo = 0;  // lo = 0: no block count known not to fit yet
+    double f_hi = fpr_of(hi), g_lo = 0.0;
+    while (!(f_hi <= target)) {
+        if (hi == layout::max_blocks) return 0;
+        lo = hi, g_lo = std::log(f_hi) - log_target;
+        hi = std::min(hi * 2, layout::max_blocks);
+        f_hi = fpr_of(hi);
+    }
+    if (lo == 0) {  // the guess fits: walk down to a count that does not
+        for (;;) {
+            if (hi == 1) return 1;
+            const std::uint64_t down = hi / 2;
+            const double f = fpr_of(down);
+            if (!(f <= target)) {
+                lo = down, g_lo = std::log(f) - log_target;
+                break;
+            }
+            hi = down, f_hi = f;
+        }
+    }
+    double g_hi = std::log(f_hi) - log_target;  // <= 0 (up to rounding); g_lo > 0
+    int side = 0;                               // which end moved last (+1 lo, -1 hi)
+    while (hi - lo > 1) {
+        const std::uint64_t width = hi - lo;
+        std::uint64_t mid = lo + width / 2;
+        if (std::isfinite(g_lo) && std::isfinite(g_hi) && g_lo > g_hi) {
+            const double t = g_lo / (g_lo - g_hi);
+            const double x = std::exp(std::log(double(lo)) + t * (std::log(double(hi)) - std::log(double(lo))));
+            mid = std::clamp<std::uint64_t>(static_cast<std::uint64_t>(std::llround(x)), lo + 1, hi - 1);
+        }
+        const double f = fpr_of(mid);
+        const double g = std::log(f) - log_target;
+        if (f <= target) {
+            hi = mid, g_hi = g;
+            if (side == -1) g_lo /= 2;  // Illinois: the end that stays put loses weight
+            side = -1;
+        } else {
+            lo = mid, g_lo = g;
+            if (side == 1) g_hi /= 2;
+            side = 1;
+        }
+        if (hi - lo > width / 2) {  // interpolation crawled: bisect once
+            const std::uint64_t m = lo + (hi - lo) / 2;
+            if (m == lo) break;
+            const double fm = fpr_of(m);
+            if (fm <= target) hi = m, g_hi = std::log(fm) - log_target;
+            else lo = m, g_lo = std::log(fm) - log_target;
+            side = 0;
+        }
+    }
+    return hi;
 }
 
 void check_n(std::uint64_t n) {
@@ -156,24 +218,25 @@ Params Params::for_fpr(std::uint64_t n, double fpr, Shape shape) {
 
     Params best{};
     double best_fpr = 1.0;
-    for (unsigned k = 1; k <= layout::max_k; ++k) {
-        auto fits = [&](std::uint64_t b) { return predicted_fpr(Params{shape, b, k}, n) <= fpr; };
-        // Grow an upper bound from the classic estimate, then bisect for the fewest blocks.
+    unsigned worse_in_a_row = 0;
+    // The blocks needed fall with k up to the optimum and rise after it; three larger answers
+    // in a row past the best end the search.
+    for (unsigned k = 1; k <= layout::max_k && worse_in_a_row < 3; ++k) {
+        // Grow an upper bound from the classic estimate, then search for the fewest blocks.
         const double classic_bits = double(n) * -std::log(fpr) / (std::log(2.0) * std::log(2.0));
         std::uint64_t hi = std::clamp<std::uint64_t>(
             static_cast<std::uint64_t>(std::min(classic_bits / block_bits, double(layout::max_blocks))), 1,
             layout::max_blocks);
-        while (!fits(hi) && hi < layout::max_blocks) hi = std::min(hi * 2, layout::max_blocks);
-        if (!fits(hi)) continue;
-        std::uint64_t lo = 0;  // lo never fits (0 blocks), hi fits
-        while (hi - lo > 1) {
-            const std::uint64_t mid = lo + (hi - lo) / 2;
-            (fits(mid) ? hi : lo) = mid;
-        }
+        const std::uint64_t lo_hi = fewest_blocks(hi, [&](std::uint64_t b) { return predicted_fpr(Params{shape, b, k}, n); },
+                                                  fpr);
+        if (lo_hi == 0) continue;
+        hi = lo_hi;
         const Params cand{shape, hi, k};
         const double f = predicted_fpr(cand, n);
         if (best.k == 0 || cand.blocks < best.blocks || (cand.blocks == best.blocks && f < best_fpr))
-            best = cand, best_fpr = f;
+            best = cand, best_fpr = f, worse_in_a_row = 0;
+        else if (cand.blocks > best.blocks)
+            ++worse_in_a_row;
     }
     if (best.k == 0)
         throw Error(std::to_string(n) + " keys at FPR " + fmt(fpr) +
