@@ -22,7 +22,7 @@
 #include "bench_report.hpp"
 #include "bench_runner.hpp"
 #include "bench_workload.hpp"
-#include "bench_classic.hpp"
+#include "bench_filter_types.hpp"
 #include "commands.hpp"
 #include "common_options.hpp"
 #include "memory_limit.hpp"
@@ -325,7 +325,7 @@ int run_bench(const ParsedArgs& args) {
     std::fflush(stdout);
 
     std::vector<BenchResult> results;
-    std::vector<ClassicBenchRow> classic_rows;
+    std::vector<FilterTypeBenchRow> type_rows;
     std::vector<std::string> problems;
     std::vector<std::string> notes;
     for (std::size_t s = 0; s < sizes.size(); ++s) {
@@ -364,11 +364,11 @@ int run_bench(const ParsedArgs& args) {
                 results.push_back(r);
             }
         }
-        for (const auto& c : run_classic_bench(work, sizing, static_cast<unsigned>(repeat))) {
+        for (const auto& c : run_filter_types_bench(work, sizing, static_cast<unsigned>(repeat))) {
             if (c.false_negatives != 0)
                 problems.push_back(c.engine + " (" + std::to_string(keys) + " keys): " +
                                    std::to_string(c.false_negatives) + " false negatives");
-            classic_rows.push_back(c);
+            type_rows.push_back(c);
         }
         // Every run of a size gives the same answers, so one FPR check per size: more than six
         // standard deviations (and 10%) away from the model is worth a note, not a failure.
@@ -382,7 +382,7 @@ int run_bench(const ParsedArgs& args) {
 
     std::printf("# probe/limit = 50%%-hit probe rate / the single-thread limit in the last row\n");
     print_bench_table(stdout, bench_columns(limit), results, &limit);
-    print_classic_table(stdout, classic_rows);
+    print_filter_types_table(stdout, type_rows);
     for (const auto& n : notes) std::printf("# note: %s\n", n.c_str());
     std::fflush(stdout);
     if (!problems.empty()) {
