@@ -279,6 +279,10 @@ section_bench() {
         done
     done
     expect_contains bench.out '^random 64B line reads \(prefetched\) +[0-9.]+ +[0-9.]+ +1\.00$'
+    # The other filter types' rows: same keys, a plausible FPR, the counting filter at 4x the bits.
+    for t in "classic scalar" "counting scalar" "scalable [a-z0-9]+"; do
+        expect_contains bench.out "^$t +200000 +[0-9.]+ +([0-9]+|-)( +[0-9.]+){3} +[0-9.]+e-0[1-3] +[0-9.]+e-0[1-3]$"
+    done
     expect_contains bench.out '^# limit: .*Mlines/s by prefetch distance 8: [0-9.]+, 16: [0-9.]+, 32: [0-9.]+, 64: [0-9.]+$'
     "$PY" - r.json "$engines" <<'PYEOF' || fail "bench --json: $(cat r.json)"
 import json, sys
