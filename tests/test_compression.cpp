@@ -100,6 +100,19 @@ TEST(Compression, TwoCompressedFiltersInOneStreamLoadInTurn) {
     EXPECT_EQ(Filter::load(s), a);
 }
 
+TEST(Compression, UltraLevelsLoadToo) {
+    const Filter f = filled(Params::for_bits_per_key(400'000, 10), 40'000, 10);
+    for (int level : {20, 22}) EXPECT_EQ(load_from_string(save_to_string(f, SaveOptions{Compression::zstd, level})), f);
+}
+
+// Found by the fuzzer: a 30-byte frame whose header asks for a 64 MiB window made the decoder
+// allocate it before reading anything. Windows beyond 8 MiB are refused.
+TEST(Compression, FrameAskingForAHugeWindowIsRejectedBeforeAllocating) {
+    const unsigned char frame[] = {0x28, 0xb5, 0x2f, 0xfd, 0x0,  0x80, 0x91, 0x0, 0x0, 0xc1, 0xff, 0xff, 0x41, 0xff, 0x0,
+                                   0x0,  0x64, 0x0,  0x0,  0x0,  0x8e, 0x3,  0x0, 0x0, 0x0,  0x0,  0x0,  0x0,  0x0,  0x0};
+    EXPECT_THROW(load_from_string(std::string(reinterpret_cast<const char*>(frame), sizeof frame)), FormatError);
+}
+
 TEST(Compression, InvalidLevelIsAnError) {
     const Filter f(Params::for_bits_per_key(100, 10));
     std::ostringstream out;
