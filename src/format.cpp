@@ -43,13 +43,7 @@ namespace batchbloom {
 
 namespace {
 
-using io::format_version;
-using io::get;
-using io::Header;
-using io::header_size;
-using io::magic;
-using io::put;
-using io::read_up_to;
+using namespace io;  // the header layout shared by every file kind
 constexpr std::uint8_t kind_blocked_bloom = 1;
 
 Header make_header(const Params& p, const Hashing& hashing, std::uint64_t payload_hash) {
@@ -75,17 +69,7 @@ struct Parsed {
 };
 
 Parsed parse_header(const Header& h, std::size_t got) {
-    if (got == 0) throw FormatError("empty input: not a batchbloom filter");
-    if (std::memcmp(h.data(), magic.data(), std::min(got, magic.size())) != 0)
-        throw FormatError("not a batchbloom filter (bad magic)");
-    if (got < header_size)
-        throw FormatError("truncated header: " + std::to_string(got) + " of " + std::to_string(header_size) +
-                          " bytes");
-    if (const auto v = get<std::uint16_t>(h, 8); v != format_version)
-        throw FormatError("unsupported format version " + std::to_string(v) + " (this build reads version " +
-                          std::to_string(format_version) + ")");
-    if (get<std::uint64_t>(h, 56) != xxh3_64(h.data(), 56, 0))
-        throw FormatError("corrupt header: header checksum mismatch");
+    check_header(h, got);
     if (const auto kind = get<std::uint8_t>(h, 10); kind != kind_blocked_bloom) {
         const auto name = to_string(static_cast<FileKind>(kind));  // the other kinds' files (file_kind.hpp)
         if (name != "unknown")

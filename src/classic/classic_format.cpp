@@ -42,13 +42,7 @@ namespace batchbloom {
 
 namespace {
 
-using io::format_version;
-using io::get;
-using io::Header;
-using io::header_size;
-using io::magic;
-using io::put;
-using io::read_up_to;
+using namespace io;  // the header layout shared by every file kind
 constexpr auto kind_classic = static_cast<std::uint8_t>(FileKind::classic);
 
 // n words, byte-swapped if big-endian; the vector grows only as data arrives.
@@ -107,16 +101,7 @@ Header make_header(const ClassicFilter& f) {
 
 ClassicFilter load_batchbloom(std::istream& in) {
     Header hd{};
-    const std::size_t got = read_up_to(in, hd.data(), header_size);
-    if (got == 0) throw FormatError("empty input: not a classic filter");
-    if (std::memcmp(hd.data(), magic.data(), std::min(got, magic.size())) != 0)
-        throw FormatError("not a batchbloom filter (bad magic)");
-    if (got < header_size)
-        throw FormatError("truncated header: " + std::to_string(got) + " of " + std::to_string(header_size) + " bytes");
-    if (const auto v = get<std::uint16_t>(hd, 8); v != format_version)
-        throw FormatError("unsupported format version " + std::to_string(v));
-    if (get<std::uint64_t>(hd, 56) != xxh3_64(hd.data(), 56, 0))
-        throw FormatError("corrupt header: header checksum mismatch");
+    check_header(hd, read_up_to(in, hd.data(), header_size));
     if (const auto kind = get<std::uint8_t>(hd, 10); kind != kind_classic)
         throw FormatError("filter kind " + std::to_string(kind) + " is not a classic Bloom filter (kind 6)");
     if (get<std::uint8_t>(hd, 13) != 0 || get<std::uint16_t>(hd, 14) != 0 || get<std::uint32_t>(hd, 52) != 0)

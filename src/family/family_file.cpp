@@ -21,13 +21,7 @@ namespace batchbloom {
 
 namespace {
 
-using io::format_version;
-using io::get;
-using io::Header;
-using io::header_size;
-using io::magic;
-using io::put;
-using io::read_up_to;
+using namespace io;  // the header layout shared by every file kind
 
 bool known(FileKind k) {
     return k == FileKind::plain || k == FileKind::counting || k == FileKind::deletable || k == FileKind::scalable ||
@@ -37,17 +31,7 @@ bool known(FileKind k) {
 // Magic, version and header checksum: what every kind shares.
 Header read_checked_header(std::istream& in) {
     Header h{};
-    const std::size_t got = read_up_to(in, h.data(), header_size);
-    if (got == 0) throw FormatError("empty input: not a batchbloom filter");
-    if (std::memcmp(h.data(), magic.data(), std::min(got, magic.size())) != 0)
-        throw FormatError("not a batchbloom filter (bad magic)");
-    if (got < header_size)
-        throw FormatError("truncated header: " + std::to_string(got) + " of " + std::to_string(header_size) + " bytes");
-    if (const auto v = get<std::uint16_t>(h, 8); v != format_version)
-        throw FormatError("unsupported format version " + std::to_string(v) + " (this build reads version " +
-                          std::to_string(format_version) + ")");
-    if (get<std::uint64_t>(h, 56) != xxh3_64(h.data(), 56, 0))
-        throw FormatError("corrupt header: header checksum mismatch");
+    check_header(h, read_up_to(in, h.data(), header_size));
     return h;
 }
 
