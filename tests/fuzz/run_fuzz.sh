@@ -81,47 +81,37 @@ cmake --build "$build/cmake" --target fuzz_load fuzz_parquet -j "$(nproc 2>/dev/
 parquet_seconds=$(( seconds / 3 ))
 seconds=$(( seconds - parquet_seconds ))
 
-fuzzer=$build/fuzz_load
-echo "== seeding $build/corpus"
-BATCHBLOOM_FUZZ_WRITE_SEEDS="$build/corpus" "$fuzzer"
-
-echo "== fuzzing for ${seconds}s"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-before=$(find "$build/artifacts" -type f | wc -l)
-set +e
-# shellcheck disable=SC2086
-"$fuzzer" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 -malloc_limit_mb=64 -max_len=8192 \
-  -print_final_stats=1 -artifact_prefix="$build/artifacts/" ${FUZZ_FLAGS:-} "$build/corpus"
-rc=$?
-set -e
-after=$(find "$build/artifacts" -type f | wc -l)
-if [[ $rc -ne 0 || $after -gt $before ]]; then
-  echo "run_fuzz.sh: the fuzzer failed (exit $rc); reproducers:" >&2
-  find "$build/artifacts" -type f -newer "$build/configure.log" -print >&2 || true
-  echo "reproduce with: $fuzzer <file>" >&2
-  exit $(( rc != 0 ? rc : 1 ))
-fi
-echo "== no crash in ${seconds}s"
 
-if (( parquet_seconds > 0 )); then
-  fuzzer=$build/fuzz_parquet
-  mkdir -p "$build/corpus-parquet"
-  cp "$root"/tests/data/tiny_*.parquet "$build/corpus-parquet/"
-  echo "== fuzzing the Parquet reader for ${parquet_seconds}s"
+# fuzz_target FUZZER SECONDS CORPUS ARTIFACT_PREFIX: runs one target; on a crash or a new
+# artifact, lists the reproducers and exits non-zero.
+fuzz_target() {
+  local fuzzer=$1 secs=$2 corpus=$3 prefix=$4 before after rc
+  echo "== fuzzing $(basename "$fuzzer") for ${secs}s"
   before=$(find "$build/artifacts" -type f | wc -l)
   set +e
   # shellcheck disable=SC2086
-  "$fuzzer" -max_total_time="$parquet_seconds" -timeout=20 -rss_limit_mb=2048 -malloc_limit_mb=64 -max_len=8192 \
-    -print_final_stats=1 -artifact_prefix="$build/artifacts/parquet-" ${FUZZ_FLAGS:-} "$build/corpus-parquet"
+  "$fuzzer" -max_total_time="$secs" -timeout=20 -rss_limit_mb=2048 -malloc_limit_mb=64 -max_len=8192 \
+    -print_final_stats=1 -artifact_prefix="$build/artifacts/$prefix" ${FUZZ_FLAGS:-} "$corpus"
   rc=$?
   set -e
   after=$(find "$build/artifacts" -type f | wc -l)
   if [[ $rc -ne 0 || $after -gt $before ]]; then
-    echo "run_fuzz.sh: the Parquet fuzzer failed (exit $rc); reproducers:" >&2
-    find "$build/artifacts" -type f -name 'parquet-*' -newer "$build/configure.log" -print >&2 || true
+    echo "run_fuzz.sh: $(basename "$fuzzer") failed (exit $rc); reproducers:" >&2
+    find "$build/artifacts" -type f -name "${prefix}*" -newer "$build/configure.log" -print >&2 || true
     echo "reproduce with: $fuzzer <file>" >&2
     exit $(( rc != 0 ? rc : 1 ))
   fi
-  echo "== no crash in ${parquet_seconds}s"
+  echo "== no crash in ${secs}s"
+}
+
+echo "== seeding $build/corpus"
+BATCHBLOOM_FUZZ_WRITE_SEEDS="$build/corpus" "$build/fuzz_load"
+fuzz_target "$build/fuzz_load" "$seconds" "$build/corpus" ""
+
+if (( parquet_seconds > 0 )); then
+  mkdir -p "$build/corpus-parquet"
+  cp "$root"/tests/data/tiny_*.parquet "$build/corpus-parquet/"
+  fuzz_target "$build/fuzz_parquet" "$parquet_seconds" "$build/corpus-parquet" "parquet-"
 fi
