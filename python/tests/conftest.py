@@ -1,3 +1,7 @@
+import os
+import shutil
+import sys
+
 import numpy as np
 import pytest
 
@@ -19,3 +23,24 @@ def keys(rng):
 def backend(request):
     """Every engine this machine runs."""
     return request.param
+
+
+@pytest.fixture(scope="session")
+def spark():
+    """One local Spark session for every Spark test (a JVM start costs ~10 s); skips without
+    pyspark or a Java runtime."""
+    pytest.importorskip("pyspark", reason="pyspark is not installed (pip install pyspark)")
+    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+        pytest.skip("no Java runtime (java not on PATH, JAVA_HOME unset)")
+    from pyspark.sql import SparkSession
+
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # executors import this batchbloom
+    session = (
+        SparkSession.builder.master("local[2]")
+        .appName("batchbloom-tests")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "4")
+        .getOrCreate()
+    )
+    yield session
+    session.stop()

@@ -25,21 +25,6 @@ PROBES = 10_000  # keys probed in both programs: half inserted, half not
 
 
 @pytest.fixture(scope="module")
-def spark():
-    from pyspark.sql import SparkSession
-
-    session = (
-        SparkSession.builder.master("local[2]")
-        .appName("batchbloom-spark-format")
-        .config("spark.ui.enabled", "false")
-        .config("spark.sql.shuffle.partitions", "2")
-        .getOrCreate()
-    )
-    yield session
-    session.stop()
-
-
-@pytest.fixture(scope="module")
 def sketch(spark):
     return spark.sparkContext._jvm.org.apache.spark.util.sketch
 

@@ -6,7 +6,6 @@ Needs PySpark (pip) and a Java runtime; skipped with the reason otherwise."""
 import importlib.util
 import os
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
@@ -26,22 +25,6 @@ def semijoin():
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
-
-
-@pytest.fixture(scope="module")
-def spark():
-    from pyspark.sql import SparkSession
-
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # executors import this batchbloom
-    session = (
-        SparkSession.builder.master("local[2]")
-        .appName("batchbloom-semijoin")
-        .config("spark.ui.enabled", "false")
-        .config("spark.sql.shuffle.partitions", "4")
-        .getOrCreate()
-    )
-    yield session
-    session.stop()
 
 
 def test_semijoin_equals_plain_join(spark, semijoin):
