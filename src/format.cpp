@@ -18,10 +18,6 @@
 //
 // Loading checks every field before it allocates, so a corrupt or hostile header can
 // neither crash the loader nor make it allocate more than the input really holds.
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <array>
 #include <cerrno>
@@ -44,31 +40,10 @@ namespace batchbloom {
 namespace {
 
 using namespace io;  // the header layout shared by every file kind
-constexpr std::uint8_t kind_blocked_bloom = 1;
+constexpr auto kind_blocked_bloom = static_cast<std::uint8_t>(FileKind::plain);
 
-Header make_header(const Params& p, const Hashing& hashing, std::uint64_t payload_hash) {
-    Header h{};
-    std::memcpy(h.data(), magic.data(), magic.size());
-    put<std::uint16_t>(h, 8, format_version);
-    put<std::uint8_t>(h, 10, kind_blocked_bloom);
-    put<std::uint8_t>(h, 11, static_cast<std::uint8_t>(p.shape));
-    put<std::uint8_t>(h, 12, static_cast<std::uint8_t>(hashing.kind));
-    put<std::uint8_t>(h, 13, static_cast<std::uint8_t>(p.k));
-    put<std::uint64_t>(h, 16, hashing.seed);
-    put<std::uint64_t>(h, 24, p.blocks);
-    put<std::uint64_t>(h, 32, p.bytes());
-    put<std::uint64_t>(h, 40, payload_hash);
-    put<std::uint64_t>(h, 56, xxh3_64(h.data(), 56, 0));
-    return h;
-}
-
-struct Parsed {
-    Params params;
-    Hashing hashing;
-    std::uint64_t payload_bytes, payload_hash;
-};
-
-Parsed parse_header(const Header& h, std::size_t got) {
+// The header of a plain filter file, with every field checked (FamilyHeader: family_file.hpp).
+detail::FamilyHeader parse_header(const Header& h, std::size_t got) {
     check_header(h, got);
     if (const auto kind = get<std::uint8_t>(h, 10); kind != kind_blocked_bloom) {
         const auto name = to_string(static_cast<FileKind>(kind));  // the other kinds' files (file_kind.hpp)
@@ -79,7 +54,8 @@ Parsed parse_header(const Header& h, std::size_t got) {
     if (get<std::uint16_t>(h, 14) != 0 || get<std::uint64_t>(h, 48) != 0)
         throw FormatError("corrupt header: reserved fields are not zero");
 
-    Parsed p{};
+    detail::FamilyHeader p{};
+    p.kind = FileKind::plain;
     p.params = Params{static_cast<Shape>(get<std::uint8_t>(h, 11)), get<std::uint64_t>(h, 24),
                       get<std::uint8_t>(h, 13)};
     p.hashing = Hashing{static_cast<HashKind>(get<std::uint8_t>(h, 12)), get<std::uint64_t>(h, 16)};
@@ -117,17 +93,6 @@ std::int64_t remaining(std::istream& in) {
     return static_cast<std::int64_t>(end - here);
 }
 
-void write_all(int fd, const void* data, std::size_t n, const std::string& what) {
-    const auto* p = static_cast<const char*>(data);
-    while (n > 0) {
-        const ssize_t w = ::write(fd, p, n);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) throw Error("cannot write " + what + ": " + std::strerror(errno));
-        p += w;
-        n -= static_cast<std::size_t>(w);
-    }
-}
-
 }  // namespace
 
 void Filter::save(std::ostream& out, const SaveOptions& options) const {
@@ -139,56 +104,19 @@ void Filter::save(std::ostream& out, const SaveOptions& options) const {
         if (!out) throw Error("cannot write the filter: the output stream failed");
         return;
     }
-    const Header h = make_header(params_, hashing_, xxh3_64(data_, params_.bytes(), 0));
-    out.write(reinterpret_cast<const char*>(h.data()), header_size);
-    out.write(reinterpret_cast<const char*>(data_), static_cast<std::streamsize>(params_.bytes()));
-    if (!out) throw Error("cannot write the filter: the output stream failed");
+    const std::span<const std::byte> payload[] = {bytes()};
+    detail::write_family(out, detail::FamilyHeader{FileKind::plain, params_, hashing_, params_.bytes()}, payload);
 }
 
 void Filter::save(const std::filesystem::path& path, const SaveOptions& options) const {
-    if (options.compression != Compression::none) {
-        detail::save_atomically(path, [&](std::ostream& out) { save(out, options); });
-        return;
-    }
-    // Write a temporary file beside the target and rename it over the target, so readers see
-    // either the old file or the complete new one, never a half-written one.
-    const std::string target = path.string();
-    std::string tmp = target + ".tmp-XXXXXX";
-    const int fd = ::mkstemp(tmp.data());
-    if (fd < 0) throw Error("cannot create a temporary file for '" + target + "': " + std::strerror(errno));
-    try {
-        const Header h = make_header(params_, hashing_, xxh3_64(data_, params_.bytes(), 0));
-        write_all(fd, h.data(), header_size, "'" + tmp + "'");
-        write_all(fd, data_, params_.bytes(), "'" + tmp + "'");
-        if (::fchmod(fd, 0644) != 0 || ::fsync(fd) != 0)
-            throw Error("cannot write '" + tmp + "': " + std::strerror(errno));
-        if (::close(fd) != 0) {
-            ::unlink(tmp.c_str());
-            throw Error("cannot write '" + tmp + "': " + std::strerror(errno));
-        }
-    } catch (...) {
-        ::close(fd);
-        ::unlink(tmp.c_str());
-        throw;
-    }
-    if (::rename(tmp.c_str(), target.c_str()) != 0) {
-        const int err = errno;
-        ::unlink(tmp.c_str());
-        throw Error("cannot replace '" + target + "': " + std::strerror(err));
-    }
-    // Make the rename itself durable; a directory that cannot be opened only loses that.
-    const std::string dir = path.has_parent_path() ? path.parent_path().string() : ".";
-    if (const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY); dfd >= 0) {
-        ::fsync(dfd);
-        ::close(dfd);
-    }
+    detail::save_atomically(path, [&](std::ostream& out) { save(out, options); });
 }
 
 namespace {
 
 // Seekable stream: its size was checked against the header, so the storage is allocated once
 // and read into directly.
-Filter read_known_size(std::istream& in, const Parsed& p) {
+Filter read_known_size(std::istream& in, const detail::FamilyHeader& p) {
     Filter f(p.params, p.hashing);
     auto dst = f.mutable_bytes();
     if (const std::size_t got = read_up_to(in, dst.data(), dst.size()); got != dst.size())
@@ -197,18 +125,10 @@ Filter read_known_size(std::istream& in, const Parsed& p) {
 }
 
 // Unseekable stream: nothing says how much data really follows, so the payload is read into a
-// buffer that grows only as data arrives; a header claiming more than the stream holds ends as
-// "truncated" instead of a huge allocation. Costs one copy.
-Filter read_unknown_size(std::istream& in, const Parsed& p) {
-    std::vector<char> buf;
-    while (buf.size() < p.payload_bytes) {
-        const std::size_t have = buf.size();
-        const auto want = static_cast<std::size_t>(
-            std::min<std::uint64_t>(p.payload_bytes, std::max<std::size_t>(have * 2, std::size_t(1) << 20)));
-        buf.resize(want);
-        if (const std::size_t got = read_up_to(in, buf.data() + have, want - have); got != want - have)
-            truncated_payload(have + got, p.payload_bytes);
-    }
+// buffer that grows only as data arrives (and is checked there); a header claiming more than the
+// stream holds ends as "truncated" instead of a huge allocation. Costs one copy.
+Filter read_unknown_size(std::istream& in, const detail::FamilyHeader& p) {
+    const std::vector<std::byte> buf = detail::read_family_payload(in, p);
     Filter f(p.params, p.hashing);
     std::memcpy(f.mutable_bytes().data(), buf.data(), buf.size());
     return f;
@@ -231,14 +151,15 @@ Filter load_impl(std::istream& in, bool exact) {
         return load_impl(content, true);
     }
     if (got == 4) got += read_up_to(in, h.data() + 4, header_size - 4);
-    const Parsed p = parse_header(h, got);
+    const detail::FamilyHeader p = parse_header(h, got);
     const std::int64_t left = remaining(in);
     if (left >= 0 && std::uint64_t(left) < p.payload_bytes) truncated_payload(std::uint64_t(left), p.payload_bytes);
     if (exact && left >= 0 && std::uint64_t(left) > p.payload_bytes)
         throw FormatError("trailing data: " + std::to_string(std::uint64_t(left) - p.payload_bytes) +
                           " bytes after the payload");
+    // (read_unknown_size checks the payload as it reads it)
     Filter f = left >= 0 ? read_known_size(in, p) : read_unknown_size(in, p);
-    if (xxh3_64(f.bytes().data(), f.bytes().size(), 0) != p.payload_hash)
+    if (left >= 0 && xxh3_64(f.bytes().data(), f.bytes().size(), 0) != p.payload_hash)
         throw FormatError("corrupt payload: payload checksum mismatch");
     if (exact && in.peek() != std::char_traits<char>::eof())
         throw FormatError("trailing data after the payload");
