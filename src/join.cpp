@@ -40,17 +40,16 @@ std::uint64_t hash_of(const Hashing& h, const Key& key) {
         return hash_key(h, std::string_view(key));
 }
 
-/// The number of keys to size for: the caller's, or the exact distinct count of the build keys
-/// (of their 64-bit hashes, which differ for distinct keys but with negligible probability).
-/// At least 1, so that an empty build side still gets a (rejecting) filter.
+/// The distinct hashes of the build keys when the filter is sized from them (the caller gave no
+/// expected_keys); distinct keys have distinct 64-bit hashes but with negligible probability.
 template <class Key>
-std::uint64_t keys_to_size_for(std::span<const Key> keys, const JoinFilterOptions& o) {
-    if (o.expected_keys > 0) return o.expected_keys;
+std::vector<std::uint64_t> distinct_hashes(std::span<const Key> keys, const JoinFilterOptions& o) {
+    if (o.expected_keys > 0) return {};
     std::vector<std::uint64_t> hashes(keys.size());
     for (std::size_t i = 0; i < keys.size(); ++i) hashes[i] = hash_of(o.hashing, keys[i]);
     std::sort(hashes.begin(), hashes.end());
-    const auto distinct = static_cast<std::uint64_t>(std::unique(hashes.begin(), hashes.end()) - hashes.begin());
-    return std::max<std::uint64_t>(distinct, 1);
+    hashes.erase(std::unique(hashes.begin(), hashes.end()), hashes.end());
+    return hashes;
 }
 
 Params params_for(std::uint64_t n, const JoinFilterOptions& o) {
@@ -116,32 +115,16 @@ void bitmap_to_selection(std::span<const std::uint64_t> bitmap, std::size_t n, s
 
 // ---- build ------------------------------------------------------------------------------
 
-JoinFilter::JoinFilter(std::span<const std::uint64_t> keys, const JoinFilterOptions& o)
-    : options_(checked(o)), sized_for_(keys_to_size_for(keys, o)),
-      filter_(params_for(sized_for_, o), o.hashing, host_backend(o.backend)) {
-    build(keys);
-}
-
-JoinFilter::JoinFilter(std::span<const std::uint32_t> keys, const JoinFilterOptions& o)
-    : options_(checked(o)), sized_for_(keys_to_size_for(keys, o)),
-      filter_(params_for(sized_for_, o), o.hashing, host_backend(o.backend)) {
-    build(keys);
-}
-
-JoinFilter::JoinFilter(std::span<const std::string_view> keys, const JoinFilterOptions& o)
-    : options_(checked(o)), sized_for_(keys_to_size_for(keys, o)),
-      filter_(params_for(sized_for_, o), o.hashing, host_backend(o.backend)) {
-    build(keys);
-}
-
-JoinFilter::JoinFilter(JoinFilter&&) noexcept = default;
-JoinFilter& JoinFilter::operator=(JoinFilter&&) noexcept = default;
-JoinFilter::~JoinFilter() = default;
-
 template <class Key>
-void JoinFilter::build(std::span<const Key> keys) {
+JoinFilter::JoinFilter(std::span<const Key> keys, const JoinFilterOptions& o, std::vector<std::uint64_t> hashes)
+    : options_(o),
+      // At least 1, so that an empty build side still gets a (rejecting) filter.
+      sized_for_(o.expected_keys > 0 ? o.expected_keys : std::max<std::uint64_t>(hashes.size(), 1)),
+      filter_(params_for(sized_for_, o), o.hashing, host_backend(o.backend)) {
     filter_.set_threads(options_.threads);
-    filter_.insert(keys);
+    // The hashes are already at hand when they sized the filter: the same bits, no second hashing.
+    if (o.expected_keys > 0) filter_.insert(keys);
+    else filter_.insert_hashes(hashes);
     // Probes run chunk by chunk, each on one thread; the threads are spread over chunks.
     filter_.set_threads(1);
     if (options_.backend == Backend::cuda) {
@@ -151,6 +134,19 @@ void JoinFilter::build(std::span<const Key> keys) {
 #endif
     }
 }
+
+JoinFilter::JoinFilter(std::span<const std::uint64_t> keys, const JoinFilterOptions& o)
+    : JoinFilter(keys, checked(o), distinct_hashes(keys, o)) {}
+
+JoinFilter::JoinFilter(std::span<const std::uint32_t> keys, const JoinFilterOptions& o)
+    : JoinFilter(keys, checked(o), distinct_hashes(keys, o)) {}
+
+JoinFilter::JoinFilter(std::span<const std::string_view> keys, const JoinFilterOptions& o)
+    : JoinFilter(keys, checked(o), distinct_hashes(keys, o)) {}
+
+JoinFilter::JoinFilter(JoinFilter&&) noexcept = default;
+JoinFilter& JoinFilter::operator=(JoinFilter&&) noexcept = default;
+JoinFilter::~JoinFilter() = default;
 
 double JoinFilter::predicted_fpr() const { return batchbloom::predicted_fpr(filter_.params(), sized_for_); }
 

@@ -105,8 +105,10 @@ public:
 private:
     struct Device;  // the filter's copy on the GPU (Backend::cuda only)
 
+    // distinct_hashes: the build keys' distinct hashes when they were counted to size the
+    // filter (options.expected_keys == 0), which are then inserted instead of the keys.
     template <class Key>
-    void build(std::span<const Key> keys);
+    JoinFilter(std::span<const Key> keys, const JoinFilterOptions& o, std::vector<std::uint64_t> distinct_hashes);
     template <class Key>
     std::size_t select_chunk_keys(std::span<const Key> keys, std::span<std::uint32_t> sel) const;
     template <class Key>
