@@ -193,6 +193,58 @@ TEST_P(EngineTest, ThreadCountAndPathNeverChangeResults) {
     }
 }
 
+TEST_P(EngineTest, PartitionedPathWithSkewedKeys) {
+    // Buckets have room for 1.25x a region's fair share; repeated keys overflow them, and the
+    // keys that do not fit take the direct path. Answers must still land in the caller's order.
+    const Params p = Params::make(Shape::word512, 100003, 8);
+    Filter ref(p, {}, bb::Backend::scalar);
+    ref.set_threads(1);
+    auto keys = bb::testing::random_keys(200001, 5, 0);
+    for (std::size_t i = 0; i < keys.size(); i += 3) keys[i] = 42;  // a third of the batch is one key
+    for (std::size_t i = 1; i < keys.size(); i += 7) keys[i] = keys[i % 1000 + 2];
+    ref.insert(keys);
+    auto q = bb::testing::random_keys(keys.size(), 6, 1);
+    for (std::size_t i = 0; i < q.size(); i += 2) q[i] = keys[i];
+    for (std::size_t i = 1; i < q.size(); i += 5) q[i] = 42;
+    std::vector<std::uint8_t> expect(q.size());
+    ref.contains(q, expect);
+    std::vector<std::uint64_t> expect_bits((q.size() + 63) / 64);
+    ref.contains_bitmap(q, expect_bits);
+    for (unsigned threads : {1u, 2u, 3u}) {
+        SCOPED_TRACE("threads=" + std::to_string(threads));
+        Filter f(p, {}, backend());
+        f.set_threads(threads);
+        f.set_batch_path(bb::BatchPath::partitioned);
+        f.insert(keys);
+        ASSERT_TRUE(f == ref);
+        std::vector<std::uint8_t> got(q.size());
+        f.contains(q, got);
+        ASSERT_EQ(got, expect);
+        std::vector<std::uint64_t> bits(expect_bits.size());
+        f.contains_bitmap(q, bits);
+        ASSERT_EQ(bits, expect_bits);
+        ASSERT_EQ(f.count(q), ref.count(q));
+    }
+}
+
+TEST_P(EngineTest, AutomaticPathPastTheCrossover) {
+    // A 32 MiB filter and a batch of 6 keys per line: `automatic` partitions both the insert
+    // and the probe here (batch.cpp's crossover rule).
+    const Params p = Params::make(Shape::word512, std::uint64_t(32) << 14, 8);
+    Filter ref(p, {}, bb::Backend::scalar), f(p, {}, backend());
+    ref.set_threads(1);
+    f.set_threads(1);
+    const auto keys = bb::testing::random_keys(6 * p.blocks, 11, 0);
+    ref.insert(keys);
+    f.insert(keys);
+    ASSERT_TRUE(f == ref);
+    const auto q = bb::testing::random_keys(keys.size(), 12, 1);
+    std::vector<std::uint8_t> a(q.size()), b(q.size());
+    ref.contains(q, a);
+    f.contains(q, b);
+    ASSERT_EQ(a, b);
+}
+
 TEST_P(EngineTest, PartitionedPathOnOddAndTinyBatches) {
     // Partitioning must also be right where it does not pay: tiny batches, one block, batches
     // that are not a multiple of 64, and more regions than keys.

@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <memory>
 #include <vector>
+
+#include <sys/mman.h>
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -18,12 +21,21 @@ namespace {
 
 // Below this many keys per thread, starting threads costs more than it saves.
 constexpr std::size_t min_keys_per_thread = std::size_t(1) << 15;
-// Partitioning works in rounds of this many keys (a multiple of 64), which bounds the scratch
-// memory at 17 bytes per key of a round (hashes, partitioned hashes, answers).
-constexpr std::size_t round_keys = std::size_t(1) << 23;
+// Partitioning works in rounds of up to this many keys per thread, which bounds its scratch
+// memory at about 12.5 bytes per key of a round (bucketed hashes with slack, region ids,
+// answers): 200 MiB. Larger rounds visit each filter line with more keys (a 120 MiB filter
+// probed with 20M keys: 8M-key rounds 9.2 ns/key insert, one 20M-key round 8.4).
+constexpr std::size_t max_round_keys = std::size_t(1) << 24;
+
+/// Rounds of equal length (a multiple of 64, so bitmap words are never split) covering n keys.
+std::size_t round_length(std::size_t n) {
+    const std::size_t rounds = (n + max_round_keys - 1) / max_round_keys;
+    return rounds <= 1 ? n : ((n + rounds - 1) / rounds + 63) / 64 * 64;
+}
+// Filters below this size are never partitioned automatically.
+constexpr std::uint64_t partition_above_bytes = std::uint64_t(32) << 20;
 // A region's blocks should stay in L2 while its keys are processed.
 constexpr std::uint64_t region_bytes = std::uint64_t(512) << 10;
-constexpr unsigned max_regions = 4096;
 
 unsigned threads_for(std::size_t n, unsigned threads) {
     return static_cast<unsigned>(std::clamp<std::size_t>(n / min_keys_per_thread, 1, threads));
@@ -70,6 +82,34 @@ struct LineAllocator {
     void deallocate(T* p, std::size_t) noexcept { ::operator delete(p, std::align_val_t(64)); }
     friend bool operator==(const LineAllocator&, const LineAllocator&) { return true; }
 };
+
+/// Uninitialized scratch memory, cache-line aligned; large buffers are 2 MiB-aligned and
+/// advised into huge pages: partitioning writes every byte it reads, so zeroing it would only
+/// cost time, and a fresh buffer's first touch costs one fault per page.
+template <class T>
+class Scratch {
+public:
+    Scratch() = default;
+    explicit Scratch(std::size_t n) {
+        const std::size_t align = n * sizeof(T) >= 2 * huge_page ? huge_page : 64;
+        const std::size_t bytes = (std::max<std::size_t>(n * sizeof(T), 1) + align - 1) / align * align;
+        p_ = {static_cast<T*>(::operator new(bytes, std::align_val_t(align))), Free{align}};
+#ifdef MADV_HUGEPAGE
+        if (align == huge_page) madvise(p_.get(), bytes, MADV_HUGEPAGE);  // advisory; failure is harmless
+#endif
+    }
+    T* data() const { return p_.get(); }
+    T& operator[](std::size_t i) const { return p_.get()[i]; }
+
+private:
+    static constexpr std::size_t huge_page = std::size_t(2) << 20;
+    struct Free {
+        std::size_t align;
+        void operator()(T* p) const noexcept { ::operator delete(p, std::align_val_t(align)); }
+    };
+    std::unique_ptr<T, Free> p_{nullptr, Free{64}};
+};
+
 struct alignas(64) Line {
     std::uint64_t w[line];
 };
@@ -84,92 +124,129 @@ inline void flush(const Line& src, std::uint64_t* dst) {  // dst is 64-byte alig
 #endif
 }
 
-/// Partitions rounds of keys by region (an aligned run of blocks): hashes, counts, and
-/// scatters them so that each region's keys are together in `sorted`, thread by thread.
-struct Partitioner {
+constexpr KeyMode hashed{KeyMode::hashed, 0};
+
+/// Region ids are bytes; this one marks a key that found its region's bucket full.
+constexpr std::uint8_t overflowed = 255;
+constexpr unsigned max_regions = overflowed;
+
+/// One thread's partitioning of one round of keys by filter region (an aligned run of
+/// 2^shift blocks, so a region is a shift away from the block index and no block straddles
+/// two). Keys are hashed a chunk at a time and their hashes scattered, in the caller's order,
+/// into one fixed-size bucket per region, so there is no counting pass over the keys: the
+/// buckets have room for 1.25x the expected share plus a line, and the rare key whose bucket
+/// is full (skewed or repeated keys) is set aside and handled on the direct path. For probes,
+/// each key's region id is kept, which is all that is needed to put answers back in order:
+/// bucket r holds its keys in the caller's order, so the i-th key of region r gets the i-th
+/// answer of bucket r.
+struct Buckets {
     const Engine& e;
     const FilterRef& f;
-    unsigned t, shift, regions;  // region = block >> shift
-    std::vector<std::uint64_t> hashes;                                 // caller's order
-    std::vector<std::uint64_t, LineAllocator<std::uint64_t>> sorted;  // grouped by region
-    std::vector<std::size_t> counts, offsets;    // [part * regions + region]: a run of sorted
-    std::size_t len = 0;
+    unsigned shift, regions;
+    bool cache_sized;
+    std::size_t cap;                          // hashes per bucket, a multiple of `line`
+    Scratch<std::uint64_t> hashes;            // bucket r at r * cap
+    std::vector<std::uint32_t> count;         // per region
+    Scratch<std::uint8_t> rid;                // per key of the round, if kept
+    std::vector<std::size_t> spill;           // overflowed keys' positions in the round
+    std::vector<std::uint64_t> spill_hashes;  // and their hashes
 
-    // Regions are aligned runs of 2^shift blocks, so a region is a shift away from the block
-    // index (no division per key) and no block straddles two regions.
-    Partitioner(const Engine& e_, const FilterRef& f_, unsigned t_, unsigned shift_, std::size_t n)
-        : e(e_), f(f_), t(t_), shift(shift_), regions(static_cast<unsigned>(((f.blocks - 1) >> shift) + 1)),
-          hashes(std::min(n, round_keys)), sorted(hashes.size()), counts(std::size_t(t) * regions),
-          offsets(counts.size()) {}
+    Buckets(const Engine& e_, const FilterRef& f_, unsigned shift_, bool cache_sized_, std::size_t round, bool keep_ids)
+        : e(e_), f(f_), shift(shift_), regions(static_cast<unsigned>(((f.blocks - 1) >> shift) + 1)),
+          cache_sized(cache_sized_),
+          cap((round / regions + round / regions / 4 + 2 * line - 1) / line * line),
+          hashes(std::size_t(regions) * cap), count(regions), rid(keep_ids ? round : 0) {}
 
-    unsigned region(std::uint64_t h) const { return static_cast<unsigned>(layout::block_index(h, f.blocks) >> shift); }
-    /// Part v of the round in the caller's order, aligned to 64 keys (bitmap words stay private).
-    Range chunk(unsigned v) const { return part(len, t, v, 64); }
-    std::vector<std::size_t> cursors(unsigned v) const {
-        return {offsets.begin() + std::ptrdiff_t(v) * regions, offsets.begin() + std::ptrdiff_t(v + 1) * regions};
-    }
+    const std::uint64_t* bucket(unsigned r) const { return hashes.data() + std::size_t(r) * cap; }
 
-    void partition(const std::uint64_t* keys, std::size_t n, KeyMode mode) {
-        len = n;
-        each_thread(t, [&](unsigned v) {
-            const Range c = chunk(v);
-            e.hash(keys + c.begin, c.size(), mode, hashes.data() + c.begin);
-            std::size_t* mine = counts.data() + std::size_t(v) * regions;
-            std::fill(mine, mine + regions, 0);
-            for (std::size_t i = c.begin; i < c.end; ++i) ++mine[region(hashes[i])];
-        });
-        // Region-major; within a region, part 0's keys first. Every (part, region) run starts
-        // on a cache line, so the scatter writes whole lines (the gaps are never read).
-        std::size_t at = 0;
-        for (unsigned r = 0; r < regions; ++r) {
-            for (unsigned v = 0; v < t; ++v) {
-                offsets[std::size_t(v) * regions + r] = at;
-                at += (counts[std::size_t(v) * regions + r] + line - 1) / line * line;
+    /// Scatters the hashes of keys[0, n) (n <= the round size) into the buckets, recording
+    /// each key's region id if this round keeps them.
+    void fill(const std::uint64_t* keys, std::size_t n, KeyMode mode, bool keep_ids) {
+        std::fill(count.begin(), count.end(), 0);
+        spill.clear();
+        spill_hashes.clear();
+        // Software write-combining: one line per region, sent out whole with streaming stores.
+        // A full line is sent when its region's next key arrives, not at once: by then its
+        // eight 8-byte stores have left the store buffer, so reading it back whole does not
+        // stall on store forwarding.
+        std::vector<Line> buf(regions);
+        const std::uint64_t blocks = f.blocks;
+        const unsigned sh = shift;
+        const std::size_t cp = cap;
+        std::uint64_t* const out = hashes.data();
+        std::uint32_t* const cnt = count.data();
+        std::uint8_t* const ids = rid.data();
+        constexpr std::size_t chunk = 1024;
+        alignas(64) std::uint64_t h[chunk];
+        for (std::size_t c0 = 0; c0 < n; c0 += chunk) {
+            const std::size_t len = std::min(chunk, n - c0);
+            e.hash(keys + c0, len, mode, h);
+            for (std::size_t j = 0; j < len; ++j) {
+                const auto r = static_cast<unsigned>(layout::block_index(h[j], blocks) >> sh);
+                const std::uint32_t at = cnt[r];
+                if (at == cp) {
+                    spill.push_back(c0 + j);
+                    spill_hashes.push_back(h[j]);
+                    if (keep_ids) ids[c0 + j] = overflowed;
+                    continue;
+                }
+                if (at % line == 0 && at != 0) flush(buf[r], out + r * cp + at - line);
+                buf[r].w[at % line] = h[j];
+                cnt[r] = at + 1;
+                if (keep_ids) ids[c0 + j] = static_cast<std::uint8_t>(r);
             }
         }
-        if (sorted.size() < at) sorted.resize(at);
-        each_thread(t, [&](unsigned v) { scatter(v); });
-    }
-
-    /// Scatter through one cache line of buffer per region (software write-combining): a full
-    /// line goes out with streaming stores, so the scatter neither reads the destination
-    /// (no read-for-ownership) nor keeps hundreds of partly written lines in the cache.
-    void scatter(unsigned v) {
-        const Range c = chunk(v);
-        auto next = cursors(v);
-        std::vector<Line> buf(regions);
-        for (std::size_t i = c.begin; i < c.end; ++i) {
-            const std::uint64_t h = hashes[i];
-            const unsigned r = region(h);
-            const std::size_t at = next[r]++;
-            buf[r].w[at % line] = h;
-            if (at % line == line - 1) flush(buf[r], sorted.data() + at - (line - 1));
-        }
-        for (unsigned r = 0; r < regions; ++r)  // partial last lines
-            for (std::size_t at = next[r] / line * line; at < next[r]; ++at) sorted[at] = buf[r].w[at % line];
+        for (unsigned r = 0; r < regions; ++r)  // each region's last line, full or not
+            for (std::size_t at = (cnt[r] + line - 1) / line * line - line; at < cnt[r]; ++at)
+                out[r * cp + at] = buf[r].w[at % line];
 #if defined(__SSE2__)
         _mm_sfence();
 #endif
     }
 
-    /// The keys of region r from part v: sorted[offset, offset + count).
-    template <class Fn>
-    void for_each_run(unsigned v, Fn&& fn) const {
-        const unsigned lo = static_cast<unsigned>(std::size_t(regions) * v / t);
-        const unsigned hi = static_cast<unsigned>(std::size_t(regions) * (v + 1) / t);
-        for (unsigned r = lo; r < hi; ++r)
-            for (unsigned p = 0; p < t; ++p) {
-                const std::size_t k = std::size_t(p) * regions + r;
-                if (counts[k] != 0) fn(offsets[k], counts[k]);
-            }
+    /// The filter as seen by the keys of bucket r. Cache-sized regions (the partitioned path)
+    /// are first brought into the cache in address order, which the hardware prefetchers
+    /// stream at full bandwidth, when the bucket has enough keys to revisit its lines; the
+    /// engine is then told not to prefetch. Coarse regions (threads' shares) are left alone.
+    FilterRef region(unsigned r) const {
+        FilterRef ref = f;
+        if (!cache_sized) return ref;
+        ref.region_local = true;
+        if (count[r] < (std::uint64_t(1) << shift)) return ref;
+        const std::uint64_t block_bytes = layout::info(f.shape).block_bytes;
+        const std::uint64_t first = std::uint64_t(r) << shift;
+        const std::uint64_t end = std::min(f.blocks, first + (std::uint64_t(1) << shift));
+        for (std::uint64_t at = first * block_bytes; at < end * block_bytes; at += 64)
+            __builtin_prefetch(f.data + at, 0, 2);
+        return ref;
     }
 
-    /// Calls put(i, answers[position of key i in `sorted`]) for the keys of part v, in order.
+    /// Probes every bucket: answers[r * cap + i] for the i-th key of bucket r.
+    void probe(std::uint8_t* answers) const {
+        for (unsigned r = 0; r < regions; ++r)
+            if (count[r] != 0) e.contains_bytes(region(r), bucket(r), count[r], hashed, answers + std::size_t(r) * cap);
+    }
+
+    /// Calls put(i, answer of key i) for the round's keys in order, spilled keys excepted
+    /// (their answers come from probe_spill).
     template <class Put>
-    void restore(unsigned v, const std::uint8_t* answers, Put&& put) const {
-        const Range c = chunk(v);
-        auto next = cursors(v);
-        for (std::size_t i = c.begin; i < c.end; ++i) put(i, answers[next[region(hashes[i])]++]);
+    void restore(std::size_t n, const std::uint8_t* answers, Put put) const {
+        // `put` is taken by value: a local copy cannot be aliased by the byte stores it makes,
+        // so the pointers it captured stay in registers.
+        std::vector<const std::uint8_t*> next(regions + 1);
+        for (unsigned r = 0; r < regions; ++r) next[r] = answers + std::size_t(r) * cap;
+        const std::uint8_t* const ids = rid.data();
+        for (std::size_t i = 0; i < n; ++i) {
+            const std::uint8_t r = ids[i];
+            if (r != overflowed) put(i, *next[r]++);
+        }
+    }
+
+    /// Answers for the spilled keys, in spill order.
+    std::vector<std::uint8_t> probe_spill() const {
+        std::vector<std::uint8_t> a(spill.size());
+        if (!a.empty()) e.contains_bytes(f, spill_hashes.data(), spill_hashes.size(), hashed, a.data());
+        return a;
     }
 };
 
@@ -186,37 +263,36 @@ unsigned region_shift(const FilterRef& f, bool partitioned, unsigned t) {
     return shift;
 }
 
-constexpr KeyMode hashed{KeyMode::hashed, 0};
-
 /// The CUDA engine moves each call's data to the device itself: one call, on one host thread
 /// (so that its errors can surface as exceptions rather than inside a parallel region).
 BatchConfig for_engine(const Engine& e, BatchConfig cfg) {
     return e.backend == Backend::cuda ? BatchConfig{1, BatchPath::direct} : cfg;
 }
 
-/// Direct probe on t threads: body(range) for t contiguous ranges of the batch, aligned to 64
-/// keys so that bitmap words are never shared.
+/// body(range) on t threads, for t contiguous ranges of the batch aligned to 64 keys so that
+/// bitmap words are never shared.
 template <class Body>
 void direct(std::size_t n, unsigned t, Body&& body) {
     each_thread(t, [&](unsigned v) { body(part(n, t, v, 64)); });
 }
 
-/// Partitioned probe in rounds: consume(p, v, round_begin, answers) restores part v's answers.
+/// Partitioned probe: each thread partitions its own range of the batch in rounds, probes
+/// the round's buckets region by region, and calls consume(buckets, round_begin, round_len,
+/// answers, spill_answers) to put the answers in order.
 template <class Consume>
 void partitioned_probe(const Engine& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
                        unsigned t, Consume&& consume) {
-    Partitioner p(e, f, t, region_shift(f, true, t), n);
-    std::vector<std::uint8_t> answers;
-    for (std::size_t r0 = 0; r0 < n; r0 += round_keys) {
-        p.partition(keys + r0, std::min(round_keys, n - r0), mode);
-        answers.resize(p.sorted.size());
-        each_thread(t, [&](unsigned v) {
-            p.for_each_run(v, [&](std::size_t at, std::size_t len) {
-                e.contains_bytes(f, p.sorted.data() + at, len, hashed, answers.data() + at);
-            });
-        });
-        each_thread(t, [&](unsigned v) { consume(p, v, r0, answers.data()); });
-    }
+    direct(n, t, [&](Range c) {
+        const std::size_t round = round_length(c.size());
+        Buckets b(e, f, region_shift(f, true, 1), true, round, true);
+        Scratch<std::uint8_t> answers(std::size_t(b.regions) * b.cap);
+        for (std::size_t r0 = c.begin; r0 < c.end; r0 += round) {
+            const std::size_t len = std::min(round, c.end - r0);
+            b.fill(keys + r0, len, mode, true);
+            b.probe(answers.data());
+            consume(b, r0, len, answers.data(), b.probe_spill());
+        }
+    });
 }
 
 /// Multi-threaded insert for filters small next to the batch: part 0 goes into the filter,
@@ -255,27 +331,45 @@ unsigned resolve_threads(unsigned requested) {
 #endif
 }
 
-bool use_partitioned(const FilterRef&, std::size_t, BatchPath path) {
-    // `automatic` takes the direct path: partitioning was measured slower at every size tried
-    // (filters of 120 MiB and 500 MiB, batches of 20M and 40M keys: 20-22 vs 13-14 ns/key, see
-    // bench/RESULTS.md), so there is no crossover to switch at yet.
-    return path == BatchPath::partitioned;
+bool use_partitioned(const FilterRef& f, std::size_t n, BatchPath path, Op op) {
+    if (path != BatchPath::automatic) return path == BatchPath::partitioned;
+    // Measured crossovers (single thread, avx512, word512, bench/RESULTS.md "Partitioned vs
+    // direct"): partitioning pays for filters well beyond L3 (a 12 MiB filter, in L3, was
+    // 1.6x slower partitioned), once a batch brings enough keys per filter line to amortize
+    // streaming each region in: at 120 MiB, inserts won from 2.5 keys per line (5M keys) and
+    // probes, which must also put answers back in order, from about 5.
+    const std::uint64_t lines = filter_bytes(f) / 64;
+    const std::uint64_t keys_per_line = op == Op::insert ? 2 : 5;
+    return filter_bytes(f) >= partition_above_bytes && n >= lines * keys_per_line;
 }
 
 void bulk_insert(const Engine& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
                  BatchConfig cfg) {
     cfg = for_engine(e, cfg);
     const unsigned t = threads_for(n, cfg.threads);
-    const bool partitioned = use_partitioned(f, n, cfg.path);
+    const bool partitioned = use_partitioned(f, n, cfg.path, Op::insert);
     if (t == 1 && !partitioned) return e.insert(f, keys, n, mode);
     if (!partitioned && (t - 1) * filter_bytes(f) <= std::max<std::uint64_t>(16 * std::uint64_t(n), 64u << 20))
         return insert_into_copies(e, f, keys, n, mode, t);
-    Partitioner p(e, f, t, region_shift(f, partitioned, t), n);
-    for (std::size_t r0 = 0; r0 < n; r0 += round_keys) {
-        p.partition(keys + r0, std::min(round_keys, n - r0), mode);
-        each_thread(t, [&](unsigned v) {  // whole regions: no block is shared between parts
-            p.for_each_run(v, [&](std::size_t at, std::size_t len) { e.insert(f, p.sorted.data() + at, len, hashed); });
+    // Each thread buckets its share of a round; then each inserts whole regions from every
+    // thread's buckets, so no block is written by two threads.
+    const unsigned shift = region_shift(f, partitioned, t);
+    std::vector<std::unique_ptr<Buckets>> parts(t);
+    const std::size_t round = round_length(n / t) * t;
+    for (std::size_t r0 = 0; r0 < n; r0 += round) {
+        const std::size_t len = std::min(round, n - r0);
+        each_thread(t, [&](unsigned v) {
+            const Range c = part(len, t, v, 64);
+            if (!parts[v]) parts[v] = std::make_unique<Buckets>(e, f, shift, partitioned, c.size(), false);  // first round is the largest
+            parts[v]->fill(keys + r0 + c.begin, c.size(), mode, false);
         });
+        const unsigned regions = parts[0]->regions;
+        each_thread(t, [&](unsigned v) {
+            for (unsigned r = regions * v / t; r < regions * (v + 1) / t; ++r)
+                for (const auto& b : parts)
+                    if (b->count[r] != 0) e.insert(b->region(r), b->bucket(r), b->count[r], hashed);
+        });
+        for (const auto& b : parts) e.insert(f, b->spill_hashes.data(), b->spill_hashes.size(), hashed);
     }
 }
 
@@ -283,10 +377,12 @@ void bulk_contains_bytes(const Engine& e, const FilterRef& f, const std::uint64_
                          std::uint8_t* out, BatchConfig cfg) {
     cfg = for_engine(e, cfg);
     const unsigned t = threads_for(n, cfg.threads);
-    if (use_partitioned(f, n, cfg.path)) {
+    if (use_partitioned(f, n, cfg.path, Op::probe)) {
         partitioned_probe(e, f, keys, n, mode, t,
-                          [&](const Partitioner& p, unsigned v, std::size_t r0, const std::uint8_t* answers) {
-                              p.restore(v, answers, [&](std::size_t i, std::uint8_t a) { out[r0 + i] = a; });
+                          [&](const Buckets& b, std::size_t r0, std::size_t len, const std::uint8_t* answers,
+                              const std::vector<std::uint8_t>& spilled) {
+                              b.restore(len, answers, [&](std::size_t i, std::uint8_t a) { out[r0 + i] = a; });
+                              for (std::size_t s = 0; s < spilled.size(); ++s) out[r0 + b.spill[s]] = spilled[s];
                           });
         return;
     }
@@ -297,16 +393,16 @@ void bulk_contains_bits(const Engine& e, const FilterRef& f, const std::uint64_t
                         std::uint64_t* out, BatchConfig cfg) {
     cfg = for_engine(e, cfg);
     const unsigned t = threads_for(n, cfg.threads);
-    if (use_partitioned(f, n, cfg.path)) {
+    if (use_partitioned(f, n, cfg.path, Op::probe)) {
         partitioned_probe(e, f, keys, n, mode, t,
-                          [&](const Partitioner& p, unsigned v, std::size_t r0, const std::uint8_t* answers) {
-                              // Parts start on multiples of 64 keys: each writes whole words of its own.
-                              const Range c = p.chunk(v);
-                              std::uint64_t* words = out + (r0 + c.begin) / 64;
-                              std::fill(words, words + (c.size() + 63) / 64, 0);
-                              p.restore(v, answers, [&](std::size_t i, std::uint8_t a) {
-                                  words[(i - c.begin) / 64] |= std::uint64_t(a) << (i % 64);
-                              });
+                          [&](const Buckets& b, std::size_t r0, std::size_t len, const std::uint8_t* answers,
+                              const std::vector<std::uint8_t>& spilled) {
+                              // Rounds start on multiples of 64 keys: each writes whole words of its own.
+                              std::uint64_t* words = out + r0 / 64;
+                              std::fill(words, words + (len + 63) / 64, 0);
+                              auto put = [&](std::size_t i, std::uint8_t a) { words[i / 64] |= std::uint64_t(a) << (i % 64); };
+                              b.restore(len, answers, put);
+                              for (std::size_t s = 0; s < spilled.size(); ++s) put(b.spill[s], spilled[s]);
                           });
         return;
     }
@@ -318,17 +414,20 @@ std::size_t bulk_count(const Engine& e, const FilterRef& f, const std::uint64_t*
     cfg = for_engine(e, cfg);
     const unsigned t = threads_for(n, cfg.threads);
     std::atomic<std::size_t> total{0};
-    if (use_partitioned(f, n, cfg.path)) {
-        // Counting needs no answers back in order: each part counts its own regions.
-        Partitioner p(e, f, t, region_shift(f, true, t), n);
-        for (std::size_t r0 = 0; r0 < n; r0 += round_keys) {
-            p.partition(keys + r0, std::min(round_keys, n - r0), mode);
-            each_thread(t, [&](unsigned v) {
-                std::size_t mine = 0;
-                p.for_each_run(v, [&](std::size_t at, std::size_t len) { mine += e.count(f, p.sorted.data() + at, len, hashed); });
-                total += mine;
-            });
-        }
+    if (use_partitioned(f, n, cfg.path, Op::probe)) {
+        // Counting needs no answers back in order: no region ids, a count per bucket.
+        direct(n, t, [&](Range c) {
+            const std::size_t round = round_length(c.size());
+            Buckets b(e, f, region_shift(f, true, 1), true, round, false);
+            std::size_t mine = 0;
+            for (std::size_t r0 = c.begin; r0 < c.end; r0 += round) {
+                b.fill(keys + r0, std::min(round, c.end - r0), mode, false);
+                for (unsigned r = 0; r < b.regions; ++r)
+                    if (b.count[r] != 0) mine += e.count(b.region(r), b.bucket(r), b.count[r], hashed);
+                mine += e.count(f, b.spill_hashes.data(), b.spill_hashes.size(), hashed);
+            }
+            total += mine;
+        });
         return total;
     }
     direct(n, t, [&](Range c) { total += e.count(f, keys + c.begin, c.size(), mode); });

@@ -3,11 +3,12 @@
 //
 //  direct       the engine walks the batch in the caller's order (its own pipeline hashes a
 //               window of keys and prefetches their blocks);
-//  partitioned  the batch is hashed, radix-partitioned by filter region (a contiguous range of
-//               blocks small enough to stay in L2), each region's keys are processed while its
-//               blocks are cache-resident, and answers are put back in the caller's order. It
-//               pays when a large batch meets a filter much larger than the cache, so that each
-//               cache line is visited by several keys of the batch.
+//  partitioned  the batch is hashed and scattered, in rounds, into one bucket per filter
+//               region (a contiguous range of blocks small enough to stay in L2); each region
+//               is streamed into the cache in address order and its bucket processed there,
+//               and answers are put back in the caller's order. It pays when a large batch
+//               meets a filter much larger than the cache, so that each cache line is visited
+//               by several keys of the batch; `automatic` takes it past measured crossovers.
 //
 // Threads split a probe's batch into contiguous ranges. Inserts on several threads always
 // partition, by block range (each thread owns whole regions), so no two threads write one
@@ -26,8 +27,10 @@ struct BatchConfig {
 /// Threads used for `requested` (0 = every core OpenMP offers); 1 without OpenMP.
 unsigned resolve_threads(unsigned requested);
 
-/// Whether this batch takes the partitioned path.
-bool use_partitioned(const FilterRef& f, std::size_t n, BatchPath path);
+enum class Op : std::uint8_t { insert, probe };
+
+/// Whether a batch of n keys takes the partitioned path for `op`.
+bool use_partitioned(const FilterRef& f, std::size_t n, BatchPath path, Op op);
 
 void bulk_insert(const Engine& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
                  BatchConfig cfg);

@@ -17,6 +17,9 @@ struct FilterRef {
     std::uint64_t blocks;
     Shape shape;
     unsigned k;
+    /// Set by the partitioned path: this call's keys all fall in one cache-resident region,
+    /// so engines that prefetch blocks skip it (prefetching L2-resident lines only costs).
+    bool region_local = false;
 };
 
 /// How the engine turns an input value into a hash: the integer mixer with the filter's seed

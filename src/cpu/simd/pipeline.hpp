@@ -111,7 +111,7 @@ template <class Body>
 inline void specialize(const FilterRef& f, KeyMode mode, Body&& body) {
     layout::visit_shape(f.shape, [&](auto tag) {
         constexpr Shape S = decltype(tag)::value;
-        const bool big = f.blocks * layout::shape_traits<S>::block_bytes > prefetch_above_bytes;
+        const bool big = !f.region_local && f.blocks * layout::shape_traits<S>::block_bytes > prefetch_above_bytes;
         const bool mixed = mode.kind == KeyMode::mix64;
         if (mixed && big) body.template operator()<S, true, true>();
         else if (mixed) body.template operator()<S, true, false>();
