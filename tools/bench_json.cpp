@@ -116,6 +116,8 @@ std::string bench_json(const MachineInfo& m, const LineReadLimit& limit, std::sp
             .add("probe_over_limit",
                  number(limit.best.lines_per_s > 0 ? r.probe_mixed_mkeys_per_s() * 1e6 / limit.best.lines_per_s
                                                    : std::nan("")))
+            .add("limit_at_size_lines_per_s", number(r.size_limit_lines_per_s))
+            .add("probe_over_limit_at_size", number(r.size_limit_lines_per_s > 0 ? r.probe_over_size_limit() : std::nan("")))
             .add("false_positives", number(r.absent_hits))
             .add("fpr", number(r.measured_fpr()))
             .add("predicted_fpr", number(r.predicted_fpr))

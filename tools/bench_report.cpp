@@ -42,6 +42,10 @@ std::vector<BenchColumn> bench_columns(const LineReadLimit& limit) {
              return limit_rate > 0 ? format_fixed(r.probe_mixed_mkeys_per_s() * 1e6 / limit_rate, 2) : std::string("-");
          },
          [](const LineReadLimit&) { return std::string("1.00"); }},
+        {{"probe/", "limit", "at size"},
+         [](const BenchResult& r) {
+             return r.size_limit_lines_per_s > 0 ? format_fixed(r.probe_over_size_limit(), 2) : std::string("-");
+         }},
     };
 }
 

@@ -33,6 +33,9 @@ struct BenchResult {
     std::uint64_t mixed_hits = 0;
     std::uint64_t false_negatives = 0;  ///< inserted keys of the mixed set reported absent
     double predicted_fpr = 0;
+    /// Random line reads per second over a buffer the size of this filter, measured in the
+    /// same run: the limit of a direct probe at this size (0 if not measured).
+    double size_limit_lines_per_s = 0;
 
     double bits_per_key() const { return static_cast<double>(params.bits()) / static_cast<double>(keys); }
     double measured_fpr() const { return static_cast<double>(absent_hits) / static_cast<double>(queries); }
@@ -42,6 +45,10 @@ struct BenchResult {
     double probe_absent_mkeys_per_s() const { return static_cast<double>(queries) / probe_absent_seconds / 1e6; }
     double probe_mixed_ns_per_key() const { return probe_mixed_seconds * 1e9 / static_cast<double>(queries); }
     double probe_absent_ns_per_key() const { return probe_absent_seconds * 1e9 / static_cast<double>(queries); }
+    /// 50%-hit probe rate over the line read rate at this filter's size.
+    double probe_over_size_limit() const {
+        return size_limit_lines_per_s > 0 ? probe_mixed_mkeys_per_s() * 1e6 / size_limit_lines_per_s : 0;
+    }
 };
 
 struct BenchRun {

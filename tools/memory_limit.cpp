@@ -22,21 +22,22 @@ namespace {
 constexpr std::uint64_t line_bytes = 64;
 constexpr std::uint64_t line_words = line_bytes / sizeof(std::uint64_t);
 constexpr std::uint64_t huge_page = std::uint64_t(2) << 20;
-constexpr unsigned distances[] = {8, 16, 32, 64};
+constexpr unsigned distances[] = {0, 8, 16, 32, 64};  // 0: no prefetch, the core's own parallelism
 
 struct FreeDeleter {
     void operator()(void* p) const noexcept { std::free(p); }
 };
 
-/// One timed pass: for each i, prefetch the line of idx[i + distance], then fold one word of
-/// the line of idx[i] into the checksum (the word depends on i, so every load is needed).
+/// One timed pass: for each i, prefetch the line of idx[i + distance] (distance 0: none), then
+/// fold one word of the line of idx[i] into the checksum (the word depends on i, so every load
+/// is needed).
 [[gnu::noinline]] std::uint64_t read_lines(const std::uint64_t* buf, const std::uint64_t* idx, std::size_t n,
                                            std::size_t distance) {
     std::uint64_t sum = 0;
-    const std::size_t head = n > distance ? n - distance : 0;
+    const std::size_t head = distance == 0 ? 0 : n > distance ? n - distance : 0;
     std::size_t i = 0;
     for (; i < std::min(distance, n); ++i) __builtin_prefetch(buf + idx[i] * line_words, 0, 3);
-    for (i = 0; i < head; ++i) {
+    for (i = 0; i < head; ++i) {  // with distance 0, head is 0 and the last loop reads everything
         __builtin_prefetch(buf + idx[i + distance] * line_words, 0, 3);
         sum += buf[idx[i] * line_words + (i & (line_words - 1))];
     }
@@ -72,17 +73,19 @@ std::int64_t huge_page_bytes_of(const void* p, std::uint64_t bytes) {
 
 LineReadLimit measure_line_read_limit(std::uint64_t buffer_bytes, unsigned repeat, std::uint64_t seed) {
     LineReadLimit out;
-    out.buffer_bytes = std::max(huge_page, (buffer_bytes + huge_page - 1) / huge_page * huge_page);
+    // Like the library's filters: huge-page-aligned from 4 MiB, whole lines below.
+    const std::uint64_t align = buffer_bytes >= 2 * huge_page ? huge_page : line_bytes;
+    out.buffer_bytes = std::max(line_bytes, (buffer_bytes + align - 1) / align * align);
     out.repeat = std::max(repeat, 1u);
     const std::uint64_t lines = out.buffer_bytes / line_bytes;
     // Enough reads to dwarf the timer and the prefetch ramp, few enough to stay quick.
     out.reads = std::clamp<std::uint64_t>(lines, std::uint64_t(1) << 20, std::uint64_t(1) << 24);
 
     void* raw = nullptr;
-    if (posix_memalign(&raw, huge_page, out.buffer_bytes) != 0 || raw == nullptr) throw std::bad_alloc();
+    if (posix_memalign(&raw, align, out.buffer_bytes) != 0 || raw == nullptr) throw std::bad_alloc();
     const std::unique_ptr<void, FreeDeleter> owner(raw);
 #ifdef MADV_HUGEPAGE
-    out.huge_pages_advised = madvise(raw, out.buffer_bytes, MADV_HUGEPAGE) == 0;
+    out.huge_pages_advised = align == huge_page && madvise(raw, out.buffer_bytes, MADV_HUGEPAGE) == 0;
 #endif
     auto* buf = static_cast<std::uint64_t*>(raw);
     // Touch every page (and give every word a distinct value) before timing.

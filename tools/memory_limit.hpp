@@ -7,7 +7,9 @@
 // library allocates large filters), touched first; an array of random line indices drawn in
 // advance (as a probe's hashed block indices are); then one pass over the indices that
 // prefetches line i+d and loads one word of line i into a checksum. Single thread; several
-// prefetch distances d are tried and the fastest counts.
+// prefetch distances d are tried (0: none, the core's own memory parallelism) and the fastest
+// counts. `batchbloom bench` also measures it over a buffer the size of each filter it runs,
+// which is the limit of a direct probe of that filter wherever it lives (L2, L3 or DRAM).
 #include <cstdint>
 #include <vector>
 
@@ -34,7 +36,8 @@ struct LineReadLimit {
 inline constexpr std::uint64_t default_limit_buffer_bytes = std::uint64_t(1) << 30;
 
 /// Measures the random 64-byte line read rate over a buffer of `buffer_bytes` (rounded up to
-/// 2 MiB; at least 2 MiB). Throws std::bad_alloc if the buffer cannot be allocated.
+/// 2 MiB from 4 MiB on, as the library's filters are, else to a line). Throws std::bad_alloc
+/// if the buffer cannot be allocated.
 LineReadLimit measure_line_read_limit(std::uint64_t buffer_bytes, unsigned repeat, std::uint64_t seed);
 
 }  // namespace batchbloom::cli

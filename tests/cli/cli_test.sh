@@ -272,10 +272,10 @@ section_bench() {
     local engines e t
     engines=$(sed -n 's/^# batchbloom bench: engines \([^;]*\);.*/\1/p' bench.out | tr -d ',')
     [[ " $engines " == *" scalar "* ]] || fail "bench lists no scalar engine: $(head -3 bench.out)"
-    expect_contains bench.out '^engine +threads +keys +bits/ +k +insert +insert +probe +probe +probe +measured +predicted +probe/$'
+    expect_contains bench.out '^engine +threads +keys +bits/ +k +insert +insert +probe +probe +probe +measured +predicted +probe/ +probe/$'
     for e in $engines; do
         for t in 1 2; do
-            expect_contains bench.out "^$e +$t +200000 +[0-9.]+ +[0-9]+( +[0-9.]+){5}( +[0-9.]+e-[0-9]+){2} +[0-9.]+$"
+            expect_contains bench.out "^$e +$t +200000 +[0-9.]+ +[0-9]+( +[0-9.]+){5}( +[0-9.]+e-[0-9]+){2} +[0-9.]+ +[0-9.]+$"
         done
     done
     expect_contains bench.out '^random 64B line reads \(prefetched\) +[0-9.]+ +[0-9.]+ +1\.00$'
@@ -283,7 +283,8 @@ section_bench() {
     for t in "classic scalar" "counting scalar" "scalable [a-z0-9]+"; do
         expect_contains bench.out "^$t +200000 +[0-9.]+ +([0-9]+|-)( +[0-9.]+){3} +[0-9.]+e-0[1-3] +[0-9.]+e-0[1-3]$"
     done
-    expect_contains bench.out '^# limit: .*Mlines/s by prefetch distance 8: [0-9.]+, 16: [0-9.]+, 32: [0-9.]+, 64: [0-9.]+$'
+    expect_contains bench.out '^# limit: .*Mlines/s by prefetch distance 0: [0-9.]+, 8: [0-9.]+, 16: [0-9.]+, 32: [0-9.]+, 64: [0-9.]+$'
+    expect_contains bench.out '^# random 64B line reads over a buffer the size of this filter: [0-9.]+ Mlines/s \([0-9.]+ ns/line\)$'
     "$PY" - r.json "$engines" <<'PYEOF' || fail "bench --json: $(cat r.json)"
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -300,8 +301,9 @@ rs = d["results"]
 assert sorted((r["backend"], r["threads"]) for r in rs) == sorted((e, t) for e in engines for t in (1, 2)), rs
 for r in rs:
     for k in ("backend", "threads", "keys", "bits_per_key", "insert_keys_per_s", "probe_keys_per_s",
-              "probe_miss_keys_per_s", "fpr", "predicted_fpr"):
+              "probe_miss_keys_per_s", "fpr", "predicted_fpr", "limit_at_size_lines_per_s", "probe_over_limit_at_size"):
         assert k in r, (k, r)
+    assert r["limit_at_size_lines_per_s"] > 0 and r["probe_over_limit_at_size"] > 0, r
     assert r["keys"] == 200000 and 9 < r["bits_per_key"] < 12, r
     assert min(r["insert_keys_per_s"], r["probe_keys_per_s"], r["probe_miss_keys_per_s"]) > 0, r
     assert 0.005 < r["fpr"] < 0.02 and 0.009 < r["predicted_fpr"] <= 0.01, r
