@@ -22,8 +22,8 @@ struct BatchConfig;
 
 /// How bulk operations walk a filter (results are the same on every path).
 enum class BatchPath : std::uint8_t {
-    automatic,    ///< partitioned for batches of several keys per line of a filter beyond L3, else direct
-                  ///< (the crossovers measured in bench/RESULTS.md)
+    automatic,    ///< partitioned for batches of several keys per line of a filter beyond L3 (probes:
+                  ///< on one thread only), else direct: the crossovers measured in bench/RESULTS.md
     direct,       ///< keys in the caller's order, blocks prefetched a window ahead
     partitioned,  ///< keys grouped by filter region, each region processed while cache-resident
 };

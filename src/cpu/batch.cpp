@@ -331,13 +331,16 @@ unsigned resolve_threads(unsigned requested) {
 #endif
 }
 
-bool use_partitioned(const FilterRef& f, std::size_t n, BatchPath path, Op op) {
+bool use_partitioned(const FilterRef& f, std::size_t n, unsigned threads, BatchPath path, Op op) {
     if (path != BatchPath::automatic) return path == BatchPath::partitioned;
-    // Measured crossovers (single thread, avx512, word512, bench/RESULTS.md "Partitioned vs
-    // direct"): partitioning pays for filters well beyond L3 (a 12 MiB filter, in L3, was
-    // 1.6x slower partitioned), once a batch brings enough keys per filter line to amortize
-    // streaming each region in: at 120 MiB, inserts won from 2.5 keys per line (5M keys) and
-    // probes, which must also put answers back in order, from about 5.
+    // Measured crossovers (avx512, word512, bench/RESULTS.md "Partitioned vs direct"):
+    // partitioning pays for filters well beyond L3 (a 12 MiB filter, in L3, was 1.6x slower
+    // partitioned), once a batch brings enough keys per filter line to amortize streaming each
+    // region in: at 120 MiB, inserts won from 2.5 keys per line (5M keys) on one thread and by
+    // 2x on two; probes, which must also put answers back in order, from about 5 keys per line
+    // on one thread, but not on two (their scratch traffic then competes for DRAM bandwidth
+    // with the other thread's direct probes' parallelism).
+    if (op == Op::probe && threads > 1) return false;
     const std::uint64_t lines = filter_bytes(f) / 64;
     const std::uint64_t keys_per_line = op == Op::insert ? 2 : 5;
     return filter_bytes(f) >= partition_above_bytes && n >= lines * keys_per_line;
@@ -347,7 +350,7 @@ void bulk_insert(const Engine& e, const FilterRef& f, const std::uint64_t* keys,
                  BatchConfig cfg) {
     cfg = for_engine(e, cfg);
     const unsigned t = threads_for(n, cfg.threads);
-    const bool partitioned = use_partitioned(f, n, cfg.path, Op::insert);
+    const bool partitioned = use_partitioned(f, n, t, cfg.path, Op::insert);
     if (t == 1 && !partitioned) return e.insert(f, keys, n, mode);
     if (!partitioned && (t - 1) * filter_bytes(f) <= std::max<std::uint64_t>(16 * std::uint64_t(n), 64u << 20))
         return insert_into_copies(e, f, keys, n, mode, t);
@@ -377,7 +380,7 @@ void bulk_contains_bytes(const Engine& e, const FilterRef& f, const std::uint64_
                          std::uint8_t* out, BatchConfig cfg) {
     cfg = for_engine(e, cfg);
     const unsigned t = threads_for(n, cfg.threads);
-    if (use_partitioned(f, n, cfg.path, Op::probe)) {
+    if (use_partitioned(f, n, t, cfg.path, Op::probe)) {
         partitioned_probe(e, f, keys, n, mode, t,
                           [&](const Buckets& b, std::size_t r0, std::size_t len, const std::uint8_t* answers,
                               const std::vector<std::uint8_t>& spilled) {
@@ -393,7 +396,7 @@ void bulk_contains_bits(const Engine& e, const FilterRef& f, const std::uint64_t
                         std::uint64_t* out, BatchConfig cfg) {
     cfg = for_engine(e, cfg);
     const unsigned t = threads_for(n, cfg.threads);
-    if (use_partitioned(f, n, cfg.path, Op::probe)) {
+    if (use_partitioned(f, n, t, cfg.path, Op::probe)) {
         partitioned_probe(e, f, keys, n, mode, t,
                           [&](const Buckets& b, std::size_t r0, std::size_t len, const std::uint8_t* answers,
                               const std::vector<std::uint8_t>& spilled) {
@@ -414,7 +417,7 @@ std::size_t bulk_count(const Engine& e, const FilterRef& f, const std::uint64_t*
     cfg = for_engine(e, cfg);
     const unsigned t = threads_for(n, cfg.threads);
     std::atomic<std::size_t> total{0};
-    if (use_partitioned(f, n, cfg.path, Op::probe)) {
+    if (use_partitioned(f, n, t, cfg.path, Op::probe)) {
         // Counting needs no answers back in order: no region ids, a count per bucket.
         direct(n, t, [&](Range c) {
             const std::size_t round = round_length(c.size());

@@ -29,8 +29,8 @@ unsigned resolve_threads(unsigned requested);
 
 enum class Op : std::uint8_t { insert, probe };
 
-/// Whether a batch of n keys takes the partitioned path for `op`.
-bool use_partitioned(const FilterRef& f, std::size_t n, BatchPath path, Op op);
+/// Whether a batch of n keys on `threads` threads takes the partitioned path for `op`.
+bool use_partitioned(const FilterRef& f, std::size_t n, unsigned threads, BatchPath path, Op op);
 
 void bulk_insert(const Engine& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
                  BatchConfig cfg);
