@@ -4,11 +4,15 @@
 // Sizes: 1M keys (filter ~1.2 MB, in L2), 10M (~12 MB, in L3), 100M (~120 MB, beyond this
 // machine's 105 MB L3). Probes are 50% hits unless the name says "miss"; each call is one
 // batch of as many keys as the filter holds. Counters: ns_per_key (lower is better) and fpr.
+// The *_batch rows sweep the batch size against the 100M-key filter on both paths, for the
+// best engine, to locate the crossover that BatchPath::automatic uses:
+//   build/bench/batchbloom_bench --benchmark_filter='_batch/'
 #include <benchmark/benchmark.h>
 
 #include <batchbloom/filter.hpp>
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -63,6 +67,26 @@ void insert(benchmark::State& state, Run run, bb::Shape shape, std::size_t n, do
     set_counters(state, n);
 }
 
+/// Batches of `batch` keys against the filter for n keys (inserts go into a fresh copy).
+void batch_sweep(benchmark::State& state, Run run, std::size_t n, std::size_t batch, bool insert) {
+    Data& d = data(n, bb::Shape::word512, 10.0);
+    bb::Filter f(d.filter->params());
+    bb::Filter& target = insert ? f : *d.filter;
+    target.set_backend(run.backend);
+    target.set_threads(run.threads);
+    target.set_batch_path(run.path);
+    const std::span<const std::uint64_t> keys = std::span(insert ? d.keys : d.hits50).first(batch);
+    std::vector<std::uint8_t> out(batch);
+    for (auto _ : state) {
+        if (insert)
+            target.insert(keys);
+        else
+            target.contains(keys, out);
+        benchmark::ClobberMemory();
+    }
+    set_counters(state, batch);
+}
+
 void probe(benchmark::State& state, Run run, bb::Shape shape, std::size_t n, double bpk, bool miss) {
     Data& d = data(n, shape, bpk);
     d.filter->set_backend(run.backend);
@@ -107,6 +131,20 @@ int register_all() {
                             }
                         }
     }
+    const auto names = bb::available_backends();
+    const std::string best = names.front() == "cuda" && names.size() > 1 ? names[1] : names.front();
+    for (const auto& [label, batch] : {std::pair{"b2M", 2'000'000}, {"b5M", 5'000'000}, {"b20M", 20'000'000}})
+        for (unsigned threads : {1u, 2u})
+            for (bb::BatchPath path : {bb::BatchPath::direct, bb::BatchPath::partitioned})
+                for (bool insert : {true, false}) {
+                    const std::string name = std::string(insert ? "insert_batch/" : "probe_batch/") + best +
+                                             "/word512/100M/bpk10/" + label + "/t" + std::to_string(threads) +
+                                             (path == bb::BatchPath::partitioned ? "/part" : "/direct");
+                    benchmark::RegisterBenchmark(name.c_str(), batch_sweep, Run{bb::parse_backend(best), threads, path},
+                                                 std::size_t(100'000'000), std::size_t(batch), insert)
+                        ->Unit(benchmark::kMillisecond)
+                        ->UseRealTime();
+                }
     return 0;
 }
 

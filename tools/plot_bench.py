@@ -6,8 +6,10 @@ usage: plot_bench.py RESULTS.json OUT.png
 RESULTS.json is what `batchbloom bench --json FILE` writes; `batchbloom bench --plot OUT.png`
 runs this script itself (a copy is built into the program). Solid lines are the probe rate at
 50% hits, dashed lines the insert rate; the dotted horizontal line is the machine's random
-64-byte line read rate (prefetched, one thread), the limit of an out-of-cache probe; grey
-vertical lines mark the L2 and L3 cache sizes. Needs matplotlib (pip install matplotlib).
+64-byte line read rate (prefetched, one thread), the limit of an out-of-cache probe, and the
+dotted black curve the same rate over a buffer the size of each filter (the limit of a probe
+in the caller's order at that size); grey vertical lines mark the L2 and L3 cache sizes.
+Needs matplotlib (pip install matplotlib).
 """
 import json
 import math
@@ -70,6 +72,12 @@ def main(argv):
     if limit:
         ax.axhline(limit / 1e6, color="black", ls=":", lw=1.5,
                    label=f"limit: random 64 B line reads, prefetched, 1 thread ({limit / 1e6:.0f} M/s)")
+
+    at_size = sorted({(size_of(r), r["limit_at_size_lines_per_s"]) for r in data["results"]
+                      if r.get("limit_at_size_lines_per_s")})
+    if at_size:
+        ax.plot([x for x, _ in at_size], [v / 1e6 for _, v in at_size], "k:", marker="x", lw=1.5,
+                label="limit at the filter's size: random 64 B line reads over a buffer that large")
 
     ax.set_xscale("log", base=2)
     lo, hi = min(xs), max(xs)
