@@ -5,10 +5,16 @@
 #include <gtest/gtest.h>
 
 #include <batchbloom/filter.hpp>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <span>
 #include <string>
 
 #include "support.hpp"
@@ -270,4 +276,63 @@ TEST_P(EngineTest, PartitionedPathOnOddAndTinyBatches) {
             ASSERT_EQ(ref.count(q), got.count(q));
         }
     }
+}
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define BB_ENGINES_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define BB_ENGINES_SANITIZED 1
+#endif
+#endif
+
+#ifndef BB_ENGINES_SANITIZED
+/// Child process of the test below: exits 0 if partitioned calls under a tight address-space
+/// cap give the same answers and filter as unconstrained direct ones.
+[[noreturn]] void partitioned_calls_without_scratch_memory() {
+    const Params p = Params::for_bits_per_key(1'000'000, 10);
+    Filter ref(p);
+    ref.set_threads(1);
+    const auto keys = bb::testing::random_keys(4'000'000, 21, 0);
+    ref.insert(std::span(keys).first(1'000'000));
+    std::vector<std::uint8_t> expect(keys.size()), got(keys.size());
+    ref.contains(keys, expect);
+    std::vector<std::uint64_t> expect_bits((keys.size() + 63) / 64), bits(expect_bits.size());
+    ref.contains_bitmap(keys, expect_bits);
+    const std::size_t expect_count = ref.count(keys);
+    Filter inserted(p), expect_inserted(p);
+    expect_inserted.insert(keys);
+    long pages = 0;
+    if (std::FILE* statm = std::fopen("/proc/self/statm", "r")) {
+        if (std::fscanf(statm, "%ld", &pages) != 1) pages = 0;
+        std::fclose(statm);
+    }
+    const rlim_t cap = static_cast<rlim_t>(pages) * static_cast<rlim_t>(::sysconf(_SC_PAGESIZE)) + (rlim_t{16} << 20);
+    const rlimit lim{cap, cap};
+    if (pages == 0 || ::setrlimit(RLIMIT_AS, &lim) != 0) std::exit(3);
+    for (Filter* f : {&ref, &inserted}) {
+        f->set_threads(1);
+        f->set_batch_path(bb::BatchPath::partitioned);
+    }
+    ref.contains(keys, got);
+    ref.contains_bitmap(keys, bits);
+    inserted.insert(keys);
+    std::exit(got == expect && bits == expect_bits && ref.count(keys) == expect_count &&
+                      inserted == expect_inserted
+                  ? 0
+                  : 1);
+}
+#endif
+
+TEST(BatchPath, PartitionedPathFallsBackToDirectWithoutScratchMemory) {
+    // The partitioned path allocates scratch (~12 bytes per key of a round); when it cannot,
+    // the same call must still give every answer, on the direct path. A child process caps its
+    // address space a little above what it already uses and runs partitioned calls whose
+    // scratch cannot fit. (Sanitizers reserve address space of their own: skipped there.)
+#ifdef BB_ENGINES_SANITIZED
+    GTEST_SKIP() << "RLIMIT_AS cannot be used under a sanitizer";
+#else
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    EXPECT_EXIT(partitioned_calls_without_scratch_memory(), ::testing::ExitedWithCode(0), "");
+#endif
 }

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <exception>
 #include <memory>
+#include <new>
 #include <vector>
 
 #include <sys/mman.h>
@@ -57,13 +59,23 @@ Range part(std::size_t n, unsigned t, unsigned i, std::size_t align) {
 
 /// Runs body(v) for v in [0, t), in parallel. Each call is one phase: all of a phase's calls
 /// finish before the next phase starts (the parallel loop's implicit barrier), however many
-/// threads the OpenMP runtime really grants.
+/// threads the OpenMP runtime really grants. An exception (say, scratch memory that cannot be
+/// allocated) must not leave a parallel region: the first one is carried out and rethrown.
 template <class Body>
 void each_thread(unsigned t, Body&& body) {
 #ifdef _OPENMP
     if (t > 1) {
+        std::exception_ptr error;
 #pragma omp parallel for num_threads(t) schedule(static, 1)
-        for (int v = 0; v < static_cast<int>(t); ++v) body(static_cast<unsigned>(v));
+        for (int v = 0; v < static_cast<int>(t); ++v) {
+            try {
+                body(static_cast<unsigned>(v));
+            } catch (...) {
+#pragma omp critical(batchbloom_each_thread_error)
+                if (!error) error = std::current_exception();
+            }
+        }
+        if (error) std::rethrow_exception(error);
         return;
     }
 #endif
@@ -267,10 +279,12 @@ void direct(std::size_t n, unsigned t, Body&& body) {
 
 /// Partitioned probe: each thread partitions its own range of the batch in rounds, probes
 /// the round's buckets region by region, and calls consume(buckets, round_begin, round_len,
-/// answers, spill_answers) to put the answers in order.
+/// answers, spill_answers) to put the answers in order. Returns false, having answered only
+/// part of the batch, if the scratch memory could not be allocated: the caller then takes the
+/// direct path, which needs none and overwrites every answer.
 template <class Consume>
-void partitioned_probe(const Engine& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
-                       unsigned t, Consume&& consume) {
+bool partitioned_probe(const Engine& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
+                       unsigned t, Consume&& consume) try {
     direct(n, t, [&](Range c) {
         const std::size_t round = round_length(c.size());
         Buckets b(e, f, region_shift(f, true, 1), true, round, true);
@@ -282,6 +296,9 @@ void partitioned_probe(const Engine& e, const FilterRef& f, const std::uint64_t*
             consume(b, r0, len, answers.data(), b.probe_spill());
         }
     });
+    return true;
+} catch (const std::bad_alloc&) {
+    return false;
 }
 
 /// Multi-threaded insert for filters small next to the batch: part 0 goes into the filter,
@@ -308,6 +325,31 @@ void insert_into_copies(const Engine& e, const FilterRef& f, const std::uint64_t
         for (const auto& copy : copies)
             for (std::size_t i = w.begin; i < w.end; ++i) dst[i] |= copy.data()[i];
     });
+}
+
+/// Insert on t threads by filter region: each thread buckets its share of a round, then each
+/// inserts whole regions from every thread's buckets, so no block is written by two threads.
+/// Cache-sized regions on the partitioned path, else just enough to balance the threads.
+void insert_by_region(const Engine& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
+                      unsigned t, bool partitioned) {
+    const unsigned shift = region_shift(f, partitioned, t);
+    std::vector<std::unique_ptr<Buckets>> parts(t);
+    const std::size_t round = round_length(n / t) * t;
+    for (std::size_t r0 = 0; r0 < n; r0 += round) {
+        const std::size_t len = std::min(round, n - r0);
+        each_thread(t, [&](unsigned v) {
+            const Range c = part(len, t, v, 64);
+            if (!parts[v]) parts[v] = std::make_unique<Buckets>(e, f, shift, partitioned, c.size(), false);  // first round is the largest
+            parts[v]->fill(keys + r0 + c.begin, c.size(), mode, false);
+        });
+        const unsigned regions = parts[0]->regions;
+        each_thread(t, [&](unsigned v) {
+            for (unsigned r = regions * v / t; r < regions * (v + 1) / t; ++r)
+                for (const auto& b : parts)
+                    if (b->count[r] != 0) e.insert(b->region(r), b->bucket(r), b->count[r], hashed);
+        });
+        for (const auto& b : parts) e.insert(f, b->spill_hashes.data(), b->spill_hashes.size(), hashed);
+    }
 }
 
 }  // namespace
@@ -342,27 +384,14 @@ void bulk_insert(const Engine& e, const FilterRef& f, const std::uint64_t* keys,
     const unsigned t = threads_for(n, cfg.threads);
     const bool partitioned = use_partitioned(f, n, t, cfg.path, Op::insert);
     if (t == 1 && !partitioned) return e.insert(f, keys, n, mode);
-    if (!partitioned && (t - 1) * filter_bytes(f) <= std::max<std::uint64_t>(16 * std::uint64_t(n), 64u << 20))
-        return insert_into_copies(e, f, keys, n, mode, t);
-    // Each thread buckets its share of a round; then each inserts whole regions from every
-    // thread's buckets, so no block is written by two threads.
-    const unsigned shift = region_shift(f, partitioned, t);
-    std::vector<std::unique_ptr<Buckets>> parts(t);
-    const std::size_t round = round_length(n / t) * t;
-    for (std::size_t r0 = 0; r0 < n; r0 += round) {
-        const std::size_t len = std::min(round, n - r0);
-        each_thread(t, [&](unsigned v) {
-            const Range c = part(len, t, v, 64);
-            if (!parts[v]) parts[v] = std::make_unique<Buckets>(e, f, shift, partitioned, c.size(), false);  // first round is the largest
-            parts[v]->fill(keys + r0 + c.begin, c.size(), mode, false);
-        });
-        const unsigned regions = parts[0]->regions;
-        each_thread(t, [&](unsigned v) {
-            for (unsigned r = regions * v / t; r < regions * (v + 1) / t; ++r)
-                for (const auto& b : parts)
-                    if (b->count[r] != 0) e.insert(b->region(r), b->bucket(r), b->count[r], hashed);
-        });
-        for (const auto& b : parts) e.insert(f, b->spill_hashes.data(), b->spill_hashes.size(), hashed);
+    try {
+        if (!partitioned && (t - 1) * filter_bytes(f) <= std::max<std::uint64_t>(16 * std::uint64_t(n), 64u << 20))
+            return insert_into_copies(e, f, keys, n, mode, t);
+        insert_by_region(e, f, keys, n, mode, t, partitioned);
+    } catch (const std::bad_alloc&) {
+        // No memory for copies or buckets: one pass in place needs none. Keys already inserted
+        // are inserted again, which changes nothing.
+        e.insert(f, keys, n, mode);
     }
 }
 
@@ -371,13 +400,14 @@ void bulk_contains_bytes(const Engine& e, const FilterRef& f, const std::uint64_
     cfg = for_engine(e, cfg);
     const unsigned t = threads_for(n, cfg.threads);
     if (use_partitioned(f, n, t, cfg.path, Op::probe)) {
-        partitioned_probe(e, f, keys, n, mode, t,
-                          [&](const Buckets& b, std::size_t r0, std::size_t len, const std::uint8_t* answers,
-                              const std::vector<std::uint8_t>& spilled) {
-                              b.restore(len, answers, [&](std::size_t i, std::uint8_t a) { out[r0 + i] = a; });
-                              for (std::size_t s = 0; s < spilled.size(); ++s) out[r0 + b.spill[s]] = spilled[s];
-                          });
-        return;
+        const bool done =
+            partitioned_probe(e, f, keys, n, mode, t,
+                              [&](const Buckets& b, std::size_t r0, std::size_t len, const std::uint8_t* answers,
+                                  const std::vector<std::uint8_t>& spilled) {
+                                  b.restore(len, answers, [&](std::size_t i, std::uint8_t a) { out[r0 + i] = a; });
+                                  for (std::size_t s = 0; s < spilled.size(); ++s) out[r0 + b.spill[s]] = spilled[s];
+                              });
+        if (done) return;
     }
     direct(n, t, [&](Range c) { e.contains_bytes(f, keys + c.begin, c.size(), mode, out + c.begin); });
 }
@@ -387,17 +417,18 @@ void bulk_contains_bits(const Engine& e, const FilterRef& f, const std::uint64_t
     cfg = for_engine(e, cfg);
     const unsigned t = threads_for(n, cfg.threads);
     if (use_partitioned(f, n, t, cfg.path, Op::probe)) {
-        partitioned_probe(e, f, keys, n, mode, t,
-                          [&](const Buckets& b, std::size_t r0, std::size_t len, const std::uint8_t* answers,
-                              const std::vector<std::uint8_t>& spilled) {
-                              // Rounds start on multiples of 64 keys: each writes whole words of its own.
-                              std::uint64_t* words = out + r0 / 64;
-                              std::fill(words, words + (len + 63) / 64, 0);
-                              auto put = [&](std::size_t i, std::uint8_t a) { words[i / 64] |= std::uint64_t(a) << (i % 64); };
-                              b.restore(len, answers, put);
-                              for (std::size_t s = 0; s < spilled.size(); ++s) put(b.spill[s], spilled[s]);
-                          });
-        return;
+        const bool done = partitioned_probe(
+            e, f, keys, n, mode, t,
+            [&](const Buckets& b, std::size_t r0, std::size_t len, const std::uint8_t* answers,
+                const std::vector<std::uint8_t>& spilled) {
+                // Rounds start on multiples of 64 keys: each writes whole words of its own.
+                std::uint64_t* words = out + r0 / 64;
+                std::fill(words, words + (len + 63) / 64, 0);
+                auto put = [&](std::size_t i, std::uint8_t a) { words[i / 64] |= std::uint64_t(a) << (i % 64); };
+                b.restore(len, answers, put);
+                for (std::size_t s = 0; s < spilled.size(); ++s) put(b.spill[s], spilled[s]);
+            });
+        if (done) return;
     }
     direct(n, t, [&](Range c) { e.contains_bits(f, keys + c.begin, c.size(), mode, out + c.begin / 64); });
 }
@@ -407,7 +438,7 @@ std::size_t bulk_count(const Engine& e, const FilterRef& f, const std::uint64_t*
     cfg = for_engine(e, cfg);
     const unsigned t = threads_for(n, cfg.threads);
     std::atomic<std::size_t> total{0};
-    if (use_partitioned(f, n, t, cfg.path, Op::probe)) {
+    if (use_partitioned(f, n, t, cfg.path, Op::probe)) try {
         // Counting needs no answers back in order: no region ids, a count per bucket.
         direct(n, t, [&](Range c) {
             const std::size_t round = round_length(c.size());
@@ -422,6 +453,8 @@ std::size_t bulk_count(const Engine& e, const FilterRef& f, const std::uint64_t*
             total += mine;
         });
         return total;
+    } catch (const std::bad_alloc&) {
+        total = 0;  // no scratch memory: count again on the direct path, which needs none
     }
     direct(n, t, [&](Range c) { total += e.count(f, keys + c.begin, c.size(), mode); });
     return total;
