@@ -37,9 +37,10 @@ ClassicData& classic_data(std::size_t n, double bpk) {
     return d;
 }
 
-void classic_insert(benchmark::State& state, std::size_t n, double bpk) {
+void classic_insert(benchmark::State& state, std::size_t n, double bpk, unsigned threads) {
     ClassicData& d = classic_data(n, bpk);
     bb::ClassicFilter f(d.filter->params());
+    f.set_threads(threads);
     for (auto _ : state) {
         f.insert(d.keys);
         benchmark::DoNotOptimize(f.words().data());
@@ -47,9 +48,11 @@ void classic_insert(benchmark::State& state, std::size_t n, double bpk) {
     bb::bench::set_counters(state, n);
 }
 
-void classic_probe(benchmark::State& state, bb::Backend backend, std::size_t n, double bpk, bool miss) {
+void classic_probe(benchmark::State& state, bb::Backend backend, std::size_t n, double bpk, bool miss,
+                   unsigned threads) {
     ClassicData& d = classic_data(n, bpk);
     d.filter->set_backend(backend);
+    d.filter->set_threads(threads);
     const auto& queries = miss ? d.misses : d.hits50;
     std::vector<std::uint8_t> out(queries.size());
     for (auto _ : state) {
@@ -64,17 +67,21 @@ int register_classic() {
     const auto engines = bb::available_backends();
     const double bpk = 10;
     for (const auto& [n, label] : {std::pair<std::size_t, const char*>{1'000'000, "1M"}, {10'000'000, "10M"}}) {
-        const std::string suffix = std::string(label) + "/bpk10";
-        benchmark::RegisterBenchmark(("classic/insert/scalar/" + suffix).c_str(), classic_insert, n, bpk)
-            ->Unit(benchmark::kMillisecond)
-            ->UseRealTime();
-        for (const char* name : {"scalar", "avx512"}) {
-            if (std::find(engines.begin(), engines.end(), name) == engines.end()) continue;
-            for (const bool miss : {false, true}) {
-                const std::string full = std::string(miss ? "classic/probe_miss/" : "classic/probe/") + name + "/" + suffix;
-                benchmark::RegisterBenchmark(full.c_str(), classic_probe, bb::parse_backend(name), n, bpk, miss)
-                    ->Unit(benchmark::kMillisecond)
-                    ->UseRealTime();
+        for (const unsigned threads : {1u, 2u}) {
+            const std::string suffix = std::string(label) + "/bpk10/t" + std::to_string(threads);
+            benchmark::RegisterBenchmark(("classic/insert/scalar/" + suffix).c_str(), classic_insert, n, bpk, threads)
+                ->Unit(benchmark::kMillisecond)
+                ->UseRealTime();
+            for (const char* name : {"scalar", "avx512"}) {
+                if (std::find(engines.begin(), engines.end(), name) == engines.end()) continue;
+                for (const bool miss : {false, true}) {
+                    const std::string full =
+                        std::string(miss ? "classic/probe_miss/" : "classic/probe/") + name + "/" + suffix;
+                    benchmark::RegisterBenchmark(full.c_str(), classic_probe, bb::parse_backend(name), n, bpk, miss,
+                                                 threads)
+                        ->Unit(benchmark::kMillisecond)
+                        ->UseRealTime();
+                }
             }
         }
     }

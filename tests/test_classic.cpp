@@ -118,6 +118,41 @@ TEST(ClassicFilter, SingleAndBulkInsertAgree) {
     }
 }
 
+// Bulk calls on several threads: the same bits and answers as one thread, for private copies
+// merged afterwards (a filter small next to the batch) and for one shared array with atomic
+// ORs (a filter over 64 MiB), integer and string keys, every scheme.
+TEST(ClassicFilter, ThreadCountNeverChangesResults) {
+    const auto keys = random_keys(200'001, 31, 0);
+    auto queries = random_keys(100'001, 32, 1);
+    queries.insert(queries.end(), keys.begin(), keys.begin() + 100'001);
+    const auto skeys = string_keys(100'001, 33, 0);
+    const auto sv = views(skeys);
+    for (const auto s : all_schemes) {
+        for (const std::uint64_t bits : {std::uint64_t(1'000'003), std::uint64_t(80) << 23}) {  // 122 KiB, 80 MiB
+            if (bits > 1'000'003 && s != bb::ClassicScheme::double_hashing) continue;
+            SCOPED_TRACE(scheme_name(s) + " bits=" + std::to_string(bits));
+            auto ref = make(s, bits, 5, 7);
+            ref.set_threads(1);
+            ref.insert(keys);
+            ref.insert(sv);
+            std::vector<std::uint8_t> expect(queries.size());
+            ref.contains(queries, expect);
+            for (unsigned threads : {2u, 3u}) {
+                auto f = make(s, bits, 5, 7);
+                f.set_threads(threads);
+                f.insert(keys);
+                f.insert(sv);
+                ASSERT_TRUE(f == ref) << threads << " threads";
+                std::vector<std::uint8_t> got(queries.size());
+                f.contains(queries, got);
+                ASSERT_EQ(got, expect) << threads << " threads";
+                ASSERT_EQ(f.count(queries), ref.count(queries));
+                ASSERT_EQ(f.count(sv), sv.size());
+            }
+        }
+    }
+}
+
 // The bulk probe (prefetching pipeline) answers exactly as the per-key probe, on every scheme.
 TEST(ClassicFilter, BulkProbeMatchesSingleKey) {
     for (const auto s : all_schemes) {

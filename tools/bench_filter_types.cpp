@@ -56,6 +56,7 @@ std::vector<FilterTypeBenchRow> run_filter_types_bench(const Workload& work, con
                                                               : ClassicParams::for_bits_per_key(n, sizing.value);
     ClassicFilter classic(cp);
     classic.set_backend(Backend::scalar);
+    classic.set_threads(1);
     const double classic_insert = fastest(repeat, [&] {
         classic.clear();
         classic.insert(work.inserted);

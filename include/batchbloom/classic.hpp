@@ -104,6 +104,11 @@ public:
     void set_backend(Backend b);
     Backend backend() const noexcept { return backend_; }
 
+    /// Threads the bulk operations may use; 0 (the default) means every core. Batches too
+    /// small to pay for threads run on one. The results never depend on this setting.
+    void set_threads(unsigned threads) noexcept { threads_ = threads; }
+    unsigned threads() const noexcept { return threads_; }
+
     // Integer keys (Spark: putLong / mightContainLong of the same 64-bit value).
     void insert(std::uint64_t key);
     void insert(std::span<const std::uint64_t> keys);
@@ -161,6 +166,7 @@ private:
     ClassicParams params_;
     ClassicHashing hashing_;
     Backend backend_;
+    unsigned threads_ = 0;
     std::vector<std::uint64_t> words_;
 };
 

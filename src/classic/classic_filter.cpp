@@ -2,6 +2,7 @@
 // scheme, AVX-512 gather probe for double hashing), set algebra.
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <bit>
 #include <cmath>
 #include <string>
@@ -10,6 +11,7 @@
 #include "batchbloom/classic.hpp"
 #include "batchbloom/params.hpp"
 #include "classic/classic_scheme.hpp"
+#include "cpu/parallel.hpp"
 #if BATCHBLOOM_HAVE_SIMD
 #include "classic/classic_avx512.hpp"
 #endif
@@ -177,12 +179,54 @@ void pipelined(const std::uint64_t* words, const ClassicParams& p, const Classic
     }
 }
 
-template <class Key>
-void insert_all(std::uint64_t* words, const ClassicParams& p, const ClassicHashing& h, std::span<const Key> keys) {
+/// Sets the keys' bits; `Shared`: other threads set bits in the same words at the same time,
+/// so each word is ORed atomically (relaxed: OR commutes, so the bits are the same).
+template <bool Shared, class Key>
+void insert_range(std::uint64_t* words, const ClassicParams& p, const ClassicHashing& h, std::span<const Key> keys) {
     with_scheme(h.scheme, [&]<class Scheme>(Scheme) {
         pipelined<Scheme>(words, p, h, keys, [&](std::size_t, const std::uint64_t* pos) {
-            for (unsigned j = 0; j < p.k; ++j) words[pos[j] >> 6] |= std::uint64_t(1) << (pos[j] & 63);
+            for (unsigned j = 0; j < p.k; ++j) {
+                const std::uint64_t bit = std::uint64_t(1) << (pos[j] & 63);
+                if constexpr (Shared)
+                    std::atomic_ref<std::uint64_t>(words[pos[j] >> 6]).fetch_or(bit, std::memory_order_relaxed);
+                else
+                    words[pos[j] >> 6] |= bit;
+            }
         });
+    });
+}
+
+/// Bulk insert on up to `threads` threads. A classic filter's k bits land anywhere in the
+/// array, so no thread owns a region: small filters get a private copy per extra thread,
+/// ORed in afterwards (an atomic OR costs more than a cache-resident plain one), and larger
+/// ones are shared, with atomic ORs, where the cache misses dominate.
+template <class Key>
+void insert_all(std::vector<std::uint64_t>& words, const ClassicParams& p, const ClassicHashing& h,
+                std::span<const Key> keys, unsigned threads) {
+    const unsigned t = detail::threads_for(keys.size(), detail::resolve_threads(threads));
+    if (t == 1) return insert_range<false>(words.data(), p, h, keys);
+    const std::uint64_t bytes = words.size() * sizeof(std::uint64_t);
+    if ((t - 1) * bytes <= std::max<std::uint64_t>(16 * std::uint64_t(keys.size()), std::uint64_t(64) << 20)) {
+        std::vector<std::vector<std::uint64_t>> copies(t - 1);
+        detail::each_thread(t, [&](unsigned v) {
+            const detail::Range r = detail::part(keys.size(), t, v, 1);
+            std::uint64_t* mine = words.data();
+            if (v > 0) {
+                copies[v - 1].assign(words.size(), 0);
+                mine = copies[v - 1].data();
+            }
+            insert_range<false>(mine, p, h, keys.subspan(r.begin, r.size()));
+        });
+        detail::each_thread(t, [&](unsigned v) {
+            const detail::Range r = detail::part(words.size(), t, v, 8);
+            for (const auto& copy : copies)
+                for (std::size_t i = r.begin; i < r.end; ++i) words[i] |= copy[i];
+        });
+        return;
+    }
+    detail::each_thread(t, [&](unsigned v) {
+        const detail::Range r = detail::part(keys.size(), t, v, 1);
+        insert_range<true>(words.data(), p, h, keys.subspan(r.begin, r.size()));
     });
 }
 
@@ -221,14 +265,25 @@ void probe_gather(const std::uint64_t* words, const ClassicParams& p, const Clas
 #endif
 
 template <class Key>
-void probe_all(Backend b, const std::uint64_t* words, const ClassicParams& p, const ClassicHashing& h,
-               std::span<const Key> keys, std::uint8_t* out) {
+void probe_range(Backend b, const std::uint64_t* words, const ClassicParams& p, const ClassicHashing& h,
+                 std::span<const Key> keys, std::uint8_t* out) {
 #if BATCHBLOOM_HAVE_SIMD
     if (gather_applies(b, p, h)) return probe_gather(words, p, h, keys, out);
 #else
     (void)b;
 #endif
     probe_scalar(words, p, h, keys, out);
+}
+
+/// Bulk probe: contiguous ranges of the batch on up to `threads` threads.
+template <class Key>
+void probe_all(Backend b, const std::uint64_t* words, const ClassicParams& p, const ClassicHashing& h,
+               std::span<const Key> keys, std::uint8_t* out, unsigned threads) {
+    const unsigned t = detail::threads_for(keys.size(), detail::resolve_threads(threads));
+    detail::each_thread(t, [&](unsigned v) {
+        const detail::Range r = detail::part(keys.size(), t, v, 1);
+        probe_range(b, words, p, h, keys.subspan(r.begin, r.size()), out + r.begin);
+    });
 }
 
 void check_out(std::size_t keys, std::size_t out) {
@@ -238,14 +293,20 @@ void check_out(std::size_t keys, std::size_t out) {
 
 template <class Key>
 std::size_t count_all(Backend b, const std::uint64_t* words, const ClassicParams& p, const ClassicHashing& h,
-                      std::span<const Key> keys) {
-    std::array<std::uint8_t, 4096> hits;
-    std::size_t total = 0;
-    for (std::size_t at = 0; at < keys.size(); at += hits.size()) {
-        const auto part = keys.subspan(at, std::min(hits.size(), keys.size() - at));
-        probe_all(b, words, p, h, part, hits.data());
-        for (std::size_t i = 0; i < part.size(); ++i) total += hits[i];
-    }
+                      std::span<const Key> keys, unsigned threads) {
+    const unsigned t = detail::threads_for(keys.size(), detail::resolve_threads(threads));
+    std::atomic<std::size_t> total{0};
+    detail::each_thread(t, [&](unsigned v) {
+        const detail::Range r = detail::part(keys.size(), t, v, 1);
+        std::array<std::uint8_t, 4096> hits;
+        std::size_t mine = 0;
+        for (std::size_t at = r.begin; at < r.end; at += hits.size()) {
+            const auto chunk = keys.subspan(at, std::min(hits.size(), r.end - at));
+            probe_range(b, words, p, h, chunk, hits.data());
+            for (std::size_t i = 0; i < chunk.size(); ++i) mine += hits[i];
+        }
+        total += mine;
+    });
     return total;
 }
 
@@ -254,13 +315,11 @@ std::size_t count_all(Backend b, const std::uint64_t* words, const ClassicParams
 void ClassicFilter::insert(std::uint64_t key) {
     with_scheme(hashing_.scheme, [&]<class Scheme>(Scheme) { insert_key<Scheme>(words_.data(), params_, hashing_, key); });
 }
-void ClassicFilter::insert(std::span<const std::uint64_t> keys) { insert_all(words_.data(), params_, hashing_, keys); }
+void ClassicFilter::insert(std::span<const std::uint64_t> keys) { insert_all(words_, params_, hashing_, keys, threads_); }
 void ClassicFilter::insert(std::string_view key) {
     with_scheme(hashing_.scheme, [&]<class Scheme>(Scheme) { insert_key<Scheme>(words_.data(), params_, hashing_, key); });
 }
-void ClassicFilter::insert(std::span<const std::string_view> keys) {
-    insert_all(words_.data(), params_, hashing_, keys);
-}
+void ClassicFilter::insert(std::span<const std::string_view> keys) { insert_all(words_, params_, hashing_, keys, threads_); }
 
 bool ClassicFilter::contains(std::uint64_t key) const {
     return with_scheme(hashing_.scheme,
@@ -272,17 +331,17 @@ bool ClassicFilter::contains(std::string_view key) const {
 }
 void ClassicFilter::contains(std::span<const std::uint64_t> keys, std::span<std::uint8_t> out) const {
     check_out(keys.size(), out.size());
-    probe_all(backend_, words_.data(), params_, hashing_, keys, out.data());
+    probe_all(backend_, words_.data(), params_, hashing_, keys, out.data(), threads_);
 }
 void ClassicFilter::contains(std::span<const std::string_view> keys, std::span<std::uint8_t> out) const {
     check_out(keys.size(), out.size());
-    probe_all(backend_, words_.data(), params_, hashing_, keys, out.data());
+    probe_all(backend_, words_.data(), params_, hashing_, keys, out.data(), threads_);
 }
 std::size_t ClassicFilter::count(std::span<const std::uint64_t> keys) const {
-    return count_all(backend_, words_.data(), params_, hashing_, keys);
+    return count_all(backend_, words_.data(), params_, hashing_, keys, threads_);
 }
 std::size_t ClassicFilter::count(std::span<const std::string_view> keys) const {
-    return count_all(backend_, words_.data(), params_, hashing_, keys);
+    return count_all(backend_, words_.data(), params_, hashing_, keys, threads_);
 }
 
 // ---- state and algebra --------------------------------------------------------------------------

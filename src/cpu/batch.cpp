@@ -3,16 +3,12 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
-#include <exception>
 #include <memory>
 #include <new>
 #include <vector>
 
 #include <sys/mman.h>
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -21,8 +17,6 @@ namespace batchbloom::detail {
 
 namespace {
 
-// Below this many keys per thread, starting threads costs more than it saves.
-constexpr std::size_t min_keys_per_thread = std::size_t(1) << 15;
 // Partitioning works in rounds of up to this many keys per thread, which bounds its scratch
 // memory at about 12.5 bytes per key of a round (bucketed hashes with slack, region ids,
 // answers): 200 MiB. Larger rounds visit each filter line with more keys (20M keys inserted
@@ -40,47 +34,7 @@ constexpr std::uint64_t partition_above_bytes = std::uint64_t(32) << 20;
 // A region's blocks should stay in L2 while its keys are processed.
 constexpr std::uint64_t region_bytes = std::uint64_t(512) << 10;
 
-unsigned threads_for(std::size_t n, unsigned threads) {
-    return static_cast<unsigned>(std::clamp<std::size_t>(n / min_keys_per_thread, 1, threads));
-}
-
 std::uint64_t filter_bytes(const FilterRef& f) { return f.blocks * layout::info(f.shape).block_bytes; }
-
-/// [begin, end) of part i of n split into t parts, with boundaries on multiples of `align`.
-struct Range {
-    std::size_t begin, end;
-    std::size_t size() const { return end - begin; }
-};
-Range part(std::size_t n, unsigned t, unsigned i, std::size_t align) {
-    const std::size_t units = (n + align - 1) / align;
-    auto edge = [&](unsigned j) { return std::min(n, units * j / t * align); };
-    return {edge(i), edge(i + 1)};
-}
-
-/// Runs body(v) for v in [0, t), in parallel. Each call is one phase: all of a phase's calls
-/// finish before the next phase starts (the parallel loop's implicit barrier), however many
-/// threads the OpenMP runtime really grants. An exception (say, scratch memory that cannot be
-/// allocated) must not leave a parallel region: the first one is carried out and rethrown.
-template <class Body>
-void each_thread(unsigned t, Body&& body) {
-#ifdef _OPENMP
-    if (t > 1) {
-        std::exception_ptr error;
-#pragma omp parallel for num_threads(t) schedule(static, 1)
-        for (int v = 0; v < static_cast<int>(t); ++v) {
-            try {
-                body(static_cast<unsigned>(v));
-            } catch (...) {
-#pragma omp critical(batchbloom_each_thread_error)
-                if (!error) error = std::current_exception();
-            }
-        }
-        if (error) std::rethrow_exception(error);
-        return;
-    }
-#endif
-    for (unsigned v = 0; v < t; ++v) body(v);
-}
 
 constexpr std::size_t line = 8;  // hashes per 64-byte cache line
 
@@ -353,15 +307,6 @@ void insert_by_region(const Engine& e, const FilterRef& f, const std::uint64_t* 
 }
 
 }  // namespace
-
-unsigned resolve_threads(unsigned requested) {
-#ifdef _OPENMP
-    return requested == 0 ? static_cast<unsigned>(std::max(1, omp_get_max_threads())) : requested;
-#else
-    (void)requested;
-    return 1;
-#endif
-}
 
 bool use_partitioned(const FilterRef& f, std::size_t n, unsigned threads, BatchPath path, Op op) {
     if (path != BatchPath::automatic) return path == BatchPath::partitioned;

@@ -16,6 +16,7 @@
 // thread count or path.
 #include "batchbloom/filter.hpp"
 #include "cpu/engine.hpp"
+#include "cpu/parallel.hpp"
 
 namespace batchbloom::detail {
 
@@ -23,9 +24,6 @@ struct BatchConfig {
     unsigned threads;  // resolved: >= 1
     BatchPath path;
 };
-
-/// Threads used for `requested` (0 = every core OpenMP offers); 1 without OpenMP.
-unsigned resolve_threads(unsigned requested);
 
 enum class Op : std::uint8_t { insert, probe };
 
