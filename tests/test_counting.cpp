@@ -337,3 +337,39 @@ TEST(CountingApi, BadArgumentsThrow) {
     EXPECT_THROW(c.erase(keys, out), bb::Error);
     EXPECT_THROW(CountingFilter(Params::make(Shape::word512, 0, 8)), bb::Error);
 }
+
+TEST_P(CountingTest, ThreadCountNeverChangesResults) {
+    // Few blocks and repeated keys, so that saturation and refused erases depend on the order
+    // in which a block's keys are applied; batches big enough (> 32K keys per thread) to split.
+    const Params p = Params::make(shape(), 301, 7);
+    auto keys = bb::testing::random_keys(100'001, 41, 0);
+    for (std::size_t i = 0; i < keys.size(); i += 5) keys[i] = keys[i / 7];
+    auto to_erase = bb::testing::random_keys(50'000, 42, 1);  // never inserted: refused
+    to_erase.insert(to_erase.end(), keys.begin(), keys.begin() + 60'000);
+    for (std::size_t i = 0; i < to_erase.size(); i += 3) to_erase[i] = keys[i % 100];
+    const auto queries = bb::testing::random_keys(100'001, 43, 1);
+
+    CountingFilter ref = make(p);
+    ref.set_threads(1);
+    ref.insert(keys);
+    ref.insert(std::span(keys).first(70'000));
+    std::vector<std::uint8_t> ref_erased(to_erase.size()), ref_probe(queries.size());
+    const std::size_t ref_count = ref.erase(to_erase, ref_erased);
+    ref.contains(queries, ref_probe);
+    for (unsigned threads : {2u, 3u}) {
+        SCOPED_TRACE(std::to_string(threads) + " threads");
+        CountingFilter c = make(p);
+        c.set_threads(threads);
+        c.insert(keys);
+        std::vector<std::uint64_t> hashes(70'000);
+        for (std::size_t i = 0; i < hashes.size(); ++i) hashes[i] = c.hash(keys[i]);
+        c.insert_hashes(hashes);  // the hash path splits the same way as the key path
+        std::vector<std::uint8_t> erased(to_erase.size()), probe(queries.size());
+        EXPECT_EQ(c.erase(to_erase, erased), ref_count);
+        EXPECT_EQ(erased, ref_erased);
+        EXPECT_EQ(c, ref);
+        c.contains(queries, probe);
+        EXPECT_EQ(probe, ref_probe);
+        EXPECT_EQ(c.count(queries), ref.count(queries));
+    }
+}

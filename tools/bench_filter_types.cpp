@@ -77,6 +77,7 @@ std::vector<FilterTypeBenchRow> run_filter_types_bench(const Workload& work, con
     for (const Backend b : {Backend::scalar, Backend::avx2}) {
         if (!available(b)) continue;
         CountingFilter counting(bp, Hashing{}, b);
+        counting.set_threads(1);
         const double insert = fastest(repeat, [&] {
             counting.clear();
             counting.insert(work.inserted);

@@ -71,6 +71,13 @@ public:
     void set_backend(Backend b);
     Backend backend() const noexcept { return backend_; }
 
+    /// Threads the bulk operations may use; 0 (the default) means every core. Probes split the
+    /// batch; inserts and erases give each thread a range of blocks, whose keys it applies in
+    /// the batch's order, so saturation and refused erases come out as on one thread. Batches
+    /// too small to pay for threads run on one. The results never depend on this setting.
+    void set_threads(unsigned threads) noexcept { threads_ = threads; }
+    unsigned threads() const noexcept { return threads_; }
+
     // ---- keys (32-bit integers are widened, as in Filter) --------------------------------
     void insert(std::uint64_t key) { insert_hash(hash(key)); }
     void insert(std::string_view key) { insert_hash(hash(key)); }
@@ -133,16 +140,17 @@ private:
     struct Free {
         void operator()(std::byte* p) const noexcept;
     };
-    template <class Key>
-    void insert_keys(std::span<const Key> keys);
-    template <class Key>
-    std::size_t erase_keys(std::span<const Key> keys, std::span<std::uint8_t> erased);
-    template <class Key>
-    void contains_keys(std::span<const Key> keys, std::span<std::uint8_t> out) const;
+    template <class Source>
+    void insert_from(std::size_t n, const Source& source);
+    template <class Source>
+    std::size_t erase_from(std::size_t n, const Source& source, std::span<std::uint8_t> erased);
+    template <class Source>
+    void contains_from(std::size_t n, const Source& source, std::uint8_t* out) const;
 
     Params params_;
     Hashing hashing_;
     Backend backend_ = Backend::automatic;
+    unsigned threads_ = 0;
     std::unique_ptr<std::byte[], Free> data_;  // 64-byte aligned planes
 };
 

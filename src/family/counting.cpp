@@ -1,13 +1,17 @@
 #include "batchbloom/counting.hpp"
 
+#include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cstdlib>
 #include <cstring>
 #include <istream>
+#include <memory>
 #include <ostream>
 #include <string>
 
 #include "cpu/cpu_features.hpp"
+#include "cpu/parallel.hpp"
 #include "family/counting_kernel.hpp"
 #include "family/family_file.hpp"
 #include "family/key_hashes.hpp"
@@ -65,7 +69,7 @@ CountingFilter::CountingFilter(const Params& params, const Hashing& hashing, Bac
 }
 
 CountingFilter::CountingFilter(const CountingFilter& other)
-    : params_(other.params_), hashing_(other.hashing_), backend_(other.backend_),
+    : params_(other.params_), hashing_(other.hashing_), backend_(other.backend_), threads_(other.threads_),
       data_(allocate_planes(4 * other.params_.bytes())) {
     std::memcpy(data_.get(), other.data_.get(), 4 * params_.bytes());
 }
@@ -85,67 +89,153 @@ namespace {
 detail::counting::CountingRef ref(const Params& p, std::byte* data) { return {data, p.blocks, p.shape, p.k}; }
 }  // namespace
 
-// ---- keys ------------------------------------------------------------------------------
+// ---- bulk operations ---------------------------------------------------------------------
 
+namespace {
+
+// A batch as chunks of hashes: source(begin, end, fn) calls fn(hashes, n, at) for the hashes
+// of batch positions [begin, end), in order, `at` being the first one's position.
 template <class Key>
-void CountingFilter::insert_keys(std::span<const Key> keys) {
+auto key_source(const Hashing& hashing, std::span<const Key> keys) {
+    return [&hashing, keys](std::size_t begin, std::size_t end, auto&& fn) {
+        detail::for_hash_chunks(hashing, keys.subspan(begin, end - begin),
+                                [&](const std::uint64_t* h, std::size_t n, std::size_t at) { fn(h, n, begin + at); });
+    };
+}
+auto hash_source(std::span<const std::uint64_t> hashes) {
+    return [hashes](std::size_t begin, std::size_t end, auto&& fn) {
+        for (std::size_t at = begin; at < end; at += detail::hash_chunk)
+            fn(hashes.data() + at, std::min(detail::hash_chunk, end - at), at);
+    };
+}
+
+/// The hashes of a chunk whose block lies in thread v's share of the blocks, in batch order,
+/// with their batch positions: a block's counters are changed by one thread only, and in the
+/// order one thread would have changed them.
+struct Owned {
+    std::uint64_t blocks, lo, hi;
+    std::size_t n = 0;
+    std::uint64_t h[detail::hash_chunk];
+    std::size_t at[detail::hash_chunk];
+
+    Owned(std::uint64_t blocks_, unsigned t, unsigned v)
+        : blocks(blocks_), lo(blocks_ * v / t), hi(blocks_ * (v + 1) / t) {}
+    void select(const std::uint64_t* hashes, std::size_t count, std::size_t first) {
+        n = 0;
+        for (std::size_t j = 0; j < count; ++j) {
+            const std::uint64_t b = layout::block_index(hashes[j], blocks);
+            h[n] = hashes[j];
+            at[n] = first + j;
+            n += b >= lo && b < hi;
+        }
+    }
+};
+
+unsigned threads_for(std::size_t n, unsigned threads) {
+    return detail::threads_for(n, detail::resolve_threads(threads));
+}
+
+}  // namespace
+
+template <class Source>
+void CountingFilter::insert_from(std::size_t n, const Source& source) {
     const auto& k = kernels_for(backend_);
-    detail::for_hash_chunks(hashing_, keys, [&](const std::uint64_t* h, std::size_t n, std::size_t) {
-        k.insert(ref(params_, data_.get()), h, n);
+    const auto r = ref(params_, data_.get());
+    const unsigned t = threads_for(n, threads_);
+    if (t == 1) return source(0, n, [&](const std::uint64_t* h, std::size_t m, std::size_t) { k.insert(r, h, m); });
+    detail::each_thread(t, [&](unsigned v) {
+        auto own = std::make_unique<Owned>(params_.blocks, t, v);
+        source(0, n, [&](const std::uint64_t* h, std::size_t m, std::size_t at) {
+            own->select(h, m, at);
+            k.insert(r, own->h, own->n);
+        });
     });
 }
 
-template <class Key>
-std::size_t CountingFilter::erase_keys(std::span<const Key> keys, std::span<std::uint8_t> erased) {
-    if (!erased.empty()) check_size(keys.size(), erased.size(), "erase output");
+template <class Source>
+std::size_t CountingFilter::erase_from(std::size_t n, const Source& source, std::span<std::uint8_t> erased) {
+    if (!erased.empty()) check_size(n, erased.size(), "erase output");
     const auto& k = kernels_for(backend_);
-    std::size_t total = 0;
-    detail::for_hash_chunks(hashing_, keys, [&](const std::uint64_t* h, std::size_t n, std::size_t at) {
-        total += k.erase(ref(params_, data_.get()), h, n, erased.empty() ? nullptr : erased.data() + at);
+    const auto r = ref(params_, data_.get());
+    const unsigned t = threads_for(n, threads_);
+    std::atomic<std::size_t> total{0};
+    if (t == 1) {
+        source(0, n, [&](const std::uint64_t* h, std::size_t m, std::size_t at) {
+            total += k.erase(r, h, m, erased.empty() ? nullptr : erased.data() + at);
+        });
+        return total;
+    }
+    detail::each_thread(t, [&](unsigned v) {
+        auto own = std::make_unique<Owned>(params_.blocks, t, v);
+        std::uint8_t done[detail::hash_chunk];
+        std::size_t mine = 0;
+        source(0, n, [&](const std::uint64_t* h, std::size_t m, std::size_t at) {
+            own->select(h, m, at);
+            mine += k.erase(r, own->h, own->n, done);
+            if (!erased.empty())
+                for (std::size_t j = 0; j < own->n; ++j) erased[own->at[j]] = done[j];
+        });
+        total += mine;
     });
     return total;
 }
 
-template <class Key>
-void CountingFilter::contains_keys(std::span<const Key> keys, std::span<std::uint8_t> out) const {
-    check_size(keys.size(), out.size(), "output");
+template <class Source>
+void CountingFilter::contains_from(std::size_t n, const Source& source, std::uint8_t* out) const {
     const auto& k = kernels_for(backend_);
-    detail::for_hash_chunks(hashing_, keys, [&](const std::uint64_t* h, std::size_t n, std::size_t at) {
-        k.contains(ref(params_, data_.get()), h, n, out.data() + at);
+    const auto r = ref(params_, data_.get());
+    const unsigned t = threads_for(n, threads_);
+    detail::each_thread(t, [&](unsigned v) {
+        const detail::Range range = detail::part(n, t, v, 1);
+        source(range.begin, range.end,
+               [&](const std::uint64_t* h, std::size_t m, std::size_t at) { k.contains(r, h, m, out + at); });
     });
 }
 
-void CountingFilter::insert(std::span<const std::uint64_t> keys) { insert_keys(keys); }
-void CountingFilter::insert(std::span<const std::uint32_t> keys) { insert_keys(keys); }
-void CountingFilter::insert(std::span<const std::string_view> keys) { insert_keys(keys); }
+void CountingFilter::insert(std::span<const std::uint64_t> keys) { insert_from(keys.size(), key_source(hashing_, keys)); }
+void CountingFilter::insert(std::span<const std::uint32_t> keys) { insert_from(keys.size(), key_source(hashing_, keys)); }
+void CountingFilter::insert(std::span<const std::string_view> keys) {
+    insert_from(keys.size(), key_source(hashing_, keys));
+}
 std::size_t CountingFilter::erase(std::span<const std::uint64_t> keys, std::span<std::uint8_t> erased) {
-    return erase_keys(keys, erased);
+    return erase_from(keys.size(), key_source(hashing_, keys), erased);
 }
 std::size_t CountingFilter::erase(std::span<const std::uint32_t> keys, std::span<std::uint8_t> erased) {
-    return erase_keys(keys, erased);
+    return erase_from(keys.size(), key_source(hashing_, keys), erased);
 }
 std::size_t CountingFilter::erase(std::span<const std::string_view> keys, std::span<std::uint8_t> erased) {
-    return erase_keys(keys, erased);
+    return erase_from(keys.size(), key_source(hashing_, keys), erased);
 }
 void CountingFilter::contains(std::span<const std::uint64_t> keys, std::span<std::uint8_t> out) const {
-    contains_keys(keys, out);
+    check_size(keys.size(), out.size(), "output");
+    contains_from(keys.size(), key_source(hashing_, keys), out.data());
 }
 void CountingFilter::contains(std::span<const std::uint32_t> keys, std::span<std::uint8_t> out) const {
-    contains_keys(keys, out);
+    check_size(keys.size(), out.size(), "output");
+    contains_from(keys.size(), key_source(hashing_, keys), out.data());
 }
 void CountingFilter::contains(std::span<const std::string_view> keys, std::span<std::uint8_t> out) const {
-    contains_keys(keys, out);
+    check_size(keys.size(), out.size(), "output");
+    contains_from(keys.size(), key_source(hashing_, keys), out.data());
 }
 
 std::size_t CountingFilter::count(std::span<const std::uint64_t> keys) const {
-    std::size_t c = 0;
+    // Answers in chunks per thread, summed: no output array the size of the batch.
     const auto& k = kernels_for(backend_);
-    std::uint8_t out[detail::hash_chunk];
-    detail::for_hash_chunks(hashing_, keys, [&](const std::uint64_t* h, std::size_t n, std::size_t) {
-        k.contains(ref(params_, data_.get()), h, n, out);
-        for (std::size_t i = 0; i < n; ++i) c += out[i];
+    const auto r = ref(params_, data_.get());
+    const unsigned t = threads_for(keys.size(), threads_);
+    std::atomic<std::size_t> total{0};
+    detail::each_thread(t, [&](unsigned v) {
+        const detail::Range range = detail::part(keys.size(), t, v, 1);
+        std::uint8_t out[detail::hash_chunk];
+        std::size_t mine = 0;
+        key_source(hashing_, keys)(range.begin, range.end, [&](const std::uint64_t* h, std::size_t m, std::size_t) {
+            k.contains(r, h, m, out);
+            for (std::size_t i = 0; i < m; ++i) mine += out[i];
+        });
+        total += mine;
     });
-    return c;
+    return total;
 }
 
 // ---- hashes ----------------------------------------------------------------------------
@@ -157,18 +247,16 @@ bool CountingFilter::contains_hash(std::uint64_t hash) const {
 }
 
 void CountingFilter::insert_hashes(std::span<const std::uint64_t> hashes) {
-    kernels_for(backend_).insert(ref(params_, data_.get()), hashes.data(), hashes.size());
+    insert_from(hashes.size(), hash_source(hashes));
 }
 
 std::size_t CountingFilter::erase_hashes(std::span<const std::uint64_t> hashes, std::span<std::uint8_t> erased) {
-    if (!erased.empty()) check_size(hashes.size(), erased.size(), "erase output");
-    return kernels_for(backend_).erase(ref(params_, data_.get()), hashes.data(), hashes.size(),
-                                       erased.empty() ? nullptr : erased.data());
+    return erase_from(hashes.size(), hash_source(hashes), erased);
 }
 
 void CountingFilter::contains_hashes(std::span<const std::uint64_t> hashes, std::span<std::uint8_t> out) const {
     check_size(hashes.size(), out.size(), "output");
-    kernels_for(backend_).contains(ref(params_, data_.get()), hashes.data(), hashes.size(), out.data());
+    contains_from(hashes.size(), hash_source(hashes), out.data());
 }
 
 // ---- state -----------------------------------------------------------------------------
