@@ -5,6 +5,7 @@
 #include <atomic>
 #include <bit>
 #include <cmath>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -206,16 +207,18 @@ void insert_all(std::vector<std::uint64_t>& words, const ClassicParams& p, const
     const unsigned t = detail::threads_for(keys.size(), detail::resolve_threads(threads));
     if (t == 1) return insert_range<false>(words.data(), p, h, keys);
     const std::uint64_t bytes = words.size() * sizeof(std::uint64_t);
+    std::vector<std::vector<std::uint64_t>> copies;
     if ((t - 1) * bytes <= std::max<std::uint64_t>(16 * std::uint64_t(keys.size()), std::uint64_t(64) << 20)) {
-        std::vector<std::vector<std::uint64_t>> copies(t - 1);
+        try {  // before any bit is set; without the memory, the shared array below needs none
+            for (unsigned v = 1; v < t; ++v) copies.emplace_back(words.size(), 0);
+        } catch (const std::bad_alloc&) {
+            copies.clear();
+        }
+    }
+    if (!copies.empty()) {
         detail::each_thread(t, [&](unsigned v) {
             const detail::Range r = detail::part(keys.size(), t, v, 1);
-            std::uint64_t* mine = words.data();
-            if (v > 0) {
-                copies[v - 1].assign(words.size(), 0);
-                mine = copies[v - 1].data();
-            }
-            insert_range<false>(mine, p, h, keys.subspan(r.begin, r.size()));
+            insert_range<false>(v == 0 ? words.data() : copies[v - 1].data(), p, h, keys.subspan(r.begin, r.size()));
         });
         detail::each_thread(t, [&](unsigned v) {
             const detail::Range r = detail::part(words.size(), t, v, 8);

@@ -33,6 +33,9 @@ std::size_t round_length(std::size_t n) {
 constexpr std::uint64_t partition_above_bytes = std::uint64_t(32) << 20;
 // A region's blocks should stay in L2 while its keys are processed.
 constexpr std::uint64_t region_bytes = std::uint64_t(512) << 10;
+// Regions up to this size are probed without per-key prefetching (the SIMD engines' own
+// threshold for a whole filter, simd::prefetch_above_bytes).
+constexpr std::uint64_t local_region_bytes = std::uint64_t(4) << 20;
 
 std::uint64_t filter_bytes(const FilterRef& f) { return f.blocks * layout::info(f.shape).block_bytes; }
 
@@ -162,15 +165,17 @@ struct Buckets {
     /// The filter as seen by the keys of bucket r. Cache-sized regions (the partitioned path)
     /// are first brought into the cache in address order, which the hardware prefetchers
     /// stream at full bandwidth, when the bucket has enough keys to revisit its lines; the
-    /// engine is then told not to prefetch. Coarse regions (threads' shares) are left alone.
+    /// engine is then told not to prefetch, unless the region is larger than a filter it would
+    /// not prefetch either (filters past 255 regions of region_bytes get larger regions).
+    /// Coarse regions (threads' shares of an insert) are left alone.
     FilterRef region(unsigned r) const {
         FilterRef ref = f;
         if (!cache_sized) return ref;
-        ref.region_local = true;
-        if (count[r] < (std::uint64_t(1) << shift)) return ref;
         const std::uint64_t block_bytes = layout::info(f.shape).block_bytes;
         const std::uint64_t first = std::uint64_t(r) << shift;
         const std::uint64_t end = std::min(f.blocks, first + (std::uint64_t(1) << shift));
+        ref.region_local = (end - first) * block_bytes <= local_region_bytes;
+        if (count[r] < end - first) return ref;
         for (std::uint64_t at = first * block_bytes; at < end * block_bytes; at += 64)
             __builtin_prefetch(f.data + at, 0, 2);
         return ref;

@@ -9,6 +9,7 @@
 #include <memory>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "cpu/cpu_features.hpp"
 #include "cpu/parallel.hpp"
@@ -131,6 +132,14 @@ struct Owned {
     }
 };
 
+/// One Owned per thread, allocated up front: the parallel phases that change counters then
+/// cannot throw, so a call either applies every key or none.
+std::vector<std::unique_ptr<Owned>> owned_buffers(std::uint64_t blocks, unsigned t) {
+    std::vector<std::unique_ptr<Owned>> out;
+    for (unsigned v = 0; v < t; ++v) out.push_back(std::make_unique<Owned>(blocks, t, v));
+    return out;
+}
+
 unsigned threads_for(std::size_t n, unsigned threads) {
     return detail::threads_for(n, detail::resolve_threads(threads));
 }
@@ -143,8 +152,9 @@ void CountingFilter::insert_from(std::size_t n, const Source& source) {
     const auto r = ref(params_, data_.get());
     const unsigned t = threads_for(n, threads_);
     if (t == 1) return source(0, n, [&](const std::uint64_t* h, std::size_t m, std::size_t) { k.insert(r, h, m); });
-    detail::each_thread(t, [&](unsigned v) {
-        auto own = std::make_unique<Owned>(params_.blocks, t, v);
+    const auto owned = owned_buffers(params_.blocks, t);  // before any counter changes: a failed
+    detail::each_thread(t, [&](unsigned v) {              // allocation must leave them as they were
+        Owned* own = owned[v].get();
         source(0, n, [&](const std::uint64_t* h, std::size_t m, std::size_t at) {
             own->select(h, m, at);
             k.insert(r, own->h, own->n);
@@ -165,8 +175,9 @@ std::size_t CountingFilter::erase_from(std::size_t n, const Source& source, std:
         });
         return total;
     }
+    const auto owned = owned_buffers(params_.blocks, t);
     detail::each_thread(t, [&](unsigned v) {
-        auto own = std::make_unique<Owned>(params_.blocks, t, v);
+        Owned* own = owned[v].get();
         std::uint8_t done[detail::hash_chunk];
         std::size_t mine = 0;
         source(0, n, [&](const std::uint64_t* h, std::size_t m, std::size_t at) {
