@@ -1,9 +1,7 @@
 #include "classic_cli.hpp"
 
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -15,6 +13,7 @@
 #include "common_options.hpp"
 #include "distinct.hpp"
 #include "key_input.hpp"
+#include "stdout_output.hpp"
 #include "text_format.hpp"
 
 namespace batchbloom::cli {
@@ -64,10 +63,6 @@ ClassicHashing read_classic_hashing(const ParsedArgs& args, Output out) {
     return {out == Output::spark_v1 ? ClassicScheme::spark_v1 : ClassicScheme::spark_v2, HashKind::xxh3, seed};
 }
 
-void write_stdout(const std::string& buf) {
-    if (!buf.empty() && std::fwrite(buf.data(), 1, buf.size(), stdout) != buf.size())
-        throw std::runtime_error(std::string("cannot write to stdout: ") + std::strerror(errno));
-}
 
 }  // namespace
 
@@ -166,7 +161,7 @@ int query_classic(const ParsedArgs& args) {
         out.clear();
     }
     if (count_only) write_stdout(std::to_string(positives) + "\n");
-    if (std::fflush(stdout) != 0) throw std::runtime_error(std::string("cannot write to stdout: ") + std::strerror(errno));
+    finish_stdout();
     return 0;
 }
 

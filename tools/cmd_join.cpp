@@ -1,9 +1,6 @@
 // batchbloom join: the Bloom-join pre-filter on two key files. Builds a JoinFilter over the
 // build file's keys and prints the 0-based indices of the probe rows that survive it.
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,6 +11,7 @@
 #include "commands.hpp"
 #include "common_options.hpp"
 #include "key_input.hpp"
+#include "stdout_output.hpp"
 #include "text_format.hpp"
 
 namespace batchbloom::cli {
@@ -61,13 +59,6 @@ Column read_column(std::string_view source, KeyFormat format) {
     return c;
 }
 
-void write_stdout(std::string& buf) {
-    if (!buf.empty() && std::fwrite(buf.data(), 1, buf.size(), stdout) != buf.size()) {
-        const int err = errno;
-        throw std::runtime_error(std::string("cannot write to stdout: ") + std::strerror(err));
-    }
-    buf.clear();
-}
 
 Backend read_backend(const ParsedArgs& args) {
     const std::string_view name = args.value("backend").value_or("auto");
@@ -152,14 +143,14 @@ int run_join(const ParsedArgs& args) {
         for (std::uint64_t row : survivors) {
             out += std::to_string(row);
             out += '\n';
-            if (out.size() >= flush_bytes) write_stdout(out);
+            if (out.size() >= flush_bytes) {
+                write_stdout(out);
+                out.clear();
+            }
         }
     }
     write_stdout(out);
-    if (std::fflush(stdout) != 0) {
-        const int err = errno;
-        throw std::runtime_error(std::string("cannot write to stdout: ") + std::strerror(err));
-    }
+    finish_stdout();
     return 0;
 }
 

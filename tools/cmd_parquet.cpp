@@ -14,6 +14,7 @@
 
 #include "commands.hpp"
 #include "key_input.hpp"
+#include "stdout_output.hpp"
 
 namespace batchbloom::cli {
 
@@ -59,12 +60,6 @@ void for_each_key_batch(std::string_view source, pq::PhysicalType type, F&& f) {
     }
 }
 
-void write_out(const std::string& s) {
-    if (!s.empty() && std::fwrite(s.data(), 1, s.size(), stdout) != s.size()) {
-        const int err = errno;
-        throw std::runtime_error(std::string("cannot write to stdout: ") + std::strerror(err));
-    }
-}
 
 /// Row groups the command works on: --row-group I, or all of them.
 std::vector<std::size_t> selected_row_groups(const ParsedArgs& args, const pq::Reader& reader) {
@@ -96,7 +91,7 @@ int list_filters(const pq::Reader& reader, const std::vector<std::size_t>& group
             }
         }
     }
-    write_out(out);
+    write_stdout(out);
     return 0;
 }
 
@@ -125,12 +120,12 @@ int query(const ParsedArgs& args, const pq::Reader& reader, const std::string& c
                 if (!count_only) out += std::to_string(groups[g]) + "\t" + std::string(batch.lines[i]) + "\n";
             }
         }
-        write_out(out);
+        write_stdout(out);
         out.clear();
     });
     if (count_only)
         for (std::size_t g = 0; g < groups.size(); ++g) out += std::to_string(groups[g]) + "\t" + std::to_string(counts[g]) + "\n";
-    write_out(out);
+    write_stdout(out);
     return 0;
 }
 

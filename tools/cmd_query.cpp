@@ -1,9 +1,5 @@
 // batchbloom query: print the keys of INPUT that a saved filter may contain.
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
 #include <filesystem>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -14,6 +10,7 @@
 #include "commands.hpp"
 #include "family_cli.hpp"
 #include "key_input.hpp"
+#include "stdout_output.hpp"
 
 namespace batchbloom::cli {
 
@@ -22,13 +19,6 @@ namespace {
 constexpr std::size_t batch_keys = std::size_t(1) << 16;
 constexpr std::size_t flush_bytes = std::size_t(1) << 20;
 
-void write_stdout(std::string& buf) {
-    if (!buf.empty() && std::fwrite(buf.data(), 1, buf.size(), stdout) != buf.size()) {
-        const int err = errno;
-        throw std::runtime_error(std::string("cannot write to stdout: ") + std::strerror(err));
-    }
-    buf.clear();
-}
 
 }  // namespace
 
@@ -67,14 +57,14 @@ int run_query(const ParsedArgs& args) {
             ++positives;
             if (!count_only) append_key_line(batch, i, out);
         }
-        if (out.size() >= flush_bytes) write_stdout(out);
+        if (out.size() >= flush_bytes) {
+            write_stdout(out);
+            out.clear();
+        }
     }
     if (count_only) out = std::to_string(positives) + "\n";
     write_stdout(out);
-    if (std::fflush(stdout) != 0) {
-        const int err = errno;
-        throw std::runtime_error(std::string("cannot write to stdout: ") + std::strerror(err));
-    }
+    finish_stdout();
     return 0;
 }
 
