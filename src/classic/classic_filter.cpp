@@ -208,7 +208,7 @@ void insert_all(std::vector<std::uint64_t>& words, const ClassicParams& p, const
     if (t == 1) return insert_range<false>(words.data(), p, h, keys);
     const std::uint64_t bytes = words.size() * sizeof(std::uint64_t);
     std::vector<std::vector<std::uint64_t>> copies;
-    if ((t - 1) * bytes <= std::max<std::uint64_t>(16 * std::uint64_t(keys.size()), std::uint64_t(64) << 20)) {
+    if (detail::copies_affordable(t, bytes, keys.size())) {
         try {  // before any bit is set; without the memory, the shared array below needs none
             for (unsigned v = 1; v < t; ++v) copies.emplace_back(words.size(), 0);
         } catch (const std::bad_alloc&) {
@@ -220,11 +220,7 @@ void insert_all(std::vector<std::uint64_t>& words, const ClassicParams& p, const
             const detail::Range r = detail::part(keys.size(), t, v, 1);
             insert_range<false>(v == 0 ? words.data() : copies[v - 1].data(), p, h, keys.subspan(r.begin, r.size()));
         });
-        detail::each_thread(t, [&](unsigned v) {
-            const detail::Range r = detail::part(words.size(), t, v, 8);
-            for (const auto& copy : copies)
-                for (std::size_t i = r.begin; i < r.end; ++i) words[i] |= copy[i];
-        });
+        detail::or_copies_into(words.data(), words.size(), copies, t);
         return;
     }
     detail::each_thread(t, [&](unsigned v) {

@@ -262,8 +262,8 @@ bool partitioned_probe(const Engine& e, const FilterRef& f, const std::uint64_t*
 
 /// Multi-threaded insert for filters small next to the batch: part 0 goes into the filter,
 /// each other part into a zeroed private copy, and the copies are then ORed in, each thread
-/// merging one range of words. Costs (t - 1) copies of the filter, never more memory than the
-/// partitioning scratch (16 bytes per key) or 64 MiB; bigger filters are partitioned instead.
+/// merging one range of words; used where copies_affordable() says so, bigger filters are
+/// partitioned instead.
 void insert_into_copies(const Engine& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
                         unsigned t) {
     const std::size_t words = filter_bytes(f) / sizeof(std::uint64_t);
@@ -278,12 +278,7 @@ void insert_into_copies(const Engine& e, const FilterRef& f, const std::uint64_t
         const Range c = part(n, t, v, 64);
         e.insert(mine, keys + c.begin, c.size(), mode);
     });
-    auto* dst = reinterpret_cast<std::uint64_t*>(f.data);
-    each_thread(t, [&](unsigned v) {
-        const Range w = part(words, t, v, 8);
-        for (const auto& copy : copies)
-            for (std::size_t i = w.begin; i < w.end; ++i) dst[i] |= copy.data()[i];
-    });
+    or_copies_into(reinterpret_cast<std::uint64_t*>(f.data), words, copies, t);
 }
 
 /// Insert on t threads by filter region: each thread buckets its share of a round, then each
@@ -335,7 +330,7 @@ void bulk_insert(const Engine& e, const FilterRef& f, const std::uint64_t* keys,
     const bool partitioned = use_partitioned(f, n, t, cfg.path, Op::insert);
     if (t == 1 && !partitioned) return e.insert(f, keys, n, mode);
     try {
-        if (!partitioned && (t - 1) * filter_bytes(f) <= std::max<std::uint64_t>(16 * std::uint64_t(n), 64u << 20))
+        if (!partitioned && copies_affordable(t, filter_bytes(f), n))
             return insert_into_copies(e, f, keys, n, mode, t);
         insert_by_region(e, f, keys, n, mode, t, partitioned);
     } catch (const std::bad_alloc&) {

@@ -4,6 +4,7 @@
 // filter's bulk paths (batch.cpp) and the classic filter's.
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <exception>
 
 namespace batchbloom::detail {
@@ -55,6 +56,24 @@ void each_thread(unsigned t, Body&& body) {
     }
 #endif
     for (unsigned v = 0; v < t; ++v) body(v);
+}
+
+/// Whether t threads inserting n keys may each (but the first) get a private copy of a filter
+/// of `bytes`: never more memory than 16 bytes per key (what partitioning would take) or
+/// 64 MiB, whichever is larger.
+inline bool copies_affordable(unsigned t, std::uint64_t bytes, std::size_t n) {
+    return (t - 1) * bytes <= std::max<std::uint64_t>(16 * std::uint64_t(n), std::uint64_t(64) << 20);
+}
+
+/// dst[i] |= copy[i] for every copy (anything with data()), the words split across t threads:
+/// how inserts into private copies of a filter are merged.
+template <class Copies>
+void or_copies_into(std::uint64_t* dst, std::size_t words, const Copies& copies, unsigned t) {
+    each_thread(t, [&](unsigned v) {
+        const Range r = part(words, t, v, 8);
+        for (const auto& copy : copies)
+            for (std::size_t i = r.begin; i < r.end; ++i) dst[i] |= copy.data()[i];
+    });
 }
 
 }  // namespace batchbloom::detail

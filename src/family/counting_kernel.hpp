@@ -62,35 +62,21 @@ inline bool all_positive(const typename L::V* b, const typename L::V* m) {
     return ok;
 }
 
-/// +1 on the mask's counters that are below 15.
-template <class L>
-inline void increment(typename L::V* b, const typename L::V* m) {
+/// +1 (Up) or -1 on the mask's counters that are below 15 (saturated ones stay), as a
+/// bit-sliced add or subtract across the four planes: a plane bit flips where the carry (or
+/// borrow) arrives, which then moves on where the bit was 1 (or 0). For -1 the caller has
+/// checked the counters are all > 0, so every borrow ends inside the four planes.
+template <bool Up, class L>
+inline void step(typename L::V* b, const typename L::V* m) {
     using V = typename L::V;
     constexpr unsigned G = L::G;
     for (unsigned g = 0; g < G; ++g) {
         V carry = m[g] & ~(b[g] & b[G + g] & b[2 * G + g] & b[3 * G + g]);
         for (unsigned j = 0; j < 4; ++j) {
             V& plane = b[j * G + g];
-            const V next = plane & carry;
+            const V next = (Up ? plane : ~plane) & carry;
             plane ^= carry;
             carry = next;
-        }
-    }
-}
-
-/// -1 on the mask's counters that are below 15; the caller has checked they are all > 0, so
-/// every borrow ends inside the four planes.
-template <class L>
-inline void decrement(typename L::V* b, const typename L::V* m) {
-    using V = typename L::V;
-    constexpr unsigned G = L::G;
-    for (unsigned g = 0; g < G; ++g) {
-        V borrow = m[g] & ~(b[g] & b[G + g] & b[2 * G + g] & b[3 * G + g]);
-        for (unsigned j = 0; j < 4; ++j) {
-            V& plane = b[j * G + g];
-            const V next = ~plane & borrow;
-            plane ^= borrow;
-            borrow = next;
         }
     }
 }
@@ -137,7 +123,7 @@ struct kernels {
     static void insert(const CountingRef& f, const std::uint64_t* hashes, std::size_t n) {
         dispatch(f, [&]<class L, bool Pf>(const L& lanes) {
             run<L, Pf, true>(f, hashes, n, lanes,
-                             [](std::size_t, typename L::V* b, const typename L::V* m) { increment<L>(b, m); });
+                             [](std::size_t, typename L::V* b, const typename L::V* m) { step<true, L>(b, m); });
         });
     }
 
@@ -146,7 +132,7 @@ struct kernels {
         dispatch(f, [&]<class L, bool Pf>(const L& lanes) {
             run<L, Pf, true>(f, hashes, n, lanes, [&erased, out](std::size_t i, typename L::V* b, const typename L::V* m) {
                 const bool ok = all_positive<L>(b, m);
-                if (ok) decrement<L>(b, m);
+                if (ok) step<false, L>(b, m);
                 erased += ok;
                 if (out != nullptr) out[i] = ok;
             });
