@@ -101,7 +101,7 @@ struct Buckets {
     const Engine& e;
     const FilterRef& f;
     unsigned shift, regions;
-    bool cache_sized;
+    bool cache_sized, keep_ids;  // keep_ids: record each key's region, for restore()
     std::size_t cap;                          // hashes per bucket, a multiple of `line`
     Scratch<std::uint64_t> hashes;            // bucket r at r * cap
     std::vector<std::uint32_t> count;         // per region
@@ -109,17 +109,17 @@ struct Buckets {
     std::vector<std::size_t> spill;           // overflowed keys' positions in the round
     std::vector<std::uint64_t> spill_hashes;  // and their hashes
 
-    Buckets(const Engine& e_, const FilterRef& f_, unsigned shift_, bool cache_sized_, std::size_t round, bool keep_ids)
+    Buckets(const Engine& e_, const FilterRef& f_, unsigned shift_, bool cache_sized_, std::size_t round, bool keep_ids_)
         : e(e_), f(f_), shift(shift_), regions(static_cast<unsigned>(((f.blocks - 1) >> shift) + 1)),
-          cache_sized(cache_sized_),
+          cache_sized(cache_sized_), keep_ids(keep_ids_),
           cap((round / regions + round / regions / 4 + 2 * line - 1) / line * line),
           hashes(std::size_t(regions) * cap), count(regions), rid(keep_ids ? round : 0) {}
 
     const std::uint64_t* bucket(unsigned r) const { return hashes.data() + std::size_t(r) * cap; }
 
     /// Scatters the hashes of keys[0, n) (n <= the round size) into the buckets, recording
-    /// each key's region id if this round keeps them.
-    void fill(const std::uint64_t* keys, std::size_t n, KeyMode mode, bool keep_ids) {
+    /// each key's region id if these buckets keep them.
+    void fill(const std::uint64_t* keys, std::size_t n, KeyMode mode) {
         std::fill(count.begin(), count.end(), 0);
         spill.clear();
         spill_hashes.clear();
@@ -134,6 +134,7 @@ struct Buckets {
         std::uint64_t* const out = hashes.data();
         std::uint32_t* const cnt = count.data();
         std::uint8_t* const ids = rid.data();
+        const bool keep = keep_ids;  // a local: the stores below cannot alias it
         constexpr std::size_t chunk = 1024;
         alignas(64) std::uint64_t h[chunk];
         for (std::size_t c0 = 0; c0 < n; c0 += chunk) {
@@ -145,13 +146,13 @@ struct Buckets {
                 if (at == cp) {
                     spill.push_back(c0 + j);
                     spill_hashes.push_back(h[j]);
-                    if (keep_ids) ids[c0 + j] = overflowed;
+                    if (keep) ids[c0 + j] = overflowed;
                     continue;
                 }
                 if (at % line == 0 && at != 0) flush(buf[r], out + r * cp + at - line);
                 buf[r].w[at % line] = h[j];
                 cnt[r] = at + 1;
-                if (keep_ids) ids[c0 + j] = static_cast<std::uint8_t>(r);
+                if (keep) ids[c0 + j] = static_cast<std::uint8_t>(r);
             }
         }
         for (unsigned r = 0; r < regions; ++r)  // each region's last line, full or not
@@ -250,7 +251,7 @@ bool partitioned_probe(const Engine& e, const FilterRef& f, const std::uint64_t*
         Scratch<std::uint8_t> answers(std::size_t(b.regions) * b.cap);
         for (std::size_t r0 = c.begin; r0 < c.end; r0 += round) {
             const std::size_t len = std::min(round, c.end - r0);
-            b.fill(keys + r0, len, mode, true);
+            b.fill(keys + r0, len, mode);
             b.probe(answers.data());
             consume(b, r0, len, answers.data(), b.probe_spill());
         }
@@ -294,7 +295,7 @@ void insert_by_region(const Engine& e, const FilterRef& f, const std::uint64_t* 
         each_thread(t, [&](unsigned v) {
             const Range c = part(len, t, v, 64);
             if (!parts[v]) parts[v] = std::make_unique<Buckets>(e, f, shift, partitioned, c.size(), false);  // first round is the largest
-            parts[v]->fill(keys + r0 + c.begin, c.size(), mode, false);
+            parts[v]->fill(keys + r0 + c.begin, c.size(), mode);
         });
         const unsigned regions = parts[0]->regions;
         each_thread(t, [&](unsigned v) {
@@ -390,7 +391,7 @@ std::size_t bulk_count(const Engine& e, const FilterRef& f, const std::uint64_t*
             Buckets b(e, f, region_shift(f, true, 1), true, round, false);
             std::size_t mine = 0;
             for (std::size_t r0 = c.begin; r0 < c.end; r0 += round) {
-                b.fill(keys + r0, std::min(round, c.end - r0), mode, false);
+                b.fill(keys + r0, std::min(round, c.end - r0), mode);
                 for (unsigned r = 0; r < b.regions; ++r)
                     if (b.count[r] != 0) mine += e.count(b.region(r), b.bucket(r), b.count[r], hashed);
                 mine += e.count(f, b.spill_hashes.data(), b.spill_hashes.size(), hashed);
