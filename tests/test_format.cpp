@@ -1,7 +1,7 @@
 // Tests of the saved-filter format: Filter::save / Filter::load round trips, and rejection of
 // empty, foreign, truncated, corrupted, hostile and over-long inputs.
 //
-// Some tests patch header fields. They follow the version-1 layout documented in src/format.cpp:
+// Some tests patch header fields. They follow the version-1 layout documented in src/format/blocked_format.cpp:
 //
 //   offset size field
 //        0    8 magic "BATCHBLM"
@@ -690,7 +690,7 @@ std::string hostile_header(std::uint64_t blocks) {
     return s + std::string(100, '\x5a');
 }
 
-// The loader's contract (src/format.cpp): a hostile header must not make it allocate more than
+// The loader's contract (src/format/blocked_format.cpp): a hostile header must not make it allocate more than
 // the input really holds -- on seekable streams, on streams that cannot tell their size, and
 // on files.
 TEST(FormatReject, HostileHeaderOnSeekableStreamDoesNotAllocateTheClaimedPayload) {

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "classic/classic_scheme.hpp"
+#include "filters/classic_scheme.hpp"
 
 namespace bb = batchbloom;
 

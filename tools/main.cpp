@@ -11,8 +11,8 @@
 
 #include <batchbloom/config.hpp>
 
-#include "args.hpp"
-#include "commands.hpp"
+#include "common/args.hpp"
+#include "commands/commands.hpp"
 
 namespace batchbloom::cli {
 

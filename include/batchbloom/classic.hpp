@@ -145,7 +145,7 @@ public:
     friend ClassicFilter operator|(ClassicFilter a, const ClassicFilter& b) { return a |= b; }
     friend ClassicFilter operator&(ClassicFilter a, const ClassicFilter& b) { return a &= b; }
 
-    // ---- batchbloom file format (FileKind::classic; checksummed, see src/classic/classic_format.cpp)
+    // ---- batchbloom file format (FileKind::classic; checksummed, see src/format/classic_format.cpp)
     void save(std::ostream& out) const;
     void save(const std::filesystem::path& path) const;  ///< atomic (temporary file + rename)
     static ClassicFilter load(std::istream& in);

@@ -17,7 +17,7 @@
 #include <utility>
 
 #include "batchbloom/cuda.hpp"
-#include "cpu/engine.hpp"
+#include "engine/engine.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/launch.hpp"
 #include "cuda/staging.hpp"

@@ -9,7 +9,7 @@
 //
 // Random mutations almost never keep the two XXH3 checksums of the format right, so each input
 // is also tried a second time with its checksums recomputed ("resealed", following the layout
-// in src/format.cpp: payload hash at offset 40, header hash of bytes 0..55 at offset 56). That
+// in src/format/blocked_format.cpp: payload hash at offset 40, header hash of bytes 0..55 at offset 56). That
 // lets the fuzzer reach the field checks, the allocation and the payload reading behind them.
 // Inputs are small (run_fuzz.sh: -max_len=8192), so run_fuzz.sh also caps single allocations
 // (-malloc_limit_mb) to catch a loader that allocates what a header claims rather than what the

@@ -1,7 +1,7 @@
 // The reference engine: one key at a time, straight from layout.hpp. It is deliberately
 // plain — every other engine is tested bit for bit against it.
 #include "batchbloom/hash.hpp"
-#include "cpu/engine.hpp"
+#include "engine/engine.hpp"
 
 namespace batchbloom::detail {
 namespace {

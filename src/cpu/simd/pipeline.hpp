@@ -18,7 +18,7 @@
 
 #include "batchbloom/hash.hpp"
 #include "batchbloom/layout.hpp"
-#include "cpu/engine.hpp"
+#include "engine/engine.hpp"
 
 namespace batchbloom::detail::simd {
 

@@ -1,0 +1,42 @@
+#pragma once
+// Bulk operations over any engine, on one or many threads, on one of two paths:
+//
+//  direct       the engine walks the batch in the caller's order (its own pipeline hashes a
+//               window of keys and prefetches their blocks);
+//  partitioned  the batch is hashed and scattered, in rounds, into one bucket per filter
+//               region (a contiguous range of blocks small enough to stay in L2); each region
+//               is streamed into the cache in address order and its bucket processed there,
+//               and answers are put back in the caller's order. It pays when a large batch
+//               meets a filter much larger than the cache, so that each cache line is visited
+//               by several keys of the batch; `automatic` takes it past measured crossovers.
+//
+// Threads split a probe's batch into contiguous ranges. Inserts on several threads always
+// partition, by block range (each thread owns whole regions), so no two threads write one
+// block: no atomics, and since OR is commutative the filter is bit-identical whatever the
+// thread count or path.
+#include "batchbloom/filter.hpp"
+#include "engine/engine.hpp"
+#include "engine/parallel.hpp"
+
+namespace batchbloom::detail {
+
+struct BatchConfig {
+    unsigned threads;  // resolved: >= 1
+    BatchPath path;
+};
+
+enum class Op : std::uint8_t { insert, probe };
+
+/// Whether a batch of n keys on `threads` threads takes the partitioned path for `op`.
+bool use_partitioned(const FilterRef& f, std::size_t n, unsigned threads, BatchPath path, Op op);
+
+void bulk_insert(const Engine& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
+                 BatchConfig cfg);
+void bulk_contains_bytes(const Engine& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
+                         std::uint8_t* out, BatchConfig cfg);
+void bulk_contains_bits(const Engine& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
+                        std::uint64_t* out, BatchConfig cfg);
+std::size_t bulk_count(const Engine& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
+                       BatchConfig cfg);
+
+}  // namespace batchbloom::detail

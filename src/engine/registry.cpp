@@ -1,0 +1,109 @@
+// Engine registry and selection: engines in priority order, each with the check that says
+// whether this machine can run it; BATCHBLOOM_BACKEND overrides the automatic choice.
+#include <array>
+#include <cstdlib>
+#include <string>
+
+#include "batchbloom/error.hpp"
+#include "engine/engine.hpp"
+#if BATCHBLOOM_HAVE_CUDA
+#include "batchbloom/cuda.hpp"
+#endif
+
+namespace batchbloom {
+namespace detail {
+namespace {
+
+// Best first.
+constexpr std::array registry{
+#if BATCHBLOOM_HAVE_SIMD
+    &avx512_engine,
+    &avx2_engine,
+#endif
+#if BATCHBLOOM_HAVE_CUDA
+    &cuda_engine,
+#endif
+    &scalar_engine,
+};
+
+const Engine* find(Backend b) {
+    for (const Engine* e : registry)
+        if (e->backend == b) return e;
+    return nullptr;
+}
+
+}  // namespace
+
+// Why an engine cannot run here, in words a user can act on.
+std::string unavailable_reason(Backend b, const Engine* e) {
+    switch (b) {
+        case Backend::cuda:
+#if BATCHBLOOM_HAVE_CUDA
+            return cuda_unavailable_reason();
+#else
+            return "this build has no CUDA engine (configure with nvcc on the PATH and -DBATCHBLOOM_CUDA=AUTO or ON)";
+#endif
+        case Backend::avx2:
+        case Backend::avx512:
+            return e == nullptr ? "this build has no SIMD engines (-DBATCHBLOOM_SIMD=ON on x86-64)"
+                                : "this CPU (or its operating system) does not support " + std::string(to_string(b));
+        default:
+            return "not an engine";
+    }
+}
+
+const Engine& engine_for(Backend resolved) {
+    const Engine* e = find(resolved);
+    if (e == nullptr || !e->supported()) {
+        std::string avail;
+        for (const auto& n : available_backends()) avail += (avail.empty() ? "" : ", ") + n;
+        throw Error("backend '" + std::string(to_string(resolved)) + "' is not available: " +
+                    unavailable_reason(resolved, e) + " (available: " + avail + ")");
+    }
+    return *e;
+}
+
+}  // namespace detail
+
+std::string_view to_string(Backend b) {
+    switch (b) {
+        case Backend::automatic: return "auto";
+        case Backend::scalar: return "scalar";
+        case Backend::avx2: return "avx2";
+        case Backend::avx512: return "avx512";
+        case Backend::cuda: return "cuda";
+    }
+    return "unknown";
+}
+
+Backend parse_backend(std::string_view name) {
+    for (Backend b : {Backend::automatic, Backend::scalar, Backend::avx2, Backend::avx512, Backend::cuda})
+        if (name == to_string(b)) return b;
+    throw Error("unknown backend '" + std::string(name) + "' (expected auto, scalar, avx2, avx512 or cuda)");
+}
+
+std::vector<std::string> available_backends() {
+    std::vector<std::string> names;
+    for (const detail::Engine* e : detail::registry)
+        if (e->supported()) names.emplace_back(e->name);
+    return names;
+}
+
+Backend resolve_backend(Backend b) {
+    if (b == Backend::automatic) {
+        if (const char* env = std::getenv("BATCHBLOOM_BACKEND"); env != nullptr && *env != '\0') {
+            const Backend forced = parse_backend(env);
+            if (forced != Backend::automatic) b = forced;
+        }
+    }
+    if (b == Backend::automatic) {
+        // The CUDA engine copies the filter to the device and back on every call, which a
+        // host-side bulk call rarely pays for; it is used when asked for (see docs/cuda.md).
+        for (const detail::Engine* e : detail::registry)
+            if (e->backend != Backend::cuda && e->supported()) return e->backend;
+    }
+    detail::engine_for(b);  // throws if unavailable
+    return b;
+}
+
+}  // namespace batchbloom

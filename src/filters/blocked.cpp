@@ -1,0 +1,359 @@
+#include "batchbloom/filter.hpp"
+
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include "engine/engine.hpp"
+#include "engine/batch.hpp"
+
+namespace batchbloom {
+
+namespace {
+
+// Large filters are random-access bound; 2 MiB alignment plus MADV_HUGEPAGE lets the kernel
+// back them with huge pages (THP "madvise" mode), which removes most TLB misses.
+constexpr std::size_t huge_page = std::size_t(2) << 20;
+
+std::byte* allocate_zeroed(std::uint64_t bytes) {
+    const std::size_t align = bytes >= 2 * huge_page ? huge_page : 64;
+    const std::uint64_t rounded = (bytes + align - 1) / align * align;
+    void* p = nullptr;
+    if (rounded < bytes || posix_memalign(&p, align, rounded) != 0 || p == nullptr)
+        throw Error("cannot allocate " + std::to_string(bytes) + " bytes for the filter");
+#ifdef MADV_HUGEPAGE
+    if (align == huge_page) madvise(p, rounded, MADV_HUGEPAGE);  // advisory; failure is harmless
+#endif
+    std::memset(p, 0, rounded);
+    return static_cast<std::byte*>(p);
+}
+
+// Inputs the engines cannot take directly (32-bit keys, Murmur3 integers, strings) are
+// hashed or widened in chunks small enough to stay in L1, then handed over as hashes.
+constexpr std::size_t chunk = 2048;  // a multiple of 64, so bitmap chunks stay word-aligned
+
+template <class Fn>
+void in_chunks(std::size_t n, Fn&& fn) {
+    for (std::size_t begin = 0; begin < n; begin += chunk) fn(begin, std::min(chunk, n - begin));
+}
+
+void check_out(std::size_t keys, std::size_t out) {
+    if (keys != out)
+        throw Error("output has " + std::to_string(out) + " entries for " + std::to_string(keys) + " keys");
+}
+
+}  // namespace
+
+Filter::Filter(const Params& params, const Hashing& hashing, Backend backend)
+    : params_(params), hashing_(hashing), backend_(Backend::automatic) {
+    params_.validate();
+    validate(hashing_);
+    set_backend(backend);
+    data_ = allocate_zeroed(params_.bytes());
+}
+
+Filter::Filter(const Filter& other)
+    : params_(other.params_), hashing_(other.hashing_), backend_(other.backend_), threads_(other.threads_), path_(other.path_),
+      data_(allocate_zeroed(other.params_.bytes())) {
+    std::memcpy(data_, other.data_, params_.bytes());
+}
+
+Filter& Filter::operator=(const Filter& other) {
+    if (this != &other) *this = Filter(other);
+    return *this;
+}
+
+Filter::Filter(Filter&& other) noexcept
+    : params_(other.params_), hashing_(other.hashing_), backend_(other.backend_), threads_(other.threads_), path_(other.path_),
+      data_(std::exchange(other.data_, nullptr)) {}
+
+Filter& Filter::operator=(Filter&& other) noexcept {
+    std::swap(params_, other.params_);
+    std::swap(hashing_, other.hashing_);
+    std::swap(backend_, other.backend_);
+    std::swap(threads_, other.threads_);
+    std::swap(path_, other.path_);
+    std::swap(data_, other.data_);
+    return *this;
+}
+
+Filter::~Filter() { std::free(data_); }
+
+detail::BatchConfig Filter::batch_config() const noexcept { return {detail::resolve_threads(threads_), path_}; }
+
+void Filter::set_backend(Backend b) {
+    if (b != Backend::automatic) detail::engine_for(b);  // throws if unavailable
+    backend_ = b;
+}
+
+namespace {
+
+detail::FilterRef ref(const Params& p, std::byte* data) { return {data, p.blocks, p.shape, p.k}; }
+
+// The engine is resolved per bulk call, so BATCHBLOOM_BACKEND and engines that become
+// available take effect without rebuilding filters. Single keys go to the reference engine.
+const detail::Engine& engine(Backend b) { return detail::engine_for(resolve_backend(b)); }
+
+constexpr detail::KeyMode hashed{detail::KeyMode::hashed, 0};
+
+}  // namespace
+
+// ---- keys to engine batches -------------------------------------------------------------
+namespace {
+
+/// Feeds keys to a bulk operation op(values, n, mode, offset of values[0] in the batch):
+/// 64-bit integers with xxh3 hashing go straight in (the engine fuses the mixer); everything
+/// else (32-bit keys, Murmur3 integers, strings) is hashed or widened here in L1-sized chunks.
+template <class Key, class Op>
+void feed(const Filter& f, std::span<const Key> keys, Op&& op) {
+    if constexpr (std::is_same_v<Key, std::uint64_t>) {
+        if (f.hashing().kind == HashKind::xxh3)
+            return op(keys.data(), keys.size(), detail::KeyMode{detail::KeyMode::mix64, f.hashing().seed}, 0);
+    }
+    std::uint64_t buf[chunk];
+    in_chunks(keys.size(), [&](std::size_t b, std::size_t n) {
+        for (std::size_t i = 0; i < n; ++i) {
+            if constexpr (std::is_integral_v<Key>)
+                buf[i] = f.hash(std::uint64_t{keys[b + i]});
+            else
+                buf[i] = f.hash(std::string_view(keys[b + i]));
+        }
+        op(buf, n, hashed, b);
+    });
+}
+
+}  // namespace
+
+template <class Key>
+void Filter::insert_keys(std::span<const Key> keys) {
+    const auto& e = engine(backend_);
+    feed(*this, keys, [&](const std::uint64_t* v, std::size_t n, detail::KeyMode m, std::size_t) {
+        detail::bulk_insert(e, ref(params_, data_), v, n, m, batch_config());
+    });
+}
+
+template <class Key>
+void Filter::contains_keys(std::span<const Key> keys, std::span<std::uint8_t> out) const {
+    check_out(keys.size(), out.size());
+    const auto& e = engine(backend_);
+    feed(*this, keys, [&](const std::uint64_t* v, std::size_t n, detail::KeyMode m, std::size_t at) {
+        detail::bulk_contains_bytes(e, ref(params_, data_), v, n, m, out.data() + at, batch_config());
+    });
+}
+
+template <class Key>
+std::size_t Filter::count_keys(std::span<const Key> keys) const {
+    const auto& e = engine(backend_);
+    std::size_t c = 0;
+    feed(*this, keys, [&](const std::uint64_t* v, std::size_t n, detail::KeyMode m, std::size_t) {
+        c += detail::bulk_count(e, ref(params_, data_), v, n, m, batch_config());
+    });
+    return c;
+}
+
+void Filter::insert(std::span<const std::uint64_t> keys) { insert_keys(keys); }
+void Filter::insert(std::span<const std::uint32_t> keys) { insert_keys(keys); }
+void Filter::insert(std::span<const std::string_view> keys) { insert_keys(keys); }
+void Filter::insert(std::span<const std::string> keys) { insert_keys(keys); }
+void Filter::contains(std::span<const std::uint64_t> keys, std::span<std::uint8_t> out) const { contains_keys(keys, out); }
+void Filter::contains(std::span<const std::uint32_t> keys, std::span<std::uint8_t> out) const { contains_keys(keys, out); }
+void Filter::contains(std::span<const std::string_view> keys, std::span<std::uint8_t> out) const {
+    contains_keys(keys, out);
+}
+std::size_t Filter::count(std::span<const std::uint64_t> keys) const { return count_keys(keys); }
+std::size_t Filter::count(std::span<const std::uint32_t> keys) const { return count_keys(keys); }
+std::size_t Filter::count(std::span<const std::string_view> keys) const { return count_keys(keys); }
+
+template <class Key>
+void Filter::bitmap_keys(std::span<const Key> keys, std::span<std::uint64_t> bitmap) const {
+    const std::size_t words = (keys.size() + 63) / 64;
+    if (bitmap.size() < words)
+        throw Error("bitmap has " + std::to_string(bitmap.size()) + " words; " + std::to_string(keys.size()) +
+                    " keys need " + std::to_string(words));
+    const auto& e = engine(backend_);
+    // Chunks are multiples of 64 keys, so each starts on a bitmap word.
+    feed(*this, keys, [&](const std::uint64_t* v, std::size_t n, detail::KeyMode m, std::size_t at) {
+        detail::bulk_contains_bits(e, ref(params_, data_), v, n, m, bitmap.data() + at / 64, batch_config());
+    });
+}
+
+void Filter::contains_bitmap(std::span<const std::uint64_t> keys, std::span<std::uint64_t> bitmap) const {
+    bitmap_keys(keys, bitmap);
+}
+void Filter::contains_bitmap(std::span<const std::uint32_t> keys, std::span<std::uint64_t> bitmap) const {
+    bitmap_keys(keys, bitmap);
+}
+void Filter::contains_bitmap(std::span<const std::string_view> keys, std::span<std::uint64_t> bitmap) const {
+    bitmap_keys(keys, bitmap);
+}
+
+// Single keys: the reference engine directly (no engine resolution or threads for one key).
+void Filter::insert(std::uint64_t key) { insert_hash(hash(key)); }
+void Filter::insert(std::string_view key) { insert_hash(hash(key)); }
+bool Filter::contains(std::uint64_t key) const { return contains_hash(hash(key)); }
+bool Filter::contains(std::string_view key) const { return contains_hash(hash(key)); }
+
+void Filter::insert_hash(std::uint64_t h) { detail::scalar_engine.insert(ref(params_, data_), &h, 1, hashed); }
+bool Filter::contains_hash(std::uint64_t h) const {
+    return detail::scalar_engine.count(ref(params_, data_), &h, 1, hashed) == 1;
+}
+
+// ---- pre-computed hashes -----------------------------------------------------------------
+
+void Filter::insert_hashes(std::span<const std::uint64_t> hashes) {
+    detail::bulk_insert(engine(backend_), ref(params_, data_), hashes.data(), hashes.size(), hashed, batch_config());
+}
+
+void Filter::contains_hashes(std::span<const std::uint64_t> hashes, std::span<std::uint8_t> out) const {
+    check_out(hashes.size(), out.size());
+    detail::bulk_contains_bytes(engine(backend_), ref(params_, data_), hashes.data(), hashes.size(), hashed,
+                                out.data(), batch_config());
+}
+
+std::size_t Filter::count_hashes(std::span<const std::uint64_t> hashes) const {
+    return detail::bulk_count(engine(backend_), ref(params_, data_), hashes.data(), hashes.size(), hashed,
+                              batch_config());
+}
+
+// ---- state and estimates -------------------------------------------------------------------
+
+void Filter::clear() noexcept { std::memset(data_, 0, params_.bytes()); }
+
+namespace {
+
+std::uint64_t popcount_words(const std::byte* data, std::uint64_t bytes) {
+    std::uint64_t ones = 0;
+    for (std::uint64_t off = 0; off < bytes; off += 8) {
+        std::uint64_t w;
+        std::memcpy(&w, data + off, 8);
+        ones += static_cast<std::uint64_t>(std::popcount(w));
+    }
+    return ones;
+}
+
+}  // namespace
+
+double Filter::fill_ratio() const noexcept {
+    return double(popcount_words(data_, params_.bytes())) / double(params_.bits());
+}
+
+double Filter::current_fpr() const noexcept {
+    return layout::visit_shape(params_.shape, [&](auto tag) {
+        constexpr Shape S = decltype(tag)::value;
+        using T = layout::shape_traits<S>;
+        const auto* words = reinterpret_cast<const typename T::word_type*>(data_);
+        // A random query picks a uniform block and, per the layout, c_j bits in word j.
+        unsigned per_word[T::words] = {};
+        if constexpr (T::one_bit_per_word)
+            for (unsigned i = 0; i < params_.k; ++i) ++per_word[i % T::words];
+        double sum = 0;
+        for (std::uint64_t b = 0; b < params_.blocks; ++b) {
+            const auto* block = words + b * T::words;
+            if constexpr (T::one_bit_per_word) {
+                double p = 1;
+                for (unsigned j = 0; j < T::words; ++j)
+                    p *= std::pow(std::popcount(block[j]) / double(T::word_bits), per_word[j]);
+                sum += p;
+            } else {
+                unsigned ones = 0;
+                for (unsigned j = 0; j < T::words; ++j) ones += unsigned(std::popcount(block[j]));
+                sum += std::pow(ones / double(T::words * T::word_bits), params_.k);
+            }
+        }
+        return sum / double(params_.blocks);
+    });
+}
+
+double Filter::estimated_cardinality() const {
+    const double zeros = 1.0 - fill_ratio();
+    if (zeros >= 1.0) return 0.0;
+    // expected_zero_fraction falls monotonically in n; find where it meets the observed value.
+    double lo = 0, hi = double(params_.blocks);
+    while (expected_zero_fraction(params_, hi) > zeros) {
+        hi *= 2;
+        if (hi > 1e18) return std::numeric_limits<double>::infinity();  // saturated filter
+    }
+    for (int i = 0; i < 200 && hi - lo > 1e-6 * hi; ++i) {
+        const double mid = 0.5 * (lo + hi);
+        (expected_zero_fraction(params_, mid) > zeros ? lo : hi) = mid;
+    }
+    return 0.5 * (lo + hi);
+}
+
+// ---- set algebra -----------------------------------------------------------------------
+// Plain word loops: the compiler vectorizes them, and they run at memory speed anyway.
+
+bool Filter::compatible(const Filter& other) const noexcept {
+    return params_ == other.params_ && hashing_ == other.hashing_;
+}
+
+namespace {
+
+void require_compatible(const Filter& a, const Filter& b, const char* op) {
+    if (a.compatible(b)) return;
+    auto describe = [](const Filter& f) {
+        return std::string(to_string(f.params().shape)) + ", " + std::to_string(f.params().blocks) + " blocks, k=" +
+               std::to_string(f.params().k) + ", " + std::string(to_string(f.hashing().kind)) + " seed " +
+               std::to_string(f.hashing().seed);
+    };
+    throw Error(std::string(op) + " of incompatible filters: (" + describe(a) + ") and (" + describe(b) + ")");
+}
+
+template <class Op>
+void combine(std::byte* dst, const std::byte* src, std::uint64_t bytes, Op op) {
+    auto* d = reinterpret_cast<std::uint64_t*>(dst);
+    const auto* s = reinterpret_cast<const std::uint64_t*>(src);
+    for (std::uint64_t i = 0; i < bytes / 8; ++i) d[i] = op(d[i], s[i]);
+}
+
+}  // namespace
+
+Filter& Filter::operator|=(const Filter& other) {
+    require_compatible(*this, other, "union");
+    combine(data_, other.data_, params_.bytes(), [](std::uint64_t a, std::uint64_t b) { return a | b; });
+    return *this;
+}
+
+Filter& Filter::operator&=(const Filter& other) {
+    require_compatible(*this, other, "intersection");
+    combine(data_, other.data_, params_.bytes(), [](std::uint64_t a, std::uint64_t b) { return a & b; });
+    return *this;
+}
+
+Filter Filter::fold() const {
+    if (params_.blocks % 2 != 0)
+        throw Error("fold needs an even number of blocks; this filter has " + std::to_string(params_.blocks));
+    Filter half(Params::make(params_.shape, params_.blocks / 2, params_.k), hashing_, backend_);
+    half.threads_ = threads_;
+    half.path_ = path_;
+    const std::uint64_t block = params_.block_bytes();
+    for (std::uint64_t i = 0; i < half.params_.blocks; ++i) {
+        std::memcpy(half.data_ + i * block, data_ + 2 * i * block, block);
+        combine(half.data_ + i * block, data_ + (2 * i + 1) * block, block,
+                [](std::uint64_t a, std::uint64_t b) { return a | b; });
+    }
+    return half;
+}
+
+double estimated_jaccard(const Filter& a, const Filter& b) {
+    require_compatible(a, b, "similarity");
+    const double na = a.estimated_cardinality(), nb = b.estimated_cardinality();
+    const double nu = (a | b).estimated_cardinality();
+    if (!(nu > 0.0)) return 1.0;  // two empty filters: the same (empty) set
+    return std::clamp((na + nb - nu) / nu, 0.0, 1.0);
+}
+
+bool operator==(const Filter& a, const Filter& b) noexcept {
+    return a.params_ == b.params_ && a.hashing_ == b.hashing_ &&
+           std::memcmp(a.data_, b.data_, a.params_.bytes()) == 0;
+}
+
+}  // namespace batchbloom

@@ -1,0 +1,356 @@
+#include "batchbloom/counting.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <cstdlib>
+#include <cstring>
+#include <istream>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "engine/cpu_features.hpp"
+#include "engine/parallel.hpp"
+#include "cpu/counting_kernel.hpp"
+#include "format/family_file.hpp"
+#include "filters/key_hashes.hpp"
+
+namespace batchbloom {
+
+namespace {
+
+std::byte* allocate_planes(std::uint64_t bytes) {
+    void* p = nullptr;
+    const std::uint64_t rounded = (bytes + 63) / 64 * 64;
+    if (rounded < bytes || posix_memalign(&p, 64, rounded) != 0 || p == nullptr)
+        throw Error("cannot allocate " + std::to_string(bytes) + " bytes for the counting filter");
+    std::memset(p, 0, rounded);
+    return static_cast<std::byte*>(p);
+}
+
+bool avx2_usable() {
+#if BATCHBLOOM_HAVE_SIMD
+    return detail::cpu_has_avx2();
+#else
+    return false;
+#endif
+}
+
+// The kernels for a backend. AVX-512 machines run the AVX2 kernels (the counter arithmetic
+// is a few bitwise operations per plane; measured in bench/RESULTS.md). `automatic` follows
+// resolve_backend (so BATCHBLOOM_BACKEND=scalar forces the reference), except that a GPU
+// choice falls back to the best CPU kernels: there is no counting kernel for CUDA.
+const detail::counting::Kernels& kernels_for(Backend b) {
+    Backend r = resolve_backend(b);
+    if (r == Backend::cuda) r = avx2_usable() ? Backend::avx2 : Backend::scalar;
+#if BATCHBLOOM_HAVE_SIMD
+    if (r == Backend::avx2 || r == Backend::avx512) return detail::counting::avx2_kernels;
+#endif
+    return detail::counting::scalar_kernels;
+}
+
+void check_size(std::size_t keys, std::size_t out, const char* what) {
+    if (keys != out)
+        throw Error(std::string(what) + " has " + std::to_string(out) + " entries for " + std::to_string(keys) +
+                    " keys");
+}
+
+}  // namespace
+
+void CountingFilter::Free::operator()(std::byte* p) const noexcept { std::free(p); }
+
+CountingFilter::CountingFilter(const Params& params, const Hashing& hashing, Backend backend)
+    : params_(params), hashing_(hashing) {
+    params_.validate();
+    validate(hashing_);
+    set_backend(backend);
+    data_.reset(allocate_planes(4 * params_.bytes()));
+}
+
+CountingFilter::CountingFilter(const CountingFilter& other)
+    : params_(other.params_), hashing_(other.hashing_), backend_(other.backend_), threads_(other.threads_),
+      data_(allocate_planes(4 * other.params_.bytes())) {
+    std::memcpy(data_.get(), other.data_.get(), 4 * params_.bytes());
+}
+
+CountingFilter& CountingFilter::operator=(const CountingFilter& other) {
+    if (this != &other) *this = CountingFilter(other);
+    return *this;
+}
+
+void CountingFilter::set_backend(Backend b) {
+    if (b == Backend::cuda) throw Error("the counting filter has no cuda kernel (use scalar, avx2 or avx512)");
+    resolve_backend(b);  // throws if unavailable here
+    backend_ = b;
+}
+
+namespace {
+detail::counting::CountingRef ref(const Params& p, std::byte* data) { return {data, p.blocks, p.shape, p.k}; }
+}  // namespace
+
+// ---- bulk operations ---------------------------------------------------------------------
+
+namespace {
+
+// A batch as chunks of hashes: source(begin, end, fn) calls fn(hashes, n, at) for the hashes
+// of batch positions [begin, end), in order, `at` being the first one's position.
+template <class Key>
+auto key_source(const Hashing& hashing, std::span<const Key> keys) {
+    return [&hashing, keys](std::size_t begin, std::size_t end, auto&& fn) {
+        detail::for_hash_chunks(hashing, keys.subspan(begin, end - begin),
+                                [&](const std::uint64_t* h, std::size_t n, std::size_t at) { fn(h, n, begin + at); });
+    };
+}
+auto hash_source(std::span<const std::uint64_t> hashes) {
+    return [hashes](std::size_t begin, std::size_t end, auto&& fn) {
+        for (std::size_t at = begin; at < end; at += detail::hash_chunk)
+            fn(hashes.data() + at, std::min(detail::hash_chunk, end - at), at);
+    };
+}
+
+/// The hashes of a chunk whose block lies in thread v's share of the blocks, in batch order,
+/// with their batch positions: a block's counters are changed by one thread only, and in the
+/// order one thread would have changed them.
+struct Owned {
+    std::uint64_t blocks, lo, hi;
+    std::size_t n = 0;
+    std::uint64_t h[detail::hash_chunk];
+    std::size_t at[detail::hash_chunk];
+
+    Owned(std::uint64_t blocks_, unsigned t, unsigned v)
+        : blocks(blocks_), lo(blocks_ * v / t), hi(blocks_ * (v + 1) / t) {}
+    void select(const std::uint64_t* hashes, std::size_t count, std::size_t first) {
+        n = 0;
+        for (std::size_t j = 0; j < count; ++j) {
+            const std::uint64_t b = layout::block_index(hashes[j], blocks);
+            h[n] = hashes[j];
+            at[n] = first + j;
+            n += b >= lo && b < hi;
+        }
+    }
+};
+
+/// One Owned per thread, allocated up front: the parallel phases that change counters then
+/// cannot throw, so a call either applies every key or none.
+std::vector<std::unique_ptr<Owned>> owned_buffers(std::uint64_t blocks, unsigned t) {
+    std::vector<std::unique_ptr<Owned>> out;
+    for (unsigned v = 0; v < t; ++v) out.push_back(std::make_unique<Owned>(blocks, t, v));
+    return out;
+}
+
+unsigned threads_for(std::size_t n, unsigned threads) {
+    return detail::threads_for(n, detail::resolve_threads(threads));
+}
+
+}  // namespace
+
+template <class Source>
+void CountingFilter::insert_from(std::size_t n, const Source& source) {
+    const auto& k = kernels_for(backend_);
+    const auto r = ref(params_, data_.get());
+    const unsigned t = threads_for(n, threads_);
+    if (t == 1) return source(0, n, [&](const std::uint64_t* h, std::size_t m, std::size_t) { k.insert(r, h, m); });
+    const auto owned = owned_buffers(params_.blocks, t);  // before any counter changes: a failed
+    detail::each_thread(t, [&](unsigned v) {              // allocation must leave them as they were
+        Owned* own = owned[v].get();
+        source(0, n, [&](const std::uint64_t* h, std::size_t m, std::size_t at) {
+            own->select(h, m, at);
+            k.insert(r, own->h, own->n);
+        });
+    });
+}
+
+template <class Source>
+std::size_t CountingFilter::erase_from(std::size_t n, const Source& source, std::span<std::uint8_t> erased) {
+    if (!erased.empty()) check_size(n, erased.size(), "erase output");
+    const auto& k = kernels_for(backend_);
+    const auto r = ref(params_, data_.get());
+    const unsigned t = threads_for(n, threads_);
+    std::atomic<std::size_t> total{0};
+    if (t == 1) {
+        source(0, n, [&](const std::uint64_t* h, std::size_t m, std::size_t at) {
+            total += k.erase(r, h, m, erased.empty() ? nullptr : erased.data() + at);
+        });
+        return total;
+    }
+    const auto owned = owned_buffers(params_.blocks, t);
+    detail::each_thread(t, [&](unsigned v) {
+        Owned* own = owned[v].get();
+        std::uint8_t done[detail::hash_chunk];
+        std::size_t mine = 0;
+        source(0, n, [&](const std::uint64_t* h, std::size_t m, std::size_t at) {
+            own->select(h, m, at);
+            mine += k.erase(r, own->h, own->n, done);
+            if (!erased.empty())
+                for (std::size_t j = 0; j < own->n; ++j) erased[own->at[j]] = done[j];
+        });
+        total += mine;
+    });
+    return total;
+}
+
+template <class Source>
+void CountingFilter::contains_from(std::size_t n, const Source& source, std::uint8_t* out) const {
+    const auto& k = kernels_for(backend_);
+    const auto r = ref(params_, data_.get());
+    const unsigned t = threads_for(n, threads_);
+    detail::each_thread(t, [&](unsigned v) {
+        const detail::Range range = detail::part(n, t, v, 1);
+        source(range.begin, range.end,
+               [&](const std::uint64_t* h, std::size_t m, std::size_t at) { k.contains(r, h, m, out + at); });
+    });
+}
+
+void CountingFilter::insert(std::span<const std::uint64_t> keys) { insert_from(keys.size(), key_source(hashing_, keys)); }
+void CountingFilter::insert(std::span<const std::uint32_t> keys) { insert_from(keys.size(), key_source(hashing_, keys)); }
+void CountingFilter::insert(std::span<const std::string_view> keys) {
+    insert_from(keys.size(), key_source(hashing_, keys));
+}
+std::size_t CountingFilter::erase(std::span<const std::uint64_t> keys, std::span<std::uint8_t> erased) {
+    return erase_from(keys.size(), key_source(hashing_, keys), erased);
+}
+std::size_t CountingFilter::erase(std::span<const std::uint32_t> keys, std::span<std::uint8_t> erased) {
+    return erase_from(keys.size(), key_source(hashing_, keys), erased);
+}
+std::size_t CountingFilter::erase(std::span<const std::string_view> keys, std::span<std::uint8_t> erased) {
+    return erase_from(keys.size(), key_source(hashing_, keys), erased);
+}
+void CountingFilter::contains(std::span<const std::uint64_t> keys, std::span<std::uint8_t> out) const {
+    check_size(keys.size(), out.size(), "output");
+    contains_from(keys.size(), key_source(hashing_, keys), out.data());
+}
+void CountingFilter::contains(std::span<const std::uint32_t> keys, std::span<std::uint8_t> out) const {
+    check_size(keys.size(), out.size(), "output");
+    contains_from(keys.size(), key_source(hashing_, keys), out.data());
+}
+void CountingFilter::contains(std::span<const std::string_view> keys, std::span<std::uint8_t> out) const {
+    check_size(keys.size(), out.size(), "output");
+    contains_from(keys.size(), key_source(hashing_, keys), out.data());
+}
+
+std::size_t CountingFilter::count(std::span<const std::uint64_t> keys) const {
+    // Answers in chunks per thread, summed: no output array the size of the batch.
+    const auto& k = kernels_for(backend_);
+    const auto r = ref(params_, data_.get());
+    const unsigned t = threads_for(keys.size(), threads_);
+    std::atomic<std::size_t> total{0};
+    detail::each_thread(t, [&](unsigned v) {
+        const detail::Range range = detail::part(keys.size(), t, v, 1);
+        std::uint8_t out[detail::hash_chunk];
+        std::size_t mine = 0;
+        key_source(hashing_, keys)(range.begin, range.end, [&](const std::uint64_t* h, std::size_t m, std::size_t) {
+            k.contains(r, h, m, out);
+            for (std::size_t i = 0; i < m; ++i) mine += out[i];
+        });
+        total += mine;
+    });
+    return total;
+}
+
+// ---- hashes ----------------------------------------------------------------------------
+
+bool CountingFilter::contains_hash(std::uint64_t hash) const {
+    std::uint8_t r = 0;
+    detail::counting::scalar_kernels.contains(ref(params_, data_.get()), &hash, 1, &r);
+    return r == 1;
+}
+
+void CountingFilter::insert_hashes(std::span<const std::uint64_t> hashes) {
+    insert_from(hashes.size(), hash_source(hashes));
+}
+
+std::size_t CountingFilter::erase_hashes(std::span<const std::uint64_t> hashes, std::span<std::uint8_t> erased) {
+    return erase_from(hashes.size(), hash_source(hashes), erased);
+}
+
+void CountingFilter::contains_hashes(std::span<const std::uint64_t> hashes, std::span<std::uint8_t> out) const {
+    check_size(hashes.size(), out.size(), "output");
+    contains_from(hashes.size(), hash_source(hashes), out.data());
+}
+
+// ---- state -----------------------------------------------------------------------------
+
+unsigned CountingFilter::counter(std::uint64_t block, unsigned bit) const {
+    const std::uint64_t block_bytes = params_.block_bytes();
+    if (block >= params_.blocks || bit >= block_bytes * 8)
+        throw Error("counter (" + std::to_string(block) + ", " + std::to_string(bit) + ") is out of range (" +
+                    std::to_string(params_.blocks) + " blocks of " + std::to_string(block_bytes * 8) + " counters)");
+    // Bit `bit` of a little-endian block is bit bit%8 of byte bit/8, whatever the word size.
+    const std::byte* planes = data_.get() + block * 4 * block_bytes;
+    unsigned value = 0;
+    for (unsigned j = 0; j < 4; ++j)
+        value |= unsigned((std::to_integer<unsigned>(planes[j * block_bytes + bit / 8]) >> (bit % 8)) & 1u) << j;
+    return value;
+}
+
+std::uint64_t CountingFilter::saturated_counters() const noexcept {
+    const std::uint64_t block_words = params_.block_bytes() / 8;
+    const std::byte* p = data_.get();
+    std::uint64_t n = 0;
+    for (std::uint64_t b = 0; b < params_.blocks; ++b, p += 4 * block_words * 8) {
+        for (std::uint64_t w = 0; w < block_words; ++w) {
+            std::uint64_t all = ~std::uint64_t(0);
+            for (unsigned j = 0; j < 4; ++j) {
+                std::uint64_t plane;
+                std::memcpy(&plane, p + (j * block_words + w) * 8, 8);
+                all &= plane;
+            }
+            n += static_cast<std::uint64_t>(std::popcount(all));
+        }
+    }
+    return n;
+}
+
+Filter CountingFilter::to_filter() const {
+    Filter f(params_, hashing_);
+    const std::uint64_t block_bytes = params_.block_bytes();
+    auto dst = f.mutable_bytes();
+    const std::byte* src = data_.get();
+    for (std::uint64_t b = 0; b < params_.blocks; ++b, src += 4 * block_bytes)
+        for (std::uint64_t i = 0; i < block_bytes; ++i)
+            dst[b * block_bytes + i] = src[i] | src[block_bytes + i] | src[2 * block_bytes + i] | src[3 * block_bytes + i];
+    return f;
+}
+
+void CountingFilter::clear() noexcept { std::memset(data_.get(), 0, 4 * params_.bytes()); }
+
+bool operator==(const CountingFilter& a, const CountingFilter& b) noexcept {
+    return a.params_ == b.params_ && a.hashing_ == b.hashing_ &&
+           std::memcmp(a.data_.get(), b.data_.get(), 4 * a.params_.bytes()) == 0;
+}
+
+// ---- persistence -----------------------------------------------------------------------
+
+void CountingFilter::save(std::ostream& out) const {
+    detail::FamilyHeader h;
+    h.kind = FileKind::counting;
+    h.params = params_;
+    h.hashing = hashing_;
+    h.payload_bytes = 4 * params_.bytes();
+    const std::span<const std::byte> pieces[] = {bytes()};
+    detail::write_family(out, h, pieces);
+}
+
+void CountingFilter::save(const std::filesystem::path& path) const {
+    detail::save_atomically(path, [&](std::ostream& out) { save(out); });
+}
+
+CountingFilter CountingFilter::load(std::istream& in) {
+    const auto h = detail::read_family_header(in, FileKind::counting);
+    if (h.extra != 0) throw FormatError("corrupt header: reserved fields are not zero");
+    if (h.payload_bytes != 4 * h.params.bytes())
+        throw FormatError("corrupt header: payload length " + std::to_string(h.payload_bytes) + " is not 4 x " +
+                          std::to_string(h.params.bytes()) + " bytes of counter planes");
+    const auto payload = detail::read_family_payload(in, h);
+    CountingFilter f(h.params, h.hashing);
+    std::memcpy(f.data_.get(), payload.data(), payload.size());
+    return f;
+}
+
+CountingFilter CountingFilter::load(const std::filesystem::path& path) {
+    return detail::load_family_file<CountingFilter>(path, [](std::istream& in) { return load(in); });
+}
+
+}  // namespace batchbloom

@@ -1,0 +1,290 @@
+#include "batchbloom/scalable.hpp"
+
+#include <cmath>
+#include <cstring>
+#include <istream>
+#include <numeric>
+#include <ostream>
+#include <string>
+
+#include "format/family_file.hpp"
+
+namespace batchbloom {
+
+namespace {
+
+// Stage targets by repeated multiplication (exactly rounded in IEEE arithmetic, unlike pow),
+// so that a saved filter's stages are recomputed identically wherever it is loaded.
+double nth_power_product(double start, double factor, std::size_t i) {
+    double v = start;
+    for (std::size_t j = 0; j < i; ++j) v *= factor;
+    return v;
+}
+
+constexpr std::size_t max_stages = 64;
+
+std::uint64_t capacity_of(const ScalableParams& p, std::size_t i) {
+    const double cap = std::ceil(nth_power_product(double(p.initial_capacity), p.growth, i));
+    if (i >= max_stages || !(cap < 9.2e18))
+        throw Error("scalable filter: stage " + std::to_string(i) + " would exceed the size limit");
+    return static_cast<std::uint64_t>(cap);
+}
+
+double fpr_of(const ScalableParams& p, std::size_t i) { return nth_power_product(p.initial_fpr, p.tightening, i); }
+
+Params params_of(const ScalableParams& p, std::size_t i) {
+    return Params::for_fpr(capacity_of(p, i), fpr_of(p, i), p.shape);
+}
+
+}  // namespace
+
+void ScalableParams::validate() const {
+    if (initial_capacity == 0) throw Error("scalable filter: initial capacity must be at least 1");
+    if (!(initial_fpr > 0.0 && initial_fpr < 1.0))
+        throw Error("scalable filter: initial FPR must be in (0, 1), got " + std::to_string(initial_fpr));
+    if (!(growth >= 1.0 && std::isfinite(growth)))
+        throw Error("scalable filter: growth factor must be >= 1, got " + std::to_string(growth));
+    if (!(tightening > 0.0 && tightening < 1.0))
+        throw Error("scalable filter: tightening ratio must be in (0, 1), got " + std::to_string(tightening));
+    if (!layout::is_known(shape)) throw Error("scalable filter: unknown shape");
+}
+
+ScalableFilter::ScalableFilter(const ScalableParams& params, const Hashing& hashing, Backend backend)
+    : params_(params), hashing_(hashing), backend_(backend) {
+    params_.validate();
+    validate(hashing_);
+    if (backend != Backend::automatic) resolve_backend(backend);  // throws if unavailable
+    add_stage();
+}
+
+ScalableFilter::ScalableFilter(const ScalableParams& params, const Hashing& hashing, Backend backend,
+                               const Params& first_stage)
+    : params_(params), hashing_(hashing), backend_(backend) {
+    add_stage(first_stage);
+}
+
+void ScalableFilter::set_backend(Backend b) {
+    for (auto& s : stages_) s.set_backend(b);
+    backend_ = b;
+}
+
+void ScalableFilter::set_threads(unsigned threads) noexcept {
+    for (auto& s : stages_) s.set_threads(threads);
+    threads_ = threads;
+}
+
+std::uint64_t ScalableFilter::stage_capacity(std::size_t i) const { return capacity_of(params_, i); }
+double ScalableFilter::stage_fpr(std::size_t i) const { return fpr_of(params_, i); }
+Params ScalableFilter::stage_params(std::size_t i) const { return params_of(params_, i); }
+
+void ScalableFilter::add_stage() { add_stage(stage_params(stages_.size())); }
+
+void ScalableFilter::add_stage(const Params& params) {
+    Filter f(params, hashing_, backend_);
+    f.set_threads(threads_);
+    stages_.push_back(std::move(f));
+    sizes_.push_back(0);
+}
+
+template <bool Hashed, class Key>
+void ScalableFilter::insert_keys(std::span<const Key> keys) {
+    while (!keys.empty()) {
+        if (sizes_.back() == stage_capacity(stages_.size() - 1)) add_stage();
+        const std::uint64_t room = stage_capacity(stages_.size() - 1) - sizes_.back();
+        const std::size_t take = room < keys.size() ? static_cast<std::size_t>(room) : keys.size();
+        if constexpr (Hashed)
+            stages_.back().insert_hashes(keys.first(take));
+        else
+            stages_.back().insert(keys.first(take));
+        sizes_.back() += take;
+        keys = keys.subspan(take);
+    }
+}
+
+// Probes: each stage answers into a scratch chunk, ORed into out. Stages are probed newest
+// first, since the newest holds about half the keys (with growth 2).
+template <bool Hashed, class Key>
+void ScalableFilter::contains_keys(std::span<const Key> keys, std::span<std::uint8_t> out) const {
+    if (keys.size() != out.size())
+        throw Error("output has " + std::to_string(out.size()) + " entries for " + std::to_string(keys.size()) + " keys");
+    constexpr std::size_t chunk = 4096;
+    std::uint8_t scratch[chunk];
+    for (std::size_t begin = 0; begin < keys.size(); begin += chunk) {
+        const std::size_t n = std::min(chunk, keys.size() - begin);
+        const auto part = keys.subspan(begin, n);
+        auto dst = out.subspan(begin, n);
+        auto probe = [&](const Filter& stage, std::span<std::uint8_t> answers) {
+            if constexpr (Hashed)
+                stage.contains_hashes(part, answers);
+            else
+                stage.contains(part, answers);
+        };
+        probe(stages_.back(), dst);
+        for (std::size_t s = stages_.size() - 1; s-- > 0;) {
+            probe(stages_[s], std::span<std::uint8_t>(scratch, n));
+            for (std::size_t i = 0; i < n; ++i) dst[i] |= scratch[i];
+        }
+    }
+}
+
+void ScalableFilter::insert(std::span<const std::uint64_t> keys) { insert_keys<false>(keys); }
+void ScalableFilter::insert(std::span<const std::uint32_t> keys) { insert_keys<false>(keys); }
+void ScalableFilter::insert(std::span<const std::string_view> keys) { insert_keys<false>(keys); }
+void ScalableFilter::insert_hashes(std::span<const std::uint64_t> hashes) { insert_keys<true>(hashes); }
+void ScalableFilter::contains(std::span<const std::uint64_t> keys, std::span<std::uint8_t> out) const {
+    contains_keys<false>(keys, out);
+}
+void ScalableFilter::contains(std::span<const std::uint32_t> keys, std::span<std::uint8_t> out) const {
+    contains_keys<false>(keys, out);
+}
+void ScalableFilter::contains(std::span<const std::string_view> keys, std::span<std::uint8_t> out) const {
+    contains_keys<false>(keys, out);
+}
+void ScalableFilter::contains_hashes(std::span<const std::uint64_t> hashes, std::span<std::uint8_t> out) const {
+    contains_keys<true>(hashes, out);
+}
+
+bool ScalableFilter::contains(std::uint64_t key) const {
+    for (const auto& s : stages_)
+        if (s.contains(key)) return true;
+    return false;
+}
+
+bool ScalableFilter::contains(std::string_view key) const {
+    for (const auto& s : stages_)
+        if (s.contains(key)) return true;
+    return false;
+}
+
+std::size_t ScalableFilter::count(std::span<const std::uint64_t> keys) const {
+    std::vector<std::uint8_t> out(keys.size());
+    contains(keys, out);
+    return std::accumulate(out.begin(), out.end(), std::size_t{0});
+}
+
+std::uint64_t ScalableFilter::size() const noexcept { return std::accumulate(sizes_.begin(), sizes_.end(), std::uint64_t{0}); }
+
+double ScalableFilter::predicted_fpr() const {
+    double sum = 0;
+    for (std::size_t i = 0; i < stages_.size(); ++i) sum += batchbloom::predicted_fpr(stages_[i].params(), sizes_[i]);
+    return sum;
+}
+
+std::uint64_t ScalableFilter::bytes() const noexcept {
+    std::uint64_t b = 0;
+    for (const auto& s : stages_) b += s.params().bytes();
+    return b;
+}
+
+bool operator==(const ScalableFilter& a, const ScalableFilter& b) noexcept {
+    return a.params_ == b.params_ && a.hashing_ == b.hashing_ && a.sizes_ == b.sizes_ && a.stages_ == b.stages_;
+}
+
+// ---- persistence ------------------------------------------------------------------------
+// Payload: 48 bytes of params — initial capacity (u64), initial FPR, growth, tightening (f64),
+// stage count (u64), reserved zero (u64) — then per stage its key count (u64) and its blocks.
+// The header's params are stage 0's and its kind-specific field is the stage count.
+
+namespace {
+
+constexpr std::size_t meta_bytes = 48;
+
+template <class T>
+void put(std::vector<std::byte>& buf, std::size_t off, T v) {
+    std::memcpy(buf.data() + off, &v, sizeof v);
+}
+
+template <class T>
+T get(const std::vector<std::byte>& buf, std::size_t off) {
+    T v;
+    std::memcpy(&v, buf.data() + off, sizeof v);
+    return v;
+}
+
+}  // namespace
+
+void ScalableFilter::save(std::ostream& out) const {
+    std::vector<std::byte> meta(meta_bytes + 8 * stages_.size());
+    put<std::uint64_t>(meta, 0, params_.initial_capacity);
+    put<double>(meta, 8, params_.initial_fpr);
+    put<double>(meta, 16, params_.growth);
+    put<double>(meta, 24, params_.tightening);
+    put<std::uint64_t>(meta, 32, stages_.size());
+    for (std::size_t i = 0; i < stages_.size(); ++i) put<std::uint64_t>(meta, meta_bytes + 8 * i, sizes_[i]);
+    std::vector<std::span<const std::byte>> pieces{meta};
+    std::uint64_t total = meta.size();
+    for (const auto& s : stages_) {
+        pieces.push_back(s.bytes());
+        total += s.bytes().size();
+    }
+    detail::FamilyHeader h;
+    h.kind = FileKind::scalable;
+    h.params = stages_.front().params();
+    h.hashing = hashing_;
+    h.payload_bytes = total;
+    h.extra = stages_.size();
+    detail::write_family(out, h, pieces);
+}
+
+void ScalableFilter::save(const std::filesystem::path& path) const {
+    detail::save_atomically(path, [&](std::ostream& out) { save(out); });
+}
+
+ScalableFilter ScalableFilter::load(std::istream& in) {
+    const auto h = detail::read_family_header(in, FileKind::scalable);
+    const std::uint64_t stages = h.extra;
+    if (stages == 0 || stages > max_stages)
+        throw FormatError("corrupt header: " + std::to_string(stages) + " stages (1 to " + std::to_string(max_stages) +
+                          " allowed)");
+    if (h.payload_bytes < meta_bytes + 8 * stages)
+        throw FormatError("corrupt header: payload length " + std::to_string(h.payload_bytes) + " is too short");
+    const auto payload = detail::read_family_payload(in, h);
+    ScalableParams p;
+    p.initial_capacity = get<std::uint64_t>(payload, 0);
+    p.initial_fpr = get<double>(payload, 8);
+    p.growth = get<double>(payload, 16);
+    p.tightening = get<double>(payload, 24);
+    p.shape = h.params.shape;
+    if (get<std::uint64_t>(payload, 32) != stages || get<std::uint64_t>(payload, 40) != 0)
+        throw FormatError("corrupt payload: stage count or reserved field does not match the header");
+    try {
+        // Check the payload length against the stages the params imply before allocating any.
+        p.validate();
+        std::vector<Params> stage_params;  // sizing a stage takes milliseconds: once per stage
+        std::uint64_t expected = meta_bytes + 8 * stages;
+        for (std::size_t i = 0; i < stages; ++i) {
+            stage_params.push_back(params_of(p, i));
+            expected += stage_params.back().bytes();
+        }
+        if (expected != h.payload_bytes)
+            throw FormatError("corrupt header: payload length " + std::to_string(h.payload_bytes) + ", but the " +
+                              std::to_string(stages) + " stages take " + std::to_string(expected) + " bytes");
+        if (stage_params.front() != h.params)
+            throw FormatError("corrupt header: stage 0 parameters do not match the scalable parameters");
+        ScalableFilter f(p, h.hashing, Backend::automatic, stage_params.front());
+        std::size_t off = meta_bytes + 8 * stages;
+        for (std::size_t i = 0; i < stages; ++i) {
+            if (i > 0) f.add_stage(stage_params[i]);
+            const std::uint64_t size = get<std::uint64_t>(payload, meta_bytes + 8 * i);
+            const std::uint64_t cap = f.stage_capacity(i);
+            if (size > cap || (i + 1 < stages && size != cap))
+                throw FormatError("corrupt payload: stage " + std::to_string(i) + " holds " + std::to_string(size) +
+                                  " keys, capacity " + std::to_string(cap));
+            f.sizes_[i] = size;
+            auto dst = f.stages_[i].mutable_bytes();
+            std::memcpy(dst.data(), payload.data() + off, dst.size());
+            off += dst.size();
+        }
+        return f;
+    } catch (const FormatError&) {
+        throw;
+    } catch (const Error& e) {
+        throw FormatError(std::string("invalid scalable parameters: ") + e.what());
+    }
+}
+
+ScalableFilter ScalableFilter::load(const std::filesystem::path& path) {
+    return detail::load_family_file<ScalableFilter>(path, [](std::istream& in) { return load(in); });
+}
+
+}  // namespace batchbloom

@@ -1,0 +1,118 @@
+#include "format/zstd_stream.hpp"
+
+#include <zstd.h>
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "batchbloom/error.hpp"
+
+namespace batchbloom::io {
+
+namespace {
+
+constexpr std::array<unsigned char, 4> zstd_magic{0x28, 0xB5, 0x2F, 0xFD};
+constexpr int max_window_log = 23;  // 8 MiB: what levels up to 19 use on large inputs
+
+struct DctxFree {
+    void operator()(ZSTD_DCtx* c) const noexcept { ZSTD_freeDCtx(c); }
+};
+struct CctxFree {
+    void operator()(ZSTD_CCtx* c) const noexcept { ZSTD_freeCCtx(c); }
+};
+
+void check(std::size_t rc, const char* what) {
+    if (ZSTD_isError(rc)) throw Error(std::string(what) + ": " + ZSTD_getErrorName(rc));
+}
+
+}  // namespace
+
+bool is_zstd(std::string_view prefix) noexcept {
+    return prefix.size() >= zstd_magic.size() && std::memcmp(prefix.data(), zstd_magic.data(), zstd_magic.size()) == 0;
+}
+
+std::string zstd_compress(std::string_view data, int level) {
+    if (level < ZSTD_minCLevel() || level > ZSTD_maxCLevel() || level == 0)
+        throw Error("zstd level " + std::to_string(level) + " is out of range (" + std::to_string(ZSTD_minCLevel()) +
+                    ".." + std::to_string(ZSTD_maxCLevel()) + ", not 0)");
+    std::unique_ptr<ZSTD_CCtx, CctxFree> cctx(ZSTD_createCCtx());
+    if (!cctx) throw std::bad_alloc();
+    check(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_compressionLevel, level), "zstd");
+    check(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_checksumFlag, 1), "zstd");
+    // Levels 20-22 ("ultra") use windows of 32-128 MiB on large inputs, more than the loader
+    // accepts; cap theirs (costs a little ratio). Levels up to 19 stay within 8 MiB.
+    if (level >= 20)
+        check(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_windowLog, max_window_log), "zstd");
+    // The content size in the frame header lets other zstd tools size their output too.
+    check(ZSTD_CCtx_setPledgedSrcSize(cctx.get(), data.size()), "zstd");
+    std::string out(ZSTD_compressBound(data.size()), '\0');
+    const std::size_t n = ZSTD_compress2(cctx.get(), out.data(), out.size(), data.data(), data.size());
+    check(n, "zstd compression failed");
+    out.resize(n);
+    return out;
+}
+
+std::string zstd_decompress(std::istream& in, std::string_view already_read, std::size_t header_bytes,
+                            const std::function<std::uint64_t(std::string_view header)>& expected_size, bool exact) {
+    std::unique_ptr<ZSTD_DCtx, DctxFree> dctx(ZSTD_createDCtx());
+    if (!dctx) throw std::bad_alloc();
+    // The decoder allocates the window a frame header asks for before any content is checked,
+    // so a 30-byte frame could cost gigabytes; our frames never ask for more (zstd_compress).
+    check(ZSTD_DCtx_setParameter(dctx.get(), ZSTD_d_windowLogMax, max_window_log), "zstd");
+
+    std::vector<char> input(std::max(ZSTD_DStreamInSize(), already_read.size()));
+    std::memcpy(input.data(), already_read.data(), already_read.size());
+    std::string out;
+    std::uint64_t limit = header_bytes;  // until the inner header is read
+    bool limit_known = false;
+    std::size_t produced = 0;
+    std::size_t frame_left = 1;  // ZSTD_decompressStream's "more to come" hint; 0 = frame complete
+    ZSTD_inBuffer src{input.data(), already_read.size(), 0};
+    bool output_was_full = false;  // then the decoder may hold output without needing input
+
+    while (frame_left != 0) {
+        if (src.pos == src.size && !output_was_full) {
+            in.read(input.data(), static_cast<std::streamsize>(input.size()));
+            const auto got = static_cast<std::size_t>(in.gcount());
+            if (got == 0) throw FormatError("truncated compressed filter: the zstd frame ends early");
+            src = ZSTD_inBuffer{input.data(), got, 0};
+        }
+        // Room for the rest of what the header allows, plus one byte to notice an overrun.
+        const std::uint64_t room = limit + 1 - produced;
+        const std::size_t step = static_cast<std::size_t>(std::min<std::uint64_t>(room, std::uint64_t(1) << 20));
+        out.resize(produced + step);
+        ZSTD_outBuffer dst{out.data() + produced, step, 0};
+        frame_left = ZSTD_decompressStream(dctx.get(), &dst, &src);
+        if (ZSTD_isError(frame_left))
+            throw FormatError(std::string("corrupt compressed filter: ") + ZSTD_getErrorName(frame_left));
+        produced += dst.pos;
+        output_was_full = dst.pos == dst.size;
+        out.resize(produced);
+        if (!limit_known && produced >= header_bytes) {
+            limit = expected_size(std::string_view(out.data(), header_bytes));
+            limit_known = true;
+        }
+        if (produced > limit)
+            throw FormatError(limit_known ? "corrupt compressed filter: more data than its header describes"
+                                          : "corrupt compressed filter");
+    }
+    if (!limit_known || produced != limit)
+        throw FormatError("truncated compressed filter: " + std::to_string(produced) + " of " +
+                          std::to_string(limit) + " bytes");
+
+    const std::size_t unread = src.size - src.pos;
+    if (exact && (unread != 0 || in.peek() != std::char_traits<char>::eof()))
+        throw FormatError("trailing data after the compressed filter");
+    if (unread != 0) {
+        // Hand the bytes after the frame back to a seekable stream (a stream of several filters).
+        in.clear();
+        in.seekg(-static_cast<std::streamoff>(unread), std::ios::cur);
+        in.clear();
+    }
+    return out;
+}
+
+}  // namespace batchbloom::io

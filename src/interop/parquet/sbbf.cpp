@@ -1,0 +1,217 @@
+// Parquet split-block Bloom filters: value hashing, sizing, and the BloomFilterHeader.
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <string>
+
+#include "batchbloom/parquet.hpp"
+#include "interop/parquet/bloom_header.hpp"
+#include "interop/parquet/thrift_compact.hpp"
+
+// xxHash is compiled into this translation unit only (as in hash.cpp), so the installed library
+// has no link-time dependency on libxxhash.
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+namespace batchbloom::parquet {
+
+namespace {
+
+template <class T>
+std::uint64_t hash_plain(T value) noexcept {
+    // PLAIN encoding of a fixed-width value is its little-endian bytes, which is the in-memory
+    // representation on the little-endian targets batchbloom supports (config.hpp).
+    unsigned char le[sizeof(T)];
+    std::memcpy(le, &value, sizeof(T));
+    return XXH64(le, sizeof(T), 0);
+}
+
+Params sbbf_params(std::uint32_t bytes) {
+    if (bytes < min_bitset_bytes || bytes > max_bitset_bytes || bytes % block_bytes != 0)
+        throw Error("Parquet Bloom filter size must be a multiple of 32 bytes in [32, 134217728]; got " +
+                    std::to_string(bytes));
+    return Params::make(Shape::split256, bytes / block_bytes, 8);
+}
+
+// Hashing a batch in chunks keeps the temporary hash buffer small and cache-resident.
+constexpr std::size_t chunk_values = 4096;
+
+// The BloomFilterHeader's three union fields each hold one empty struct (field 1: BLOCK,
+// XXHASH, UNCOMPRESSED); `name` and the member names are for messages.
+void read_union_member_1(thrift::CompactReader& r, const char* name, const char* expected) {
+    r.begin_struct();
+    thrift::Field f;
+    bool found = false;
+    while (r.next_field(f)) {
+        if (f.id == 1 && f.type == thrift::Type::structure) {
+            found = true;
+            r.skip(f.type);
+        } else {
+            r.fail(std::string("unsupported Bloom filter ") + name + " (field " + std::to_string(f.id) +
+                   "; only " + expected + " is defined)");
+        }
+    }
+    if (!found) r.fail(std::string("Bloom filter ") + name + " is empty");
+}
+
+void put_varint(std::vector<std::byte>& out, std::uint64_t v) {
+    while (v >= 0x80) {
+        out.push_back(std::byte(static_cast<std::uint8_t>(v | 0x80)));
+        v >>= 7;
+    }
+    out.push_back(std::byte(static_cast<std::uint8_t>(v)));
+}
+
+}  // namespace
+
+std::uint64_t hash_value(std::int32_t value) noexcept { return hash_plain(value); }
+std::uint64_t hash_value(std::int64_t value) noexcept { return hash_plain(value); }
+std::uint64_t hash_value(float value) noexcept { return hash_plain(value); }
+std::uint64_t hash_value(double value) noexcept { return hash_plain(value); }
+std::uint64_t hash_value(std::string_view bytes) noexcept { return XXH64(bytes.data(), bytes.size(), 0); }
+
+std::string_view to_string(PhysicalType type) {
+    switch (type) {
+        case PhysicalType::boolean: return "BOOLEAN";
+        case PhysicalType::int32: return "INT32";
+        case PhysicalType::int64: return "INT64";
+        case PhysicalType::int96: return "INT96";
+        case PhysicalType::float32: return "FLOAT";
+        case PhysicalType::float64: return "DOUBLE";
+        case PhysicalType::byte_array: return "BYTE_ARRAY";
+        case PhysicalType::fixed_len_byte_array: return "FIXED_LEN_BYTE_ARRAY";
+    }
+    return "unknown";
+}
+
+std::uint32_t optimal_bytes(std::uint64_t ndv, double fpp) {
+    if (!(fpp > 0.0 && fpp < 1.0)) throw Error("Bloom filter fpp must be in (0, 1); got " + std::to_string(fpp));
+    // The expected FPR of an SBBF with b bits per value is about (1 - e^{-8/b})^8; solving for
+    // b gives the writers' formula.
+    const double bits = -8.0 * double(ndv) / std::log(1.0 - std::pow(fpp, 1.0 / 8.0));
+    constexpr double max_bits = double(max_bitset_bytes) * 8.0;
+    if (!(bits < max_bits)) return max_bitset_bytes;
+    const auto whole = std::max<std::uint64_t>(static_cast<std::uint64_t>(bits), std::uint64_t(min_bitset_bytes) * 8);
+    return static_cast<std::uint32_t>(std::bit_ceil(whole) / 8);
+}
+
+SplitBlockFilter::SplitBlockFilter(std::uint32_t bytes, Backend backend)
+    : filter_(sbbf_params(bytes), Hashing{}, backend) {}
+
+SplitBlockFilter SplitBlockFilter::for_ndv(std::uint64_t ndv, double fpp) {
+    return SplitBlockFilter(optimal_bytes(ndv, fpp));
+}
+
+SplitBlockFilter SplitBlockFilter::from_bitset(std::span<const std::byte> bitset) {
+    if (bitset.size() < min_bitset_bytes || bitset.size() > max_bitset_bytes || bitset.size() % block_bytes != 0)
+        throw FormatError("Parquet Bloom filter bitset of " + std::to_string(bitset.size()) +
+                          " bytes is not a multiple of 32 bytes in [32, 134217728]");
+    SplitBlockFilter f(static_cast<std::uint32_t>(bitset.size()));
+    std::memcpy(f.filter_.mutable_bytes().data(), bitset.data(), bitset.size());
+    return f;
+}
+
+BloomHeader read_bloom_header(std::span<const std::byte> data) {
+    thrift::CompactReader r(data, "Parquet Bloom filter header");
+    std::optional<std::int32_t> num_bytes;
+    bool algorithm = false, hash = false, compression = false;
+    r.begin_struct();
+    thrift::Field f;
+    while (r.next_field(f)) {
+        const bool is_struct = f.type == thrift::Type::structure;
+        if (f.id == 1) {
+            num_bytes = r.read_i32(f.type);
+        } else if (f.id == 2 && is_struct) {
+            read_union_member_1(r, "algorithm", "BLOCK");
+            algorithm = true;
+        } else if (f.id == 3 && is_struct) {
+            read_union_member_1(r, "hash", "XXHASH");
+            hash = true;
+        } else if (f.id == 4 && is_struct) {
+            read_union_member_1(r, "compression", "UNCOMPRESSED");
+            compression = true;
+        } else if (f.id >= 1 && f.id <= 4) {
+            r.fail("field " + std::to_string(f.id) + " has the wrong type");
+        } else {
+            r.skip(f.type);
+        }
+    }
+    if (!num_bytes || !algorithm || !hash || !compression)
+        r.fail("missing a required field (numBytes, algorithm, hash, compression)");
+    if (*num_bytes < std::int32_t(min_bitset_bytes) || std::uint32_t(*num_bytes) > max_bitset_bytes ||
+        *num_bytes % std::int32_t(block_bytes) != 0)
+        r.fail("numBytes " + std::to_string(*num_bytes) + " is not a multiple of 32 in [32, 134217728]");
+    return {static_cast<std::uint32_t>(*num_bytes), r.position()};
+}
+
+SplitBlockFilter SplitBlockFilter::deserialize(std::span<const std::byte> data, std::size_t* consumed) {
+    const BloomHeader h = read_bloom_header(data);
+    if (data.size() - h.header_bytes < h.num_bytes)
+        throw FormatError("Parquet Bloom filter: bitset of " + std::to_string(h.num_bytes) + " bytes is truncated (" +
+                          std::to_string(data.size() - h.header_bytes) + " bytes follow the header)");
+    if (consumed != nullptr) *consumed = h.header_bytes + h.num_bytes;
+    return from_bitset(data.subspan(h.header_bytes, h.num_bytes));
+}
+
+std::vector<std::byte> SplitBlockFilter::serialize() const {
+    std::vector<std::byte> out;
+    out.reserve(16 + bytes());
+    out.push_back(std::byte{0x15});  // field 1 (delta 1), i32: numBytes, zigzag varint
+    put_varint(out, std::uint64_t(bytes()) << 1);
+    // Fields 2, 3, 4 (delta 1, struct) each hold field 1 (delta 1, empty struct): BLOCK,
+    // XXHASH, UNCOMPRESSED; then the STOPs of the inner and union structs.
+    for (int field = 2; field <= 4; ++field)
+        for (const std::byte b : {std::byte{0x1C}, std::byte{0x1C}, std::byte{0x00}, std::byte{0x00}}) out.push_back(b);
+    out.push_back(std::byte{0x00});  // STOP of BloomFilterHeader
+    const auto bits = bitset();
+    out.insert(out.end(), bits.begin(), bits.end());
+    return out;
+}
+
+template <class T>
+void SplitBlockFilter::insert_values(std::span<const T> values) {
+    std::array<std::uint64_t, chunk_values> hashes;
+    for (std::size_t at = 0; at < values.size(); at += chunk_values) {
+        const std::size_t n = std::min(chunk_values, values.size() - at);
+        for (std::size_t i = 0; i < n; ++i) hashes[i] = hash_value(values[at + i]);
+        filter_.insert_hashes(std::span(hashes.data(), n));
+    }
+}
+
+template <class T>
+void SplitBlockFilter::contains_values(std::span<const T> values, std::span<std::uint8_t> out) const {
+    if (out.size() != values.size())
+        throw Error("contains: output size " + std::to_string(out.size()) + " != value count " +
+                    std::to_string(values.size()));
+    std::array<std::uint64_t, chunk_values> hashes;
+    for (std::size_t at = 0; at < values.size(); at += chunk_values) {
+        const std::size_t n = std::min(chunk_values, values.size() - at);
+        for (std::size_t i = 0; i < n; ++i) hashes[i] = hash_value(values[at + i]);
+        filter_.contains_hashes(std::span(hashes.data(), n), out.subspan(at, n));
+    }
+}
+
+void SplitBlockFilter::insert(std::span<const std::int32_t> v) { insert_values(v); }
+void SplitBlockFilter::insert(std::span<const std::int64_t> v) { insert_values(v); }
+void SplitBlockFilter::insert(std::span<const float> v) { insert_values(v); }
+void SplitBlockFilter::insert(std::span<const double> v) { insert_values(v); }
+void SplitBlockFilter::insert(std::span<const std::string_view> v) { insert_values(v); }
+void SplitBlockFilter::contains(std::span<const std::int32_t> v, std::span<std::uint8_t> out) const {
+    contains_values(v, out);
+}
+void SplitBlockFilter::contains(std::span<const std::int64_t> v, std::span<std::uint8_t> out) const {
+    contains_values(v, out);
+}
+void SplitBlockFilter::contains(std::span<const float> v, std::span<std::uint8_t> out) const {
+    contains_values(v, out);
+}
+void SplitBlockFilter::contains(std::span<const double> v, std::span<std::uint8_t> out) const {
+    contains_values(v, out);
+}
+void SplitBlockFilter::contains(std::span<const std::string_view> v, std::span<std::uint8_t> out) const {
+    contains_values(v, out);
+}
+
+}  // namespace batchbloom::parquet

@@ -1,0 +1,129 @@
+#include "bench/bench_filter_types.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <limits>
+#include <optional>
+
+#include <batchbloom/classic.hpp>
+#include <batchbloom/counting.hpp>
+#include <batchbloom/scalable.hpp>
+
+namespace batchbloom::cli {
+
+namespace {
+
+template <class Body>
+double fastest(unsigned repeat, Body&& body) {
+    double best = std::numeric_limits<double>::infinity();
+    for (unsigned r = 0; r < repeat; ++r) {
+        const auto t0 = std::chrono::steady_clock::now();
+        body();
+        best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    return best;
+}
+
+bool available(Backend b) {
+    const auto engines = available_backends();
+    return std::find(engines.begin(), engines.end(), to_string(b)) != engines.end();
+}
+
+// Times the probes of a filter that holds work.inserted; insert_seconds is the caller's.
+template <class F>
+FilterTypeBenchRow probe_row(std::string engine, const F& filter, const Workload& work, unsigned repeat) {
+    FilterTypeBenchRow r;
+    r.engine = std::move(engine);
+    r.keys = work.inserted.size();
+    r.queries = work.absent.size();
+    std::vector<std::uint8_t> hits(work.mixed.size());
+    r.probe_mixed_seconds = fastest(repeat, [&] { filter.contains(work.mixed, hits); });
+    for (std::size_t i = 0; i < hits.size(); ++i)
+        r.false_negatives += (Workload::is_inserted(work.mixed[i]) && hits[i] == 0) ? 1 : 0;
+    r.probe_absent_seconds = fastest(repeat, [&] { r.absent_hits = filter.count(work.absent); });
+    return r;
+}
+
+}  // namespace
+
+std::vector<FilterTypeBenchRow> run_filter_types_bench(const Workload& work, const Sizing& sizing, unsigned repeat) {
+    const std::uint64_t n = work.inserted.size();
+    const double keys = double(n);
+    std::vector<FilterTypeBenchRow> rows;
+
+    // Classic: built once on the scalar path; each probe engine probes the same filter.
+    const ClassicParams cp = sizing.kind == Sizing::Kind::fpr ? ClassicParams::for_fpr(n, sizing.value)
+                                                              : ClassicParams::for_bits_per_key(n, sizing.value);
+    ClassicFilter classic(cp);
+    classic.set_backend(Backend::scalar);
+    classic.set_threads(1);
+    const double classic_insert = fastest(repeat, [&] {
+        classic.clear();
+        classic.insert(work.inserted);
+    });
+    for (const Backend b : {Backend::scalar, Backend::avx512}) {
+        if (!available(b)) continue;
+        classic.set_backend(b);
+        auto r = probe_row("classic " + std::string(to_string(b)), classic, work, repeat);
+        r.insert_seconds = classic_insert;
+        r.bits_per_key = double(cp.bits) / keys;
+        r.k = cp.k;
+        r.predicted_fpr = classic.predicted_fpr(n);
+        rows.push_back(r);
+    }
+
+    // Counting: the blocked filter's params, four bits per bit of it.
+    const Params bp = sizing.params(n, Shape::word512);
+    for (const Backend b : {Backend::scalar, Backend::avx2}) {
+        if (!available(b)) continue;
+        CountingFilter counting(bp, Hashing{}, b);
+        counting.set_threads(1);
+        const double insert = fastest(repeat, [&] {
+            counting.clear();
+            counting.insert(work.inserted);
+        });
+        auto r = probe_row("counting " + std::string(to_string(b)), counting, work, repeat);
+        r.insert_seconds = insert;
+        r.bits_per_key = 8.0 * double(counting.bytes().size()) / keys;
+        r.k = bp.k;
+        r.predicted_fpr = predicted_fpr(bp, n);
+        rows.push_back(r);
+    }
+
+    // Scalable: starts at 1/64 of the keys with the blocked filter's FPR, grows ~6 stages.
+    const ScalableParams sp{.initial_capacity = std::max<std::uint64_t>(1, n / 64),
+                            .initial_fpr = predicted_fpr(bp, n)};
+    const Backend best = resolve_backend(Backend::automatic);
+    std::optional<ScalableFilter> scalable;
+    const double scalable_insert = fastest(repeat, [&] {
+        scalable.emplace(sp, Hashing{}, best);
+        scalable->set_threads(1);
+        scalable->insert(work.inserted);
+    });
+    auto r = probe_row("scalable " + std::string(to_string(best)), *scalable, work, repeat);
+    r.insert_seconds = scalable_insert;
+    r.bits_per_key = 8.0 * double(scalable->bytes()) / keys;
+    r.predicted_fpr = scalable->predicted_fpr();
+    rows.push_back(r);
+    return rows;
+}
+
+void print_filter_types_table(std::FILE* out, std::span<const FilterTypeBenchRow> rows) {
+    if (rows.empty()) return;
+    std::fprintf(out, "# other filter types, same keys and sizing, 1 thread, ns/key (classic: k positions over\n"
+                      "# the whole array; counting: 4-bit counters, erasable; scalable: grown from n/64 keys):\n");
+    std::fprintf(out, "%-16s %10s %7s %4s %8s %8s %8s %10s %10s\n", "engine", "keys", "bits/", "k", "insert", "probe",
+                 "probe", "measured", "predicted");
+    std::fprintf(out, "%-16s %10s %7s %4s %8s %8s %8s %10s %10s\n", "", "", "key", "", "", "50%hit", "absent", "FPR",
+                 "FPR");
+    for (const auto& r : rows) {
+        const double keys = double(r.keys), queries = double(r.queries);
+        const std::string k = r.k == 0 ? "-" : std::to_string(r.k);
+        std::fprintf(out, "%-16s %10llu %7.3f %4s %8.2f %8.2f %8.2f %10.3e %10.3e\n", r.engine.c_str(),
+                     static_cast<unsigned long long>(r.keys), r.bits_per_key, k.c_str(), r.insert_seconds * 1e9 / keys,
+                     r.probe_mixed_seconds * 1e9 / queries, r.probe_absent_seconds * 1e9 / queries,
+                     double(r.absent_hits) / queries, r.predicted_fpr);
+    }
+}
+
+}  // namespace batchbloom::cli
