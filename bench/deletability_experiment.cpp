@@ -1,4 +1,4 @@
-// Deletability of the deletable Bloom filter (issue 5, item 4): the fraction of n inserted keys
+// Deletability of the deletable Bloom filter: the fraction of n inserted keys
 // that erase() removes, measured, beside predicted_deletability() (deletable.hpp), per shape,
 // region size and bits per key. k = 8 for the one-bit-per-word shapes, the model's k for line512.
 //   build/bench/batchbloom_deletability [keys]      (default 100000)

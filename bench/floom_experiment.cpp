@@ -1,4 +1,4 @@
-// The "Floomfilter" experiment (issue 5, item 8): a classic Bloom filter of m bits cut into b
+// The "Floomfilter" experiment: a classic Bloom filter of m bits cut into b
 // regions, plus a 2^b-bit table with one bit per region signature — the set of regions a
 // key's k bits fell in. A probe first asks the table for the key's signature, then the
 // filter. Compared at equal total memory with a standard classic filter (m + 2^b bits, its own

@@ -1,8 +1,8 @@
-// How low can a 512-bit-line filter's FPR go at 10 bits/key? Issue 3 asks the "precise" shape
-// (line512: k bits anywhere in the line) for <= 0.96%. This program measures the library's
-// line512 filter at k = 6, 7, 8 and, on the same blocks and keys, the same layout with *ideal*
-// bit positions: each drawn independently from a separate 64-bit mix of the key's hash. If the
-// ideal positions cannot reach a target, no choice of salts or position hashing can.
+// How low can a 512-bit-line filter's FPR go at 10 bits/key? The target for the "precise" shape
+// (line512: k bits anywhere in the line) is <= 0.96%, the model's optimum. This program measures
+// the library's line512 filter at k = 6, 7, 8 and, on the same blocks and keys, the same layout
+// with *ideal* bit positions: each drawn independently from a separate 64-bit mix of the key's
+// hash. If the ideal positions cannot reach a target, no choice of salts or position hashing can.
 //   build/bench/batchbloom_line512_fpr [keys (default 10M)] [queries (default 20M)]
 #include <batchbloom/filter.hpp>
 #include <batchbloom/params.hpp>

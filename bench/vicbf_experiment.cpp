@@ -1,10 +1,10 @@
-// The variable-increment counting Bloom filter (Rottenstreich, Kanizo, Keslassy 2014; issue 5,
-// item 8) against the counting Bloom filter it improves on, at equal memory: m 4-bit counters
-// each. A VI-CBF adds to each of a key's k counters an increment drawn (by hash) from
-// D_L = {L, ..., 2L-1} instead of 1; a probe rejects a key if some counter c with the key's
-// increment v has c < v or 0 < c - v < L (the rest of c cannot be a sum of other increments).
-// Counters saturate at 15 and then always answer "may be present". For scale, the table
-// also shows a plain (one-bit) Bloom filter given the same memory (4m bits).
+// The variable-increment counting Bloom filter (Rottenstreich, Kanizo, Keslassy 2014) against the
+// counting Bloom filter it improves on, at equal memory: m 4-bit counters each. A VI-CBF adds to
+// each of a key's k counters an increment drawn (by hash) from D_L = {L, ..., 2L-1} instead of 1; a
+// probe rejects a key if some counter c with the key's increment v has c < v or 0 < c - v < L (the
+// rest of c cannot be a sum of other increments). Counters saturate at 15 and then always answer
+// "may be present". For scale, the table also shows a plain (one-bit) Bloom filter given the same
+// memory (4m bits).
 //   build/bench/batchbloom_vicbf [keys]      (default 100000; m = 10 counters per key)
 // Scalar and independent of the library's blocked layout: positions and increments come
 // from double hashing of the library's 64-bit mixer.

@@ -1,5 +1,5 @@
 #pragma once
-// Shared test helpers: deterministic key sets and the engines to run every property on.
+// Shared test helpers: deterministic key sets.
 #include <batchbloom/hash.hpp>
 #include <cstdint>
 #include <vector>

@@ -29,7 +29,7 @@ std::string error_of(F&& f) {
 
 }  // namespace
 
-// Reference values of the blocked-filter model from the literature (see ../shared/docs/anchors.md):
+// Reference values of the blocked-filter model from the literature:
 // Parquet SBBF at 10.5 bits/key -> 1.013%; 512-bit line, k = 6, 10 bits/key -> 0.958%
 // (RocksDB's "theoretical best" for its cache-line filter); classic formula 0.844%.
 TEST(Params, ModelMatchesPublishedValues) {

@@ -16,10 +16,6 @@
 
 namespace batchbloom {
 
-namespace detail {
-struct BatchConfig;
-}
-
 /// How bulk operations walk a filter (results are the same on every path).
 enum class BatchPath : std::uint8_t {
     automatic,    ///< partitioned for batches of several keys per line of a filter beyond L3 (probes:
@@ -149,7 +145,6 @@ public:
     static Filter load(const std::filesystem::path& path);
 
 private:
-    detail::BatchConfig batch_config() const noexcept;
     template <class Key>
     void insert_keys(std::span<const Key> keys);
     template <class Key>

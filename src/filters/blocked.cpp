@@ -87,8 +87,6 @@ Filter& Filter::operator=(Filter&& other) noexcept {
 
 Filter::~Filter() { std::free(data_); }
 
-detail::BatchConfig Filter::batch_config() const noexcept { return {detail::resolve_threads(threads_), path_}; }
-
 void Filter::set_backend(Backend b) {
     if (b != Backend::automatic) detail::engine_for(b);  // throws if unavailable
     backend_ = b;
@@ -103,6 +101,10 @@ detail::FilterRef ref(const Params& p, std::byte* data) { return {data, p.blocks
 const detail::Engine& engine(Backend b) { return detail::engine_for(resolve_backend(b)); }
 
 constexpr detail::KeyMode hashed{detail::KeyMode::hashed, 0};
+
+detail::BatchConfig batch_config(const Filter& f) noexcept {
+    return {detail::resolve_threads(f.threads()), f.batch_path()};
+}
 
 }  // namespace
 
@@ -136,7 +138,7 @@ template <class Key>
 void Filter::insert_keys(std::span<const Key> keys) {
     const auto& e = engine(backend_);
     feed(*this, keys, [&](const std::uint64_t* v, std::size_t n, detail::KeyMode m, std::size_t) {
-        detail::bulk_insert(e, ref(params_, data_), v, n, m, batch_config());
+        detail::bulk_insert(e, ref(params_, data_), v, n, m, batch_config(*this));
     });
 }
 
@@ -145,7 +147,7 @@ void Filter::contains_keys(std::span<const Key> keys, std::span<std::uint8_t> ou
     check_out(keys.size(), out.size());
     const auto& e = engine(backend_);
     feed(*this, keys, [&](const std::uint64_t* v, std::size_t n, detail::KeyMode m, std::size_t at) {
-        detail::bulk_contains_bytes(e, ref(params_, data_), v, n, m, out.data() + at, batch_config());
+        detail::bulk_contains_bytes(e, ref(params_, data_), v, n, m, out.data() + at, batch_config(*this));
     });
 }
 
@@ -154,7 +156,7 @@ std::size_t Filter::count_keys(std::span<const Key> keys) const {
     const auto& e = engine(backend_);
     std::size_t c = 0;
     feed(*this, keys, [&](const std::uint64_t* v, std::size_t n, detail::KeyMode m, std::size_t) {
-        c += detail::bulk_count(e, ref(params_, data_), v, n, m, batch_config());
+        c += detail::bulk_count(e, ref(params_, data_), v, n, m, batch_config(*this));
     });
     return c;
 }
@@ -181,7 +183,7 @@ void Filter::bitmap_keys(std::span<const Key> keys, std::span<std::uint64_t> bit
     const auto& e = engine(backend_);
     // Chunks are multiples of 64 keys, so each starts on a bitmap word.
     feed(*this, keys, [&](const std::uint64_t* v, std::size_t n, detail::KeyMode m, std::size_t at) {
-        detail::bulk_contains_bits(e, ref(params_, data_), v, n, m, bitmap.data() + at / 64, batch_config());
+        detail::bulk_contains_bits(e, ref(params_, data_), v, n, m, bitmap.data() + at / 64, batch_config(*this));
     });
 }
 
@@ -209,18 +211,18 @@ bool Filter::contains_hash(std::uint64_t h) const {
 // ---- pre-computed hashes -----------------------------------------------------------------
 
 void Filter::insert_hashes(std::span<const std::uint64_t> hashes) {
-    detail::bulk_insert(engine(backend_), ref(params_, data_), hashes.data(), hashes.size(), hashed, batch_config());
+    detail::bulk_insert(engine(backend_), ref(params_, data_), hashes.data(), hashes.size(), hashed, batch_config(*this));
 }
 
 void Filter::contains_hashes(std::span<const std::uint64_t> hashes, std::span<std::uint8_t> out) const {
     check_out(hashes.size(), out.size());
     detail::bulk_contains_bytes(engine(backend_), ref(params_, data_), hashes.data(), hashes.size(), hashed,
-                                out.data(), batch_config());
+                                out.data(), batch_config(*this));
 }
 
 std::size_t Filter::count_hashes(std::span<const std::uint64_t> hashes) const {
     return detail::bulk_count(engine(backend_), ref(params_, data_), hashes.data(), hashes.size(), hashed,
-                              batch_config());
+                              batch_config(*this));
 }
 
 // ---- state and estimates -------------------------------------------------------------------
