@@ -1,13 +1,13 @@
 #include "engine/batch.hpp"
 
+#include "batchbloom/aligned_buffer.hpp"
+
 #include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <memory>
 #include <new>
 #include <vector>
-
-#include <sys/mman.h>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -41,31 +41,23 @@ std::uint64_t filter_bytes(const FilterRef& f) { return f.blocks * layout::info(
 
 constexpr std::size_t line = 8;  // hashes per 64-byte cache line
 
-/// Uninitialized scratch memory, cache-line aligned (whole-line streaming stores cover whole
-/// lines); large buffers are 2 MiB-aligned and advised into huge pages, since a fresh buffer's
-/// first touch costs one fault per page. Partitioning writes every byte it reads, so zeroing
-/// would only cost time.
+/// Uninitialized scratch memory for n values of T (AlignedBuffer: cache-line aligned, so
+/// whole-line streaming stores cover whole lines; large buffers in huge pages, since a fresh
+/// buffer's first touch costs one fault per page). Partitioning writes every byte it reads, so
+/// zeroing would only cost time. Throws std::bad_alloc.
 template <class T>
 class Scratch {
 public:
     Scratch() = default;
-    explicit Scratch(std::size_t n) {
-        const std::size_t align = n * sizeof(T) >= 2 * huge_page ? huge_page : 64;
-        const std::size_t bytes = (std::max<std::size_t>(n * sizeof(T), 1) + align - 1) / align * align;
-        p_ = {static_cast<T*>(::operator new(bytes, std::align_val_t(align))), Free{align}};
-#ifdef MADV_HUGEPAGE
-        if (align == huge_page) madvise(p_.get(), bytes, MADV_HUGEPAGE);  // advisory; failure is harmless
-#endif
-    }
-    T* data() const { return p_.get(); }
+    explicit Scratch(std::size_t n) : buf_(bytes_for(n), AlignedBuffer::Init::uninitialized) {}
+    T* data() const { return buf_.as<T>(); }
 
 private:
-    static constexpr std::size_t huge_page = std::size_t(2) << 20;
-    struct Free {
-        std::size_t align;
-        void operator()(T* p) const noexcept { ::operator delete(p, std::align_val_t(align)); }
-    };
-    std::unique_ptr<T, Free> p_{nullptr, Free{64}};
+    static std::size_t bytes_for(std::size_t n) {
+        if (n > std::size_t(-1) / sizeof(T)) throw std::bad_alloc();
+        return std::max<std::size_t>(n, 1) * sizeof(T);
+    }
+    mutable AlignedBuffer buf_;  // pointer-like, as the unique_ptr it replaces: const Scratch, writable memory
 };
 
 struct alignas(64) Line {
