@@ -149,7 +149,7 @@ int register_all() {
     for (auto b : engines) {
         const std::string e(bb::to_string(b));
         for (const auto& [name, body] : rows) {
-            // The counting filter runs its AVX2 kernel on AVX-512 machines: no separate rows.
+            // avx512 runs the AVX2 counting kernels (docs/architecture.md): no separate rows.
             if (b == bb::Backend::avx512 && std::string_view(name).starts_with("counting")) continue;
             for (unsigned threads : {1u, 2u}) {  // one thread: "/1M" (CPU time); two: "/1M/t2" (real time)
                 const std::string label = "family/" + std::string(name) + "/" + e + "/1M" + (threads == 1 ? "" : "/t2");

@@ -327,8 +327,6 @@ TEST(CountingFormat, FilesAreAtomicAndKnowTheirKind) {
 TEST(CountingApi, BadArgumentsThrow) {
     const Params p = Params::make(Shape::word512, 4, 8);
     CountingFilter c(p);
-    EXPECT_THROW(c.set_backend(Backend::cuda), bb::Error);
-    EXPECT_THROW(CountingFilter(p, {}, Backend::cuda), bb::Error);
     EXPECT_THROW(c.counter(4, 0), bb::Error);
     EXPECT_THROW(c.counter(0, 512), bb::Error);
     std::vector<std::uint64_t> keys(3);

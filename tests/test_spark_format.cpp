@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "filters/classic_scheme.hpp"
+#include "core/classic_scheme.hpp"
 
 namespace bb = batchbloom;
 

@@ -97,10 +97,10 @@ public:
     const ClassicParams& params() const noexcept { return params_; }
     const ClassicHashing& hashing() const noexcept { return hashing_; }
 
-    /// Engine for bulk probes. Bulk calls run a scalar pipeline that prefetches the k words of
-    /// keys a few places ahead; Backend::avx512, asked for explicitly, probes with AVX-512
-    /// gathers instead (double_hashing scheme, m < 2^32 bits; measured no faster, so not the
-    /// automatic choice). Answers never depend on it. Throws Error if unavailable here.
+    /// Engine of the bulk calls (see Filter::set_backend). Only the scalar engine has classic
+    /// kernels (a pipeline that prefetches the k words of keys a few places ahead), so every
+    /// engine runs those (the fallback rule of docs/architecture.md). Throws Error if the
+    /// engine is not available here.
     void set_backend(Backend b);
     Backend backend() const noexcept { return backend_; }
 

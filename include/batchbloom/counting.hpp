@@ -29,8 +29,8 @@
 //    test negative. Erase only keys you inserted.
 //
 // Bulk operations run on one thread; keys of one call are processed in order, so a batch
-// gives the same result as the same calls one key at a time. The AVX2 kernel (also used on
-// AVX-512 machines) is bit-identical to the scalar reference.
+// gives the same result as the same calls one key at a time. Every engine's kernels are
+// bit-identical to the scalar reference (which engine runs for which backend: docs/architecture.md).
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -54,8 +54,7 @@ public:
     static constexpr unsigned max_count = 15;
 
     /// All counters zero. `params` are the plain filter's (the counters take 4x its bytes).
-    /// Throws Error on invalid params or hashing, or if the backend has no counting kernel
-    /// (cuda).
+    /// Throws Error on invalid params or hashing, or if the backend is not available here.
     explicit CountingFilter(const Params& params, const Hashing& hashing = {}, Backend backend = Backend::automatic);
 
     CountingFilter(const CountingFilter& other);
@@ -66,8 +65,9 @@ public:
 
     const Params& params() const noexcept { return params_; }
     const Hashing& hashing() const noexcept { return hashing_; }
-    /// automatic, scalar, avx2 or avx512 (which runs the AVX2 kernel). Throws Error otherwise
-    /// or if the engine is not available here.
+    /// Engine of the bulk operations (see Filter::set_backend). An engine without counting
+    /// kernels runs its fallback's (avx512 and cuda: the AVX2 kernels where the CPU has AVX2;
+    /// docs/architecture.md). Throws Error if the engine is not available here.
     void set_backend(Backend b);
     Backend backend() const noexcept { return backend_; }
 

@@ -54,8 +54,11 @@ public:
     const Hashing& hashing() const noexcept { return bits_.hashing(); }
     unsigned region_bits() const noexcept { return region_bits_; }
     std::uint64_t regions() const noexcept { return params().bits() / region_bits_; }
-    /// Engine for probes (inserts and erases are scalar).
+    /// Engine of the bulk operations (see Filter::set_backend). Inserts and erases go key by
+    /// key, in order, on the scalar engine's kernels whichever engine is asked for (the
+    /// fallback rule of docs/architecture.md); probes run the engine's blocked-filter kernels.
     void set_backend(Backend b) { bits_.set_backend(b); }
+    Backend backend() const noexcept { return bits_.backend(); }
 
     void insert(std::uint64_t key) { insert_hash(bits_.hash(key)); }
     void insert(std::string_view key) { insert_hash(bits_.hash(key)); }

@@ -16,27 +16,9 @@
 #include <cstdint>
 
 #include "batchbloom/layout.hpp"
+#include "engine/engine.hpp"
 
 namespace batchbloom::detail::counting {
-
-struct CountingRef {
-    std::byte* data;  // 64-byte aligned; 4 planes per block
-    std::uint64_t blocks;
-    Shape shape;
-    unsigned k;
-};
-
-struct Kernels {
-    void (*insert)(const CountingRef&, const std::uint64_t* hashes, std::size_t n);
-    /// out (may be null): 1 erased / 0 refused per key. Returns the number erased.
-    std::size_t (*erase)(const CountingRef&, const std::uint64_t* hashes, std::size_t n, std::uint8_t* out);
-    void (*contains)(const CountingRef&, const std::uint64_t* hashes, std::size_t n, std::uint8_t* out);
-};
-
-extern const Kernels scalar_kernels;
-#if BATCHBLOOM_HAVE_SIMD
-extern const Kernels avx2_kernels;  // needs cpu_has_avx2()
-#endif
 
 /// Scalar lanes: one plane word per register.
 template <Shape S>

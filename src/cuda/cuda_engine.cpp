@@ -110,8 +110,11 @@ void hash(const std::uint64_t* keys, std::size_t n, KeyMode mode, std::uint64_t*
 
 bool supported() { return cuda_device_available(); }
 
+constinit const BlockedKernels cuda_blocked{Backend::cuda, insert, contains_bytes, contains_bits, count, hash};
+
 }  // namespace
 
-constinit const Engine cuda_engine{Backend::cuda, "cuda", supported, insert, contains_bytes, contains_bits, count, hash};
+// Blocked kernels only: the other filter types run on the best CPU engine.
+constinit const Engine cuda_engine{Backend::cuda, "cuda", supported, false, &cuda_blocked, nullptr, nullptr, nullptr};
 
 }  // namespace batchbloom::detail

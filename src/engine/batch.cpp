@@ -90,7 +90,7 @@ constexpr unsigned max_regions = overflowed;
 /// bucket r holds its keys in the caller's order, so the i-th key of region r gets the i-th
 /// answer of bucket r.
 struct Buckets {
-    const Engine& e;
+    const BlockedKernels& e;
     const FilterRef& f;
     unsigned shift, regions;
     bool cache_sized, keep_ids;  // keep_ids: record each key's region, for restore()
@@ -101,7 +101,7 @@ struct Buckets {
     std::vector<std::size_t> spill;           // overflowed keys' positions in the round
     std::vector<std::uint64_t> spill_hashes;  // and their hashes
 
-    Buckets(const Engine& e_, const FilterRef& f_, unsigned shift_, bool cache_sized_, std::size_t round, bool keep_ids_)
+    Buckets(const BlockedKernels& e_, const FilterRef& f_, unsigned shift_, bool cache_sized_, std::size_t round, bool keep_ids_)
         : e(e_), f(f_), shift(shift_), regions(static_cast<unsigned>(((f.blocks - 1) >> shift) + 1)),
           cache_sized(cache_sized_), keep_ids(keep_ids_),
           cap((round / regions + round / regions / 4 + 2 * line - 1) / line * line),
@@ -218,7 +218,7 @@ unsigned region_shift(const FilterRef& f, bool partitioned, unsigned t) {
 
 /// The CUDA engine moves each call's data to the device itself: one call, on one host thread
 /// (so that its errors can surface as exceptions rather than inside a parallel region).
-BatchConfig for_engine(const Engine& e, BatchConfig cfg) {
+BatchConfig for_engine(const BlockedKernels& e, BatchConfig cfg) {
     return e.backend == Backend::cuda ? BatchConfig{1, BatchPath::direct} : cfg;
 }
 
@@ -235,7 +235,7 @@ void direct(std::size_t n, unsigned t, Body&& body) {
 /// part of the batch, if the scratch memory could not be allocated: the caller then takes the
 /// direct path, which needs none and overwrites every answer.
 template <class Consume>
-bool partitioned_probe(const Engine& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
+bool partitioned_probe(const BlockedKernels& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
                        unsigned t, Consume&& consume) try {
     direct(n, t, [&](Range c) {
         const std::size_t round = round_length(c.size());
@@ -257,7 +257,7 @@ bool partitioned_probe(const Engine& e, const FilterRef& f, const std::uint64_t*
 /// each other part into a zeroed private copy, and the copies are then ORed in, each thread
 /// merging one range of words; used where copies_affordable() says so, bigger filters are
 /// partitioned instead.
-void insert_into_copies(const Engine& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
+void insert_into_copies(const BlockedKernels& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
                         unsigned t) {
     const std::size_t words = filter_bytes(f) / sizeof(std::uint64_t);
     std::vector<Scratch<std::uint64_t>> copies;
@@ -277,7 +277,7 @@ void insert_into_copies(const Engine& e, const FilterRef& f, const std::uint64_t
 /// Insert on t threads by filter region: each thread buckets its share of a round, then each
 /// inserts whole regions from every thread's buckets, so no block is written by two threads.
 /// Cache-sized regions on the partitioned path, else just enough to balance the threads.
-void insert_by_region(const Engine& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
+void insert_by_region(const BlockedKernels& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
                       unsigned t, bool partitioned) {
     const unsigned shift = region_shift(f, partitioned, t);
     std::vector<std::unique_ptr<Buckets>> parts(t);
@@ -316,7 +316,7 @@ bool use_partitioned(const FilterRef& f, std::size_t n, unsigned threads, BatchP
     return filter_bytes(f) >= partition_above_bytes && n >= lines * keys_per_line;
 }
 
-void bulk_insert(const Engine& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
+void bulk_insert(const BlockedKernels& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
                  BatchConfig cfg) {
     cfg = for_engine(e, cfg);
     const unsigned t = threads_for(n, cfg.threads);
@@ -333,7 +333,7 @@ void bulk_insert(const Engine& e, const FilterRef& f, const std::uint64_t* keys,
     }
 }
 
-void bulk_contains_bytes(const Engine& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
+void bulk_contains_bytes(const BlockedKernels& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
                          std::uint8_t* out, BatchConfig cfg) {
     cfg = for_engine(e, cfg);
     const unsigned t = threads_for(n, cfg.threads);
@@ -350,7 +350,7 @@ void bulk_contains_bytes(const Engine& e, const FilterRef& f, const std::uint64_
     direct(n, t, [&](Range c) { e.contains_bytes(f, keys + c.begin, c.size(), mode, out + c.begin); });
 }
 
-void bulk_contains_bits(const Engine& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
+void bulk_contains_bits(const BlockedKernels& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
                         std::uint64_t* out, BatchConfig cfg) {
     cfg = for_engine(e, cfg);
     const unsigned t = threads_for(n, cfg.threads);
@@ -371,7 +371,7 @@ void bulk_contains_bits(const Engine& e, const FilterRef& f, const std::uint64_t
     direct(n, t, [&](Range c) { e.contains_bits(f, keys + c.begin, c.size(), mode, out + c.begin / 64); });
 }
 
-std::size_t bulk_count(const Engine& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
+std::size_t bulk_count(const BlockedKernels& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
                        BatchConfig cfg) {
     cfg = for_engine(e, cfg);
     const unsigned t = threads_for(n, cfg.threads);

@@ -30,13 +30,13 @@ enum class Op : std::uint8_t { insert, probe };
 /// Whether a batch of n keys on `threads` threads takes the partitioned path for `op`.
 bool use_partitioned(const FilterRef& f, std::size_t n, unsigned threads, BatchPath path, Op op);
 
-void bulk_insert(const Engine& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
+void bulk_insert(const BlockedKernels& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
                  BatchConfig cfg);
-void bulk_contains_bytes(const Engine& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
+void bulk_contains_bytes(const BlockedKernels& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
                          std::uint8_t* out, BatchConfig cfg);
-void bulk_contains_bits(const Engine& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
+void bulk_contains_bits(const BlockedKernels& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
                         std::uint64_t* out, BatchConfig cfg);
-std::size_t bulk_count(const Engine& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
+std::size_t bulk_count(const BlockedKernels& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
                        BatchConfig cfg);
 
 }  // namespace batchbloom::detail

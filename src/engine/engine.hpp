@@ -1,15 +1,36 @@
 #pragma once
-// The internal engine interface. An engine is a table of bulk operations over a filter's
-// blocks; every engine computes the same blocks and patterns through layout.hpp, so their
-// results are interchangeable and the scalar engine is the oracle for the others.
+// The engine interface. An engine (scalar, avx2, avx512, cuda) is one object that says whether
+// this machine can run it and which kernels it has for which filter type: a table of bulk
+// operations per filter type, or none. Every engine computes the same blocks, patterns and
+// positions (layout.hpp, core/classic_scheme.hpp), so their results are interchangeable and
+// the scalar engine, which has every kernel, is the oracle for the others.
+//
+// Which kernels run (docs/architecture.md, "Engines"): a filter asks for the kernels of its
+// filter type under the backend it was given (`automatic` resolved first, see
+// resolve_backend). The resolved engine's own kernels run if it has them; otherwise those of
+// its fallback, the same rule for every filter type: the best CPU engine ranked below it that
+// this machine supports and that has them (avx512 -> avx2 -> scalar; cuda -> the best CPU
+// engine). Asking for an engine this machine cannot run is an Error, never a fallback.
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string_view>
 
 #include "batchbloom/backend.hpp"
 #include "batchbloom/layout.hpp"
 
+namespace batchbloom {
+enum class ClassicScheme : std::uint8_t;  // classic.hpp
+enum class EraseResult : std::uint8_t;    // deletable.hpp
+}  // namespace batchbloom
+
 namespace batchbloom::detail {
+
+/// The filter types with kernels of their own. Scalable and join filters are blocked filters
+/// (stages of them, or one with a GPU copy) and run the blocked kernels.
+enum class FilterType : std::uint8_t { blocked, counting, deletable, classic };
+
+// ---- blocked filters (Filter, and the scalable and join filters built on it) -------------
 
 /// What the engine sees of a filter.
 struct FilterRef {
@@ -29,10 +50,8 @@ struct KeyMode {
     std::uint64_t seed;
 };
 
-struct Engine {
-    Backend backend;
-    std::string_view name;
-    bool (*supported)();
+struct BlockedKernels {
+    Backend backend;  // the engine whose code this is
     void (*insert)(const FilterRef&, const std::uint64_t* keys, std::size_t n, KeyMode mode);
     /// out[i] = 0 or 1.
     void (*contains_bytes)(const FilterRef&, const std::uint64_t* keys, std::size_t n, KeyMode mode,
@@ -45,15 +64,102 @@ struct Engine {
     void (*hash)(const std::uint64_t* keys, std::size_t n, KeyMode mode, std::uint64_t* out);
 };
 
+// ---- counting filters ---------------------------------------------------------------------
+
+struct CountingRef {
+    std::byte* data;  // 64-byte aligned; 4 planes per block (counting.hpp)
+    std::uint64_t blocks;
+    Shape shape;
+    unsigned k;
+};
+
+struct CountingKernels {
+    Backend backend;
+    void (*insert)(const CountingRef&, const std::uint64_t* hashes, std::size_t n);
+    /// out (may be null): 1 erased / 0 refused per key. Returns the number erased.
+    std::size_t (*erase)(const CountingRef&, const std::uint64_t* hashes, std::size_t n, std::uint8_t* out);
+    void (*contains)(const CountingRef&, const std::uint64_t* hashes, std::size_t n, std::uint8_t* out);
+};
+
+// ---- deletable filters ----------------------------------------------------------------------
+
+/// The bits (a blocked filter) and the collision bitmap, one bit per region of region_bits.
+struct DeletableRef {
+    FilterRef bits;
+    std::uint64_t* collisions;
+    unsigned region_bits;
+};
+
+struct DeletableKernels {
+    Backend backend;
+    /// Sets the keys' bits, marking the regions of bits that were set already as collided.
+    void (*insert)(const DeletableRef&, const std::uint64_t* hashes, std::size_t n);
+    /// Clears each key's bits that lie in collision-free regions, in order; out[i] = what
+    /// happened to key i (out may be null). Returns the number erased.
+    std::size_t (*erase)(const DeletableRef&, const std::uint64_t* hashes, std::size_t n, EraseResult* out);
+};
+
+// ---- classic filters ------------------------------------------------------------------------
+
+struct ClassicRef {
+    std::uint64_t* words;
+    std::uint64_t bits;  // m
+    unsigned k;
+    ClassicScheme scheme;
+};
+
+/// Classic kernels take each key's start, the 64 bits its k positions follow from
+/// (core/classic_scheme.hpp: the hash for double hashing, Spark's two 32-bit hashes).
+struct ClassicKernels {
+    Backend backend;
+    /// `shared`: other threads set bits in the same words at the same time (atomic ORs).
+    void (*insert)(const ClassicRef&, const std::uint64_t* starts, std::size_t n, bool shared);
+    void (*contains)(const ClassicRef&, const std::uint64_t* starts, std::size_t n, std::uint8_t* out);
+};
+
+// ---- engines --------------------------------------------------------------------------------
+
+struct Engine {
+    Backend backend;
+    std::string_view name;
+    bool (*supported)();
+    /// Runs on the host CPU: `automatic` may choose it, and other engines may fall back to it.
+    bool cpu;
+    // The engine's kernels per filter type; null where it has none (the fallback runs).
+    const BlockedKernels* blocked;
+    const CountingKernels* counting;
+    const DeletableKernels* deletable;
+    const ClassicKernels* classic;
+};
+
+/// Every engine of this build, best first (supported here or not).
+std::span<const Engine* const> engines();
+
 /// The engine for a resolved backend (never `automatic`); throws Error if unavailable.
 const Engine& engine_for(Backend resolved);
 
-// The engines, as constant-initialized tables. The SIMD ones exist only in builds with
+/// The kernels that run for a filter type when `requested` is asked for: `automatic` is
+/// resolved (resolve_backend), then the rule at the top of this file applies. Throws Error if
+/// the resolved engine is not available here.
+const BlockedKernels& blocked_kernels(Backend requested);
+const CountingKernels& counting_kernels(Backend requested);
+const DeletableKernels& deletable_kernels(Backend requested);
+const ClassicKernels& classic_kernels(Backend requested);
+
+/// The engine whose kernels run for `type` under `requested` (for tests, docs and tools).
+Backend kernels_engine(FilterType type, Backend requested);
+
+// The engines, as constant-initialized objects. The SIMD ones exist only in builds with
 // BATCHBLOOM_SIMD (x86-64); their `supported` check runs before any of their code does.
 extern const Engine scalar_engine;
+extern const BlockedKernels scalar_blocked;
+extern const CountingKernels scalar_counting;
+extern const DeletableKernels scalar_deletable;
+extern const ClassicKernels scalar_classic;
 #if BATCHBLOOM_HAVE_SIMD
 extern const Engine avx2_engine;
 extern const Engine avx512_engine;
+extern const CountingKernels avx2_counting;
 #endif
 #if BATCHBLOOM_HAVE_CUDA
 extern const Engine cuda_engine;

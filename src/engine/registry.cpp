@@ -1,5 +1,6 @@
-// Engine registry and selection: engines in priority order, each with the check that says
-// whether this machine can run it; BATCHBLOOM_BACKEND overrides the automatic choice.
+// The engine registry: every engine in priority order, each with the check that says whether
+// this machine can run it and its kernels per filter type (engine.hpp); which engine
+// `automatic` means (BATCHBLOOM_BACKEND overrides it), and which kernels run for a filter type.
 #include <array>
 #include <cstdlib>
 #include <string>
@@ -52,6 +53,8 @@ std::string unavailable_reason(Backend b, const Engine* e) {
     }
 }
 
+std::span<const Engine* const> engines() { return registry; }
+
 const Engine& engine_for(Backend resolved) {
     const Engine* e = find(resolved);
     if (e == nullptr || !e->supported()) {
@@ -61,6 +64,39 @@ const Engine& engine_for(Backend resolved) {
                     unavailable_reason(resolved, e) + " (available: " + avail + ")");
     }
     return *e;
+}
+
+namespace {
+
+/// The engine whose `Kernels` run when `requested` is asked for (the rule in engine.hpp).
+/// The registry is ordered best first, so "ranked below" is "later in it".
+template <class Kernels>
+const Engine& running(Backend requested, const Kernels* Engine::*kernels) {
+    const Engine& asked = engine_for(resolve_backend(requested));
+    if (asked.*kernels != nullptr) return asked;
+    bool below = !asked.cpu;  // a non-CPU engine falls back to the best CPU engine
+    for (const Engine* e : registry) {
+        if (below && e->cpu && e->*kernels != nullptr && e->supported()) return *e;
+        below = below || e == &asked;
+    }
+    return scalar_engine;  // unreachable: the scalar engine has every kernel
+}
+
+}  // namespace
+
+const BlockedKernels& blocked_kernels(Backend b) { return *running(b, &Engine::blocked).blocked; }
+const CountingKernels& counting_kernels(Backend b) { return *running(b, &Engine::counting).counting; }
+const DeletableKernels& deletable_kernels(Backend b) { return *running(b, &Engine::deletable).deletable; }
+const ClassicKernels& classic_kernels(Backend b) { return *running(b, &Engine::classic).classic; }
+
+Backend kernels_engine(FilterType type, Backend requested) {
+    switch (type) {
+        case FilterType::blocked: return running(requested, &Engine::blocked).backend;
+        case FilterType::counting: return running(requested, &Engine::counting).backend;
+        case FilterType::deletable: return running(requested, &Engine::deletable).backend;
+        case FilterType::classic: return running(requested, &Engine::classic).backend;
+    }
+    throw Error("unknown filter type");
 }
 
 }  // namespace detail
@@ -100,7 +136,7 @@ Backend resolve_backend(Backend b) {
         // The CUDA engine copies the filter to the device and back on every call, which a
         // host-side bulk call rarely pays for; it is used when asked for (see docs/cuda.md).
         for (const detail::Engine* e : detail::registry)
-            if (e->backend != Backend::cuda && e->supported()) return e->backend;
+            if (e->cpu && e->supported()) return e->backend;
     }
     detail::engine_for(b);  // throws if unavailable
     return b;

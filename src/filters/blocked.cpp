@@ -98,7 +98,7 @@ detail::FilterRef ref(const Params& p, std::byte* data) { return {data, p.blocks
 
 // The engine is resolved per bulk call, so BATCHBLOOM_BACKEND and engines that become
 // available take effect without rebuilding filters. Single keys go to the reference engine.
-const detail::Engine& engine(Backend b) { return detail::engine_for(resolve_backend(b)); }
+const detail::BlockedKernels& engine(Backend b) { return detail::blocked_kernels(b); }
 
 constexpr detail::KeyMode hashed{detail::KeyMode::hashed, 0};
 
@@ -203,9 +203,9 @@ void Filter::insert(std::string_view key) { insert_hash(hash(key)); }
 bool Filter::contains(std::uint64_t key) const { return contains_hash(hash(key)); }
 bool Filter::contains(std::string_view key) const { return contains_hash(hash(key)); }
 
-void Filter::insert_hash(std::uint64_t h) { detail::scalar_engine.insert(ref(params_, data_), &h, 1, hashed); }
+void Filter::insert_hash(std::uint64_t h) { detail::scalar_blocked.insert(ref(params_, data_), &h, 1, hashed); }
 bool Filter::contains_hash(std::uint64_t h) const {
-    return detail::scalar_engine.count(ref(params_, data_), &h, 1, hashed) == 1;
+    return detail::scalar_blocked.count(ref(params_, data_), &h, 1, hashed) == 1;
 }
 
 // ---- pre-computed hashes -----------------------------------------------------------------

@@ -1,5 +1,5 @@
-// ClassicFilter: sizing, construction, insert and probe (scalar kernels templated on the
-// scheme, AVX-512 gather probe for double hashing), set algebra.
+// ClassicFilter: sizing, construction, bulk calls over the engine's classic kernels (on
+// threads), set algebra.
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -11,11 +11,9 @@
 
 #include "batchbloom/classic.hpp"
 #include "batchbloom/params.hpp"
-#include "filters/classic_scheme.hpp"
+#include "core/classic_scheme.hpp"
+#include "engine/engine.hpp"
 #include "engine/parallel.hpp"
-#if BATCHBLOOM_HAVE_SIMD
-#include "cpu/classic_avx512.hpp"
-#endif
 
 namespace batchbloom {
 
@@ -132,69 +130,21 @@ void ClassicFilter::set_backend(Backend b) {
     backend_ = b;
 }
 
-// ---- kernels ------------------------------------------------------------------------------------
+// ---- bulk operations -----------------------------------------------------------------------------
+// Keys become their starts (core/classic_scheme.hpp) in L1-sized chunks, which the engine's
+// classic kernels turn into positions.
 
 namespace {
 
-using detail::with_scheme;
+using detail::for_start_chunks;
 
-template <class Scheme, class Key>
-void insert_key(std::uint64_t* words, const ClassicParams& p, const ClassicHashing& h, const Key& key) {
-    auto probe = Scheme::start(h, key);
-    for (unsigned i = 0; i < p.k; ++i) {
-        const std::uint64_t pos = Scheme::next(probe, p.bits);
-        words[pos >> 6] |= std::uint64_t(1) << (pos & 63);
-    }
+detail::ClassicRef ref(std::uint64_t* words, const ClassicParams& p, const ClassicHashing& h) {
+    return {words, p.bits, p.k, h.scheme};
 }
 
-template <class Scheme, class Key>
-bool probe_key(const std::uint64_t* words, const ClassicParams& p, const ClassicHashing& h, const Key& key) {
-    auto probe = Scheme::start(h, key);
-    for (unsigned i = 0; i < p.k; ++i) {
-        const std::uint64_t pos = Scheme::next(probe, p.bits);
-        if (((words[pos >> 6] >> (pos & 63)) & 1) == 0) return false;
-    }
-    return true;
-}
-
-// The bulk kernels: while key i is handled, the k positions of key i + window are computed
-// and their words prefetched, so that window * k cache misses are in flight instead of one
-// (the classic filter's cost out of cache). Same positions, same bits as the per-key code.
-template <class Scheme, class Key, class Visit>
-void pipelined(const std::uint64_t* words, const ClassicParams& p, const ClassicHashing& h, std::span<const Key> keys,
-               Visit&& visit) {
-    constexpr std::size_t window = 8;
-    std::vector<std::uint64_t> pos(window * p.k);
-    const auto fill = [&](std::size_t i) {
-        auto probe = Scheme::start(h, keys[i]);
-        std::uint64_t* slot = pos.data() + (i % window) * p.k;
-        for (unsigned j = 0; j < p.k; ++j) {
-            slot[j] = Scheme::next(probe, p.bits);
-            __builtin_prefetch(words + (slot[j] >> 6));
-        }
-    };
-    for (std::size_t i = 0; i < std::min(window, keys.size()); ++i) fill(i);
-    for (std::size_t i = 0; i < keys.size(); ++i) {
-        visit(i, pos.data() + (i % window) * p.k);
-        if (i + window < keys.size()) fill(i + window);
-    }
-}
-
-/// Sets the keys' bits; `Shared`: other threads set bits in the same words at the same time,
-/// so each word is ORed atomically (relaxed: OR commutes, so the bits are the same).
-template <bool Shared, class Key>
-void insert_range(std::uint64_t* words, const ClassicParams& p, const ClassicHashing& h, std::span<const Key> keys) {
-    with_scheme(h.scheme, [&]<class Scheme>(Scheme) {
-        pipelined<Scheme>(words, p, h, keys, [&](std::size_t, const std::uint64_t* pos) {
-            for (unsigned j = 0; j < p.k; ++j) {
-                const std::uint64_t bit = std::uint64_t(1) << (pos[j] & 63);
-                if constexpr (Shared)
-                    std::atomic_ref<std::uint64_t>(words[pos[j] >> 6]).fetch_or(bit, std::memory_order_relaxed);
-                else
-                    words[pos[j] >> 6] |= bit;
-            }
-        });
-    });
+template <class Key>
+std::uint64_t start_of(const ClassicHashing& h, const Key& key) {
+    return detail::with_scheme(h.scheme, [&]<class Scheme>(Scheme) { return Scheme::start(h, key); });
 }
 
 /// Bulk insert on up to `threads` threads. A classic filter's k bits land anywhere in the
@@ -202,10 +152,15 @@ void insert_range(std::uint64_t* words, const ClassicParams& p, const ClassicHas
 /// ORed in afterwards (an atomic OR costs more than a cache-resident plain one), and larger
 /// ones are shared, with atomic ORs, where the cache misses dominate.
 template <class Key>
-void insert_all(std::vector<std::uint64_t>& words, const ClassicParams& p, const ClassicHashing& h,
-                std::span<const Key> keys, unsigned threads) {
+void insert_all(const detail::ClassicKernels& kernels, std::vector<std::uint64_t>& words, const ClassicParams& p,
+                const ClassicHashing& h, std::span<const Key> keys, unsigned threads) {
+    const auto insert_range = [&](std::uint64_t* into, std::span<const Key> part, bool shared) {
+        for_start_chunks(h, part, [&](const std::uint64_t* starts, std::size_t n, std::size_t) {
+            kernels.insert(ref(into, p, h), starts, n, shared);
+        });
+    };
     const unsigned t = detail::threads_for(keys.size(), detail::resolve_threads(threads));
-    if (t == 1) return insert_range<false>(words.data(), p, h, keys);
+    if (t == 1) return insert_range(words.data(), keys, false);
     const std::uint64_t bytes = words.size() * sizeof(std::uint64_t);
     std::vector<std::vector<std::uint64_t>> copies;
     if (detail::copies_affordable(t, bytes, keys.size())) {
@@ -218,71 +173,51 @@ void insert_all(std::vector<std::uint64_t>& words, const ClassicParams& p, const
     if (!copies.empty()) {
         detail::each_thread(t, [&](unsigned v) {
             const detail::Range r = detail::part(keys.size(), t, v, 1);
-            insert_range<false>(v == 0 ? words.data() : copies[v - 1].data(), p, h, keys.subspan(r.begin, r.size()));
+            insert_range(v == 0 ? words.data() : copies[v - 1].data(), keys.subspan(r.begin, r.size()), false);
         });
         detail::or_copies_into(words.data(), words.size(), copies, t);
         return;
     }
     detail::each_thread(t, [&](unsigned v) {
         const detail::Range r = detail::part(keys.size(), t, v, 1);
-        insert_range<true>(words.data(), p, h, keys.subspan(r.begin, r.size()));
+        insert_range(words.data(), keys.subspan(r.begin, r.size()), true);
     });
 }
 
+/// Bulk probe: contiguous ranges of the batch on up to `threads` threads; out may be null
+/// when only the count (returned) is wanted.
 template <class Key>
-void probe_scalar(const std::uint64_t* words, const ClassicParams& p, const ClassicHashing& h,
-                  std::span<const Key> keys, std::uint8_t* out) {
-    with_scheme(h.scheme, [&]<class Scheme>(Scheme) {
-        pipelined<Scheme>(words, p, h, keys, [&](std::size_t i, const std::uint64_t* pos) {
-            std::uint64_t all = 1;
-            for (unsigned j = 0; j < p.k; ++j) all &= words[pos[j] >> 6] >> (pos[j] & 63);
-            out[i] = static_cast<std::uint8_t>(all & 1);
-        });
-    });
-}
-
-#if BATCHBLOOM_HAVE_SIMD
-// The gather kernel: double hashing only (its positions are a multiply, not a division), and
-// m < 2^32 so that the 64x32-bit high multiply is exact in 32-bit lanes. Only on request: it
-// measured no faster than the prefetching scalar pipeline (bench/RESULTS.md, "Classic"),
-// so `automatic` keeps the scalar code.
-bool gather_applies(Backend b, const ClassicParams& p, const ClassicHashing& h) {
-    return b == Backend::avx512 && h.scheme == ClassicScheme::double_hashing && p.bits < (std::uint64_t(1) << 32);
-}
-
-template <class Key>
-void probe_gather(const std::uint64_t* words, const ClassicParams& p, const ClassicHashing& h,
-                  std::span<const Key> keys, std::uint8_t* out) {
-    constexpr std::size_t chunk = 512;
-    std::array<std::uint64_t, chunk> hashes;
-    for (std::size_t at = 0; at < keys.size(); at += chunk) {
-        const std::size_t len = std::min(chunk, keys.size() - at);
-        for (std::size_t i = 0; i < len; ++i) hashes[i] = detail::DoubleHashingScheme::start(h, keys[at + i]).h;
-        detail::classic_probe_avx512(words, p.bits, p.k, hashes.data(), len, out + at);
-    }
-}
-#endif
-
-template <class Key>
-void probe_range(Backend b, const std::uint64_t* words, const ClassicParams& p, const ClassicHashing& h,
-                 std::span<const Key> keys, std::uint8_t* out) {
-#if BATCHBLOOM_HAVE_SIMD
-    if (gather_applies(b, p, h)) return probe_gather(words, p, h, keys, out);
-#else
-    (void)b;
-#endif
-    probe_scalar(words, p, h, keys, out);
-}
-
-/// Bulk probe: contiguous ranges of the batch on up to `threads` threads.
-template <class Key>
-void probe_all(Backend b, const std::uint64_t* words, const ClassicParams& p, const ClassicHashing& h,
-               std::span<const Key> keys, std::uint8_t* out, unsigned threads) {
+std::size_t probe_all(const detail::ClassicKernels& kernels, const std::uint64_t* words, const ClassicParams& p,
+                      const ClassicHashing& h, std::span<const Key> keys, std::uint8_t* out, unsigned threads) {
+    const auto r0 = ref(const_cast<std::uint64_t*>(words), p, h);  // probes only read
     const unsigned t = detail::threads_for(keys.size(), detail::resolve_threads(threads));
+    std::atomic<std::size_t> total{0};
     detail::each_thread(t, [&](unsigned v) {
         const detail::Range r = detail::part(keys.size(), t, v, 1);
-        probe_range(b, words, p, h, keys.subspan(r.begin, r.size()), out + r.begin);
+        std::uint8_t hits[2048];
+        std::size_t mine = 0;
+        for_start_chunks(h, keys.subspan(r.begin, r.size()), [&](const std::uint64_t* starts, std::size_t n, std::size_t at) {
+            std::uint8_t* dst = out != nullptr ? out + r.begin + at : hits;
+            kernels.contains(r0, starts, n, dst);
+            for (std::size_t i = 0; i < n; ++i) mine += dst[i];
+        });
+        total += mine;
     });
+    return total;
+}
+
+template <class Key>
+void insert_one(std::uint64_t* words, const ClassicParams& p, const ClassicHashing& h, const Key& key) {
+    const std::uint64_t start = start_of(h, key);
+    detail::scalar_classic.insert(ref(words, p, h), &start, 1, false);
+}
+
+template <class Key>
+bool contains_one(const std::uint64_t* words, const ClassicParams& p, const ClassicHashing& h, const Key& key) {
+    const std::uint64_t start = start_of(h, key);
+    std::uint8_t hit = 0;
+    detail::scalar_classic.contains(ref(const_cast<std::uint64_t*>(words), p, h), &start, 1, &hit);
+    return hit == 1;
 }
 
 void check_out(std::size_t keys, std::size_t out) {
@@ -290,57 +225,33 @@ void check_out(std::size_t keys, std::size_t out) {
         throw Error("contains: output has " + std::to_string(out) + " entries for " + std::to_string(keys) + " keys");
 }
 
-template <class Key>
-std::size_t count_all(Backend b, const std::uint64_t* words, const ClassicParams& p, const ClassicHashing& h,
-                      std::span<const Key> keys, unsigned threads) {
-    const unsigned t = detail::threads_for(keys.size(), detail::resolve_threads(threads));
-    std::atomic<std::size_t> total{0};
-    detail::each_thread(t, [&](unsigned v) {
-        const detail::Range r = detail::part(keys.size(), t, v, 1);
-        std::array<std::uint8_t, 4096> hits;
-        std::size_t mine = 0;
-        for (std::size_t at = r.begin; at < r.end; at += hits.size()) {
-            const auto chunk = keys.subspan(at, std::min(hits.size(), r.end - at));
-            probe_range(b, words, p, h, chunk, hits.data());
-            for (std::size_t i = 0; i < chunk.size(); ++i) mine += hits[i];
-        }
-        total += mine;
-    });
-    return total;
-}
-
 }  // namespace
 
-void ClassicFilter::insert(std::uint64_t key) {
-    with_scheme(hashing_.scheme, [&]<class Scheme>(Scheme) { insert_key<Scheme>(words_.data(), params_, hashing_, key); });
-}
-void ClassicFilter::insert(std::span<const std::uint64_t> keys) { insert_all(words_, params_, hashing_, keys, threads_); }
-void ClassicFilter::insert(std::string_view key) {
-    with_scheme(hashing_.scheme, [&]<class Scheme>(Scheme) { insert_key<Scheme>(words_.data(), params_, hashing_, key); });
-}
-void ClassicFilter::insert(std::span<const std::string_view> keys) { insert_all(words_, params_, hashing_, keys, threads_); }
+// Single keys: the reference kernels directly (no engine resolution or threads for one key).
+void ClassicFilter::insert(std::uint64_t key) { insert_one(words_.data(), params_, hashing_, key); }
+void ClassicFilter::insert(std::string_view key) { insert_one(words_.data(), params_, hashing_, key); }
+bool ClassicFilter::contains(std::uint64_t key) const { return contains_one(words_.data(), params_, hashing_, key); }
+bool ClassicFilter::contains(std::string_view key) const { return contains_one(words_.data(), params_, hashing_, key); }
 
-bool ClassicFilter::contains(std::uint64_t key) const {
-    return with_scheme(hashing_.scheme,
-                       [&]<class Scheme>(Scheme) { return probe_key<Scheme>(words_.data(), params_, hashing_, key); });
+void ClassicFilter::insert(std::span<const std::uint64_t> keys) {
+    insert_all(detail::classic_kernels(backend_), words_, params_, hashing_, keys, threads_);
 }
-bool ClassicFilter::contains(std::string_view key) const {
-    return with_scheme(hashing_.scheme,
-                       [&]<class Scheme>(Scheme) { return probe_key<Scheme>(words_.data(), params_, hashing_, key); });
+void ClassicFilter::insert(std::span<const std::string_view> keys) {
+    insert_all(detail::classic_kernels(backend_), words_, params_, hashing_, keys, threads_);
 }
 void ClassicFilter::contains(std::span<const std::uint64_t> keys, std::span<std::uint8_t> out) const {
     check_out(keys.size(), out.size());
-    probe_all(backend_, words_.data(), params_, hashing_, keys, out.data(), threads_);
+    probe_all(detail::classic_kernels(backend_), words_.data(), params_, hashing_, keys, out.data(), threads_);
 }
 void ClassicFilter::contains(std::span<const std::string_view> keys, std::span<std::uint8_t> out) const {
     check_out(keys.size(), out.size());
-    probe_all(backend_, words_.data(), params_, hashing_, keys, out.data(), threads_);
+    probe_all(detail::classic_kernels(backend_), words_.data(), params_, hashing_, keys, out.data(), threads_);
 }
 std::size_t ClassicFilter::count(std::span<const std::uint64_t> keys) const {
-    return count_all(backend_, words_.data(), params_, hashing_, keys, threads_);
+    return probe_all(detail::classic_kernels(backend_), words_.data(), params_, hashing_, keys, nullptr, threads_);
 }
 std::size_t ClassicFilter::count(std::span<const std::string_view> keys) const {
-    return count_all(backend_, words_.data(), params_, hashing_, keys, threads_);
+    return probe_all(detail::classic_kernels(backend_), words_.data(), params_, hashing_, keys, nullptr, threads_);
 }
 
 // ---- state and algebra --------------------------------------------------------------------------

@@ -11,9 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/cpu_features.hpp"
+#include "engine/engine.hpp"
 #include "engine/parallel.hpp"
-#include "cpu/counting_kernel.hpp"
 #include "format/family_file.hpp"
 #include "filters/key_hashes.hpp"
 
@@ -28,27 +27,6 @@ std::byte* allocate_planes(std::uint64_t bytes) {
         throw Error("cannot allocate " + std::to_string(bytes) + " bytes for the counting filter");
     std::memset(p, 0, rounded);
     return static_cast<std::byte*>(p);
-}
-
-bool avx2_usable() {
-#if BATCHBLOOM_HAVE_SIMD
-    return detail::cpu_has_avx2();
-#else
-    return false;
-#endif
-}
-
-// The kernels for a backend. AVX-512 machines run the AVX2 kernels (the counter arithmetic
-// is a few bitwise operations per plane; measured in bench/RESULTS.md). `automatic` follows
-// resolve_backend (so BATCHBLOOM_BACKEND=scalar forces the reference), except that a GPU
-// choice falls back to the best CPU kernels: there is no counting kernel for CUDA.
-const detail::counting::Kernels& kernels_for(Backend b) {
-    Backend r = resolve_backend(b);
-    if (r == Backend::cuda) r = avx2_usable() ? Backend::avx2 : Backend::scalar;
-#if BATCHBLOOM_HAVE_SIMD
-    if (r == Backend::avx2 || r == Backend::avx512) return detail::counting::avx2_kernels;
-#endif
-    return detail::counting::scalar_kernels;
 }
 
 void check_size(std::size_t keys, std::size_t out, const char* what) {
@@ -81,13 +59,12 @@ CountingFilter& CountingFilter::operator=(const CountingFilter& other) {
 }
 
 void CountingFilter::set_backend(Backend b) {
-    if (b == Backend::cuda) throw Error("the counting filter has no cuda kernel (use scalar, avx2 or avx512)");
     resolve_backend(b);  // throws if unavailable here
     backend_ = b;
 }
 
 namespace {
-detail::counting::CountingRef ref(const Params& p, std::byte* data) { return {data, p.blocks, p.shape, p.k}; }
+detail::CountingRef ref(const Params& p, std::byte* data) { return {data, p.blocks, p.shape, p.k}; }
 }  // namespace
 
 // ---- bulk operations ---------------------------------------------------------------------
@@ -148,7 +125,7 @@ unsigned threads_for(std::size_t n, unsigned threads) {
 
 template <class Source>
 void CountingFilter::insert_from(std::size_t n, const Source& source) {
-    const auto& k = kernels_for(backend_);
+    const auto& k = detail::counting_kernels(backend_);
     const auto r = ref(params_, data_.get());
     const unsigned t = threads_for(n, threads_);
     if (t == 1) return source(0, n, [&](const std::uint64_t* h, std::size_t m, std::size_t) { k.insert(r, h, m); });
@@ -165,7 +142,7 @@ void CountingFilter::insert_from(std::size_t n, const Source& source) {
 template <class Source>
 std::size_t CountingFilter::erase_from(std::size_t n, const Source& source, std::span<std::uint8_t> erased) {
     if (!erased.empty()) check_size(n, erased.size(), "erase output");
-    const auto& k = kernels_for(backend_);
+    const auto& k = detail::counting_kernels(backend_);
     const auto r = ref(params_, data_.get());
     const unsigned t = threads_for(n, threads_);
     std::atomic<std::size_t> total{0};
@@ -193,7 +170,7 @@ std::size_t CountingFilter::erase_from(std::size_t n, const Source& source, std:
 
 template <class Source>
 void CountingFilter::contains_from(std::size_t n, const Source& source, std::uint8_t* out) const {
-    const auto& k = kernels_for(backend_);
+    const auto& k = detail::counting_kernels(backend_);
     const auto r = ref(params_, data_.get());
     const unsigned t = threads_for(n, threads_);
     detail::each_thread(t, [&](unsigned v) {
@@ -232,7 +209,7 @@ void CountingFilter::contains(std::span<const std::string_view> keys, std::span<
 
 std::size_t CountingFilter::count(std::span<const std::uint64_t> keys) const {
     // Answers in chunks per thread, summed: no output array the size of the batch.
-    const auto& k = kernels_for(backend_);
+    const auto& k = detail::counting_kernels(backend_);
     const auto r = ref(params_, data_.get());
     const unsigned t = threads_for(keys.size(), threads_);
     std::atomic<std::size_t> total{0};
@@ -253,7 +230,7 @@ std::size_t CountingFilter::count(std::span<const std::uint64_t> keys) const {
 
 bool CountingFilter::contains_hash(std::uint64_t hash) const {
     std::uint8_t r = 0;
-    detail::counting::scalar_kernels.contains(ref(params_, data_.get()), &hash, 1, &r);
+    detail::scalar_counting.contains(ref(params_, data_.get()), &hash, 1, &r);
     return r == 1;
 }
 

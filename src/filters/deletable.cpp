@@ -8,6 +8,7 @@
 #include <ostream>
 #include <string>
 
+#include "engine/engine.hpp"
 #include "format/family_file.hpp"
 #include "filters/key_hashes.hpp"
 
@@ -26,21 +27,9 @@ std::uint64_t bitmap_words(const Params& p, unsigned region_bits) {
     return (p.bits() / region_bits + 63) / 64;
 }
 
-/// Calls f(word pointer, word index in the block, mask) for each non-empty word of the key's
-/// pattern, and returns the index of the key's block.
-template <class F>
-std::uint64_t for_pattern_words(Filter& bits, std::uint64_t hash, F&& f) {
+detail::DeletableRef ref(Filter& bits, std::vector<std::uint64_t>& collisions, unsigned region_bits) {
     const Params& p = bits.params();
-    const std::uint64_t block = layout::block_index(hash, p.blocks);
-    layout::visit_shape(p.shape, [&](auto tag) {
-        constexpr Shape S = decltype(tag)::value;
-        using T = layout::shape_traits<S>;
-        auto* words = reinterpret_cast<typename T::word_type*>(bits.mutable_bytes().data()) + block * T::words;
-        const auto pat = layout::make_pattern<S>(static_cast<std::uint32_t>(hash), p.k);
-        for (unsigned j = 0; j < T::words; ++j)
-            if (pat.w[j] != 0) f(words[j], j * T::word_bits, std::uint64_t{pat.w[j]});
-    });
-    return block;
+    return {{bits.mutable_bytes().data(), p.blocks, p.shape, p.k}, collisions.data(), region_bits};
 }
 
 }  // namespace
@@ -51,40 +40,22 @@ DeletableFilter::DeletableFilter(const Params& params, unsigned region_bits, con
     collisions_.assign(bitmap_words(params, region_bits), 0);
 }
 
+// Single keys: the reference kernels directly, as for Filter.
 void DeletableFilter::insert_hash(std::uint64_t hash) {
-    const std::uint64_t block_bits = params().block_bytes() * 8;
-    const std::uint64_t block = layout::block_index(hash, params().blocks);
-    for_pattern_words(bits_, hash, [&](auto& word, unsigned first_bit, std::uint64_t mask) {
-        for (std::uint64_t hit = std::uint64_t(word) & mask; hit != 0; hit &= hit - 1) {
-            const std::uint64_t region = (block * block_bits + first_bit + std::countr_zero(hit)) / region_bits_;
-            collisions_[region / 64] |= std::uint64_t(1) << (region % 64);
-        }
-        word |= static_cast<std::remove_reference_t<decltype(word)>>(mask);
-    });
+    detail::scalar_deletable.insert(ref(bits_, collisions_, region_bits_), &hash, 1);
 }
 
 EraseResult DeletableFilter::erase_hash(std::uint64_t hash) {
-    if (!bits_.contains_hash(hash)) return EraseResult::absent;
-    const std::uint64_t block_bits = params().block_bytes() * 8;
-    const std::uint64_t block = layout::block_index(hash, params().blocks);
-    bool cleared = false;
-    for_pattern_words(bits_, hash, [&](auto& word, unsigned first_bit, std::uint64_t mask) {
-        std::uint64_t clear = 0;
-        for (std::uint64_t m = mask; m != 0; m &= m - 1) {
-            const std::uint64_t region = (block * block_bits + first_bit + std::countr_zero(m)) / region_bits_;
-            if (((collisions_[region / 64] >> (region % 64)) & 1) == 0) clear |= m & -m;
-        }
-        word &= static_cast<std::remove_reference_t<decltype(word)>>(~clear);
-        cleared |= clear != 0;
-    });
-    return cleared ? EraseResult::erased : EraseResult::not_deletable;
+    EraseResult r;
+    detail::scalar_deletable.erase(ref(bits_, collisions_, region_bits_), &hash, 1, &r);
+    return r;
 }
 
 template <class Key>
 void DeletableFilter::insert_keys(std::span<const Key> keys) {
-    detail::for_hash_chunks(hashing(), keys, [&](const std::uint64_t* h, std::size_t n, std::size_t) {
-        for (std::size_t i = 0; i < n; ++i) insert_hash(h[i]);
-    });
+    const auto& k = detail::deletable_kernels(bits_.backend());
+    const auto r = ref(bits_, collisions_, region_bits_);
+    detail::for_hash_chunks(hashing(), keys, [&](const std::uint64_t* h, std::size_t n, std::size_t) { k.insert(r, h, n); });
 }
 
 template <class Key>
@@ -92,13 +63,11 @@ std::size_t DeletableFilter::erase_keys(std::span<const Key> keys, std::span<Era
     if (!results.empty() && results.size() != keys.size())
         throw Error("erase results have " + std::to_string(results.size()) + " entries for " +
                     std::to_string(keys.size()) + " keys");
+    const auto& k = detail::deletable_kernels(bits_.backend());
+    const auto r = ref(bits_, collisions_, region_bits_);
     std::size_t erased = 0;
     detail::for_hash_chunks(hashing(), keys, [&](const std::uint64_t* h, std::size_t n, std::size_t at) {
-        for (std::size_t i = 0; i < n; ++i) {
-            const EraseResult r = erase_hash(h[i]);
-            erased += r == EraseResult::erased;
-            if (!results.empty()) results[at + i] = r;
-        }
+        erased += k.erase(r, h, n, results.empty() ? nullptr : results.data() + at);
     });
     return erased;
 }

@@ -1,7 +1,7 @@
 #pragma once
 // The rows of `batchbloom bench` for the other filter types, on the same workload and sizing as
 // the blocked rows above them, one thread: the classic Bloom filter (the accuracy yardstick;
-// scalar probe and, where the machine has it, the AVX-512 gather probe), the counting filter
+// scalar kernels, which every engine runs), the counting filter
 // (scalar and AVX2 kernels) and the scalable filter (grown from 1/64 of the keys).
 #include <cstdint>
 #include <cstdio>

@@ -1,9 +1,10 @@
 // The counting filter's reference kernels: plain words, the pattern from layout.hpp.
 #include "cpu/counting_kernel.hpp"
 
-namespace batchbloom::detail::counting {
+namespace batchbloom::detail {
 
-constinit const Kernels scalar_kernels{kernels<ScalarLanes>::insert, kernels<ScalarLanes>::erase,
-                                       kernels<ScalarLanes>::contains};
+constinit const CountingKernels scalar_counting{Backend::scalar, counting::kernels<counting::ScalarLanes>::insert,
+                                                counting::kernels<counting::ScalarLanes>::erase,
+                                                counting::kernels<counting::ScalarLanes>::contains};
 
-}  // namespace batchbloom::detail::counting
+}  // namespace batchbloom::detail

@@ -1,5 +1,6 @@
 // The reference engine: one key at a time, straight from layout.hpp. It is deliberately
-// plain — every other engine is tested bit for bit against it.
+// plain — every other engine is tested bit for bit against it. Its kernels for the other
+// filter types are in the files beside this one.
 #include "batchbloom/hash.hpp"
 #include "engine/engine.hpp"
 
@@ -65,6 +66,10 @@ bool always() { return true; }
 
 }  // namespace
 
-constinit const Engine scalar_engine{Backend::scalar, "scalar", always, insert, contains_bytes, contains_bits, count, hash};
+constinit const BlockedKernels scalar_blocked{Backend::scalar, insert, contains_bytes, contains_bits, count, hash};
+
+// Every kernel of every filter type: the oracle, and the end of every fallback chain.
+constinit const Engine scalar_engine{Backend::scalar,    "scalar",          always,           true,
+                                     &scalar_blocked,    &scalar_counting,  &scalar_deletable, &scalar_classic};
 
 }  // namespace batchbloom::detail

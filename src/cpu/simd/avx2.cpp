@@ -32,13 +32,15 @@ template <> struct isa<xsimd::avx2>::pick<Shape::line512> { using type = line512
 }  // namespace simd
 
 // Constant-initialized data, no code: taking its address runs nothing compiled for AVX2.
-constinit const Engine avx2_engine{Backend::avx2,
-                                   "avx2",
-                                   cpu_has_avx2,
-                                   simd::kernels<xsimd::avx2>::insert,
-                                   simd::kernels<xsimd::avx2>::contains_bytes,
-                                   simd::kernels<xsimd::avx2>::contains_bits,
-                                   simd::kernels<xsimd::avx2>::count,
-                                    simd::kernels<xsimd::avx2>::hash};
+namespace {
+using K = simd::kernels<xsimd::avx2>;
+constinit const BlockedKernels avx2_blocked{Backend::avx2, K::insert, K::contains_bytes, K::contains_bits, K::count,
+                                            K::hash};
+}  // namespace
+
+// Blocked and counting kernels (counting_avx2.cpp); the deletable and classic filters fall
+// back to the scalar engine's.
+constinit const Engine avx2_engine{Backend::avx2, "avx2",        cpu_has_avx2, true,
+                                   &avx2_blocked, &avx2_counting, nullptr,      nullptr};
 
 }  // namespace batchbloom::detail

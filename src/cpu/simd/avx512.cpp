@@ -115,13 +115,15 @@ template <> struct isa<avx512>::pick<Shape::line512> { using type = line512_avx5
 }  // namespace simd
 
 // Constant-initialized data, no code: taking its address runs nothing compiled for AVX-512.
-constinit const Engine avx512_engine{Backend::avx512,
-                                     "avx512",
-                                     cpu_has_avx512,
-                                     simd::kernels<simd::avx512>::insert,
-                                     simd::kernels<simd::avx512>::contains_bytes,
-                                     simd::kernels<simd::avx512>::contains_bits,
-                                     simd::kernels<simd::avx512>::count,
-                                      simd::kernels<simd::avx512>::hash};
+namespace {
+using K = simd::kernels<simd::avx512>;
+constinit const BlockedKernels avx512_blocked{Backend::avx512, K::insert, K::contains_bytes, K::contains_bits, K::count,
+                                              K::hash};
+}  // namespace
+
+// Blocked kernels only: the other filter types fall back to the AVX2 engine's kernels (counting)
+// or the scalar engine's (deletable, classic).
+constinit const Engine avx512_engine{Backend::avx512, "avx512", cpu_has_avx512, true,
+                                     &avx512_blocked, nullptr,  nullptr,        nullptr};
 
 }  // namespace batchbloom::detail

@@ -48,7 +48,12 @@ struct Avx2Lanes<Shape::line512> : Avx2Base {
 
 }  // namespace
 
-constinit const Kernels avx2_kernels{kernels<Avx2Lanes>::insert, kernels<Avx2Lanes>::erase,
-                                     kernels<Avx2Lanes>::contains};
-
 }  // namespace batchbloom::detail::counting
+
+namespace batchbloom::detail {
+
+constinit const CountingKernels avx2_counting{Backend::avx2, counting::kernels<counting::Avx2Lanes>::insert,
+                                              counting::kernels<counting::Avx2Lanes>::erase,
+                                              counting::kernels<counting::Avx2Lanes>::contains};
+
+}  // namespace batchbloom::detail

@@ -1,10 +1,14 @@
 #pragma once
 // The per-key rules of the classic filter: one struct per ClassicScheme with
-//   start(hashing, key) -> Probe     (the key's two hashes)
-//   next(Probe&, m)     -> position  (the next of the k positions, in [0, m))
-// The filter's kernels (classic_kernels.hpp) are templates over these, so the batchbloom and
-// the Spark rules share every loop and differ only here.
+//   start(hashing, key) -> std::uint64_t  (the key's two hashes, the 64 bits its positions
+//                                          follow from: what the filter hands the kernels)
+//   begin(start)        -> Probe
+//   next(Probe&, m)     -> position       (the next of the k positions, in [0, m))
+// The kernels (src/cpu/scalar/classic_scalar.cpp) are templates over these, so the batchbloom
+// and the Spark rules share every loop and differ only here.
+#include <algorithm>
 #include <bit>
+#include <span>
 #include <cstdint>
 #include <cstring>
 #include <string_view>
@@ -59,10 +63,10 @@ struct DoubleHashingScheme {
         std::uint64_t h, step;
     };
     template <class Key>
-    static Probe start(const ClassicHashing& c, const Key& key) {
-        const std::uint64_t h = hash_key(Hashing{c.kind, c.seed}, key);
-        return {h, std::rotl(h, 32)};
+    static std::uint64_t start(const ClassicHashing& c, const Key& key) {
+        return hash_key(Hashing{c.kind, c.seed}, key);
     }
+    static Probe begin(std::uint64_t start) { return {start, std::rotl(start, 32)}; }
     // The high word of (h * m): a uniform position for any m without a division.
     static std::uint64_t next(Probe& p, std::uint64_t m) {
         __extension__ using u128 = unsigned __int128;
@@ -72,27 +76,29 @@ struct DoubleHashingScheme {
     }
 };
 
-// Spark's two hashes: hi with the filter's seed, lo with hi as the seed.
-struct SparkHashes {
-    std::int32_t hi, lo;
-};
-inline SparkHashes spark_hashes(std::uint64_t key, std::uint32_t seed) {
+// Spark's two hashes: hi with the filter's seed, lo with hi as the seed; a key's start holds
+// hi in its high and lo in its low 32 bits.
+inline std::uint64_t spark_start(std::uint64_t key, std::uint32_t seed) {
     const std::uint32_t hi = spark_hash_long(key, seed);
-    return {static_cast<std::int32_t>(hi), static_cast<std::int32_t>(spark_hash_long(key, hi))};
+    return (std::uint64_t(hi) << 32) | spark_hash_long(key, hi);
 }
-inline SparkHashes spark_hashes(std::string_view key, std::uint32_t seed) {
+inline std::uint64_t spark_start(std::string_view key, std::uint32_t seed) {
     const std::uint32_t hi = spark_hash_bytes(key, seed);
-    return {static_cast<std::int32_t>(hi), static_cast<std::int32_t>(spark_hash_bytes(key, hi))};
+    return (std::uint64_t(hi) << 32) | spark_hash_bytes(key, hi);
 }
+inline std::int32_t spark_hi(std::uint64_t start) { return static_cast<std::int32_t>(start >> 32); }
+inline std::int32_t spark_lo(std::uint64_t start) { return static_cast<std::int32_t>(start & 0xFFFFFFFFu); }
 
 struct SparkV1Scheme {
     struct Probe {
         std::uint32_t combined, step;  // Java int arithmetic: wraps modulo 2^32
     };
     template <class Key>
-    static Probe start(const ClassicHashing& c, const Key& key) {
-        const auto hl = spark_hashes(key, static_cast<std::uint32_t>(c.seed));
-        return {static_cast<std::uint32_t>(hl.hi), static_cast<std::uint32_t>(hl.lo)};
+    static std::uint64_t start(const ClassicHashing& c, const Key& key) {
+        return spark_start(key, static_cast<std::uint32_t>(c.seed));
+    }
+    static Probe begin(std::uint64_t start) {
+        return {static_cast<std::uint32_t>(spark_hi(start)), static_cast<std::uint32_t>(spark_lo(start))};
     }
     static std::uint64_t next(Probe& p, std::uint64_t m) {
         p.combined += p.step;  // i = 1..k: the first position already includes one step
@@ -106,10 +112,12 @@ struct SparkV2Scheme {
         std::uint64_t combined, step;  // Java long arithmetic: wraps modulo 2^64
     };
     template <class Key>
-    static Probe start(const ClassicHashing& c, const Key& key) {
-        const auto hl = spark_hashes(key, static_cast<std::uint32_t>(c.seed));
-        return {static_cast<std::uint64_t>(std::int64_t(hl.hi) * 0x7fffffff),
-                static_cast<std::uint64_t>(std::int64_t(hl.lo))};
+    static std::uint64_t start(const ClassicHashing& c, const Key& key) {
+        return spark_start(key, static_cast<std::uint32_t>(c.seed));
+    }
+    static Probe begin(std::uint64_t start) {
+        return {static_cast<std::uint64_t>(std::int64_t(spark_hi(start)) * 0x7fffffff),
+                static_cast<std::uint64_t>(std::int64_t(spark_lo(start)))};
     }
     static std::uint64_t next(Probe& p, std::uint64_t m) {
         p.combined += p.step;
@@ -127,6 +135,20 @@ decltype(auto) with_scheme(ClassicScheme s, F&& f) {
         case ClassicScheme::double_hashing: break;
     }
     return f(DoubleHashingScheme{});
+}
+
+/// The start of every key (Scheme::start) in L1-sized chunks: fn(starts, n, offset of starts[0]).
+template <class Key, class Fn>
+void for_start_chunks(const ClassicHashing& h, std::span<const Key> keys, Fn&& fn) {
+    constexpr std::size_t chunk = 2048;
+    std::uint64_t buf[chunk];
+    with_scheme(h.scheme, [&]<class Scheme>(Scheme) {
+        for (std::size_t begin = 0; begin < keys.size(); begin += chunk) {
+            const std::size_t n = std::min(chunk, keys.size() - begin);
+            for (std::size_t i = 0; i < n; ++i) buf[i] = Scheme::start(h, keys[begin + i]);
+            fn(static_cast<const std::uint64_t*>(buf), n, begin);
+        }
+    });
 }
 
 }  // namespace batchbloom::detail
