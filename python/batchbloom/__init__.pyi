@@ -17,7 +17,8 @@ BackendName = Literal["auto", "scalar", "avx2", "avx512", "cuda"]
 #: str (its UTF-8 bytes).
 Key = Union[int, SupportsIndex, bytes, str]
 
-#: A batch of keys: a 1-D C-contiguous NumPy uint64/int64/uint32/int32 array (read in place),
+#: A batch of keys: a 1-D C-contiguous NumPy uint64/int64/uint32/int32 array (read in place;
+#: the other byte order converted in chunks),
 #: an Arrow array or chunked array of int64/uint64/int32/uint32/string/binary/large_string/
 #: large_binary without nulls (read in place, through the Arrow PyCapsule protocol), or an
 #: iterable of ints or of bytes/str.

@@ -9,10 +9,12 @@
 
 #include <filesystem>
 #include <memory>
+#include <vector>
 #include <optional>
 #include <string>
 #include <variant>
 
+#include "args.hpp"
 #include "keys.hpp"
 #include "py_filter.hpp"
 #include "serialize.hpp"
@@ -24,8 +26,12 @@ namespace batchbloom::python {
 inline constexpr std::size_t short_batch = 256;
 
 /// Params for n keys from exactly one of fpr and bits_per_key (`what` names the caller).
-inline Params sizing(const char* what, std::optional<std::uint64_t> n, std::optional<double> fpr,
-                     std::optional<double> bits_per_key, std::string_view shape) {
+inline Params sizing(const char* what, nb::handle n_arg, nb::handle fpr_arg, nb::handle bits_per_key_arg,
+                     nb::handle shape_arg) {
+    const auto n = optional_int_arg(n_arg, "n", 1);
+    const auto fpr = optional_real_arg(fpr_arg, "fpr");
+    const auto bits_per_key = optional_real_arg(bits_per_key_arg, "bits_per_key");
+    const auto shape = str_arg(shape_arg, "shape", shape_names);
     if (!n || fpr.has_value() == bits_per_key.has_value())
         throw nb::type_error((std::string(what) + "() takes n= and one of fpr= or bits_per_key=; " + what +
                               ".from_params() takes explicit parameters")
@@ -34,18 +40,36 @@ inline Params sizing(const char* what, std::optional<std::uint64_t> n, std::opti
                : Params::for_bits_per_key(*n, *bits_per_key, parse_shape(shape));
 }
 
-inline Hashing hashing(std::string_view kind, std::uint64_t seed) { return {parse_hash_kind(kind), seed}; }
+/// hash= and seed= (the library checks that the seed fits the kind).
+inline Hashing hashing(nb::handle kind, nb::handle seed) {
+    return {parse_hash_kind(str_arg(kind, "hash", hash_names)), int_arg(seed, "seed")};
+}
+
+inline Backend backend_arg(nb::handle name) { return parse_backend(str_arg(name, "backend", backend_names)); }
+
+inline const Params& params_arg(nb::handle p) {
+    if (!nb::isinstance<Params>(p))
+        throw nb::type_error(("params must be a batchbloom.Params, not " +
+                              nb::cast<std::string>(nb::str(p.type().attr("__name__"))))
+                                 .c_str());
+    return nb::cast<const Params&>(p);
+}
 
 using BoolArray = nb::ndarray<nb::numpy, bool, nb::ndim<1>>;
 
 template <class F>
 BoolArray contains_array(const Locked<F>& self, nb::handle keys) {
-    const KeyBatch batch = KeyBatch::from_python(keys);
-    const std::size_t n = batch.size();
-    auto out = std::make_unique<std::uint8_t[]>(n == 0 ? 1 : n);  // NumPy's bool is one byte, 0 or 1
-    read_locked(self, n <= short_batch, [&](const F& f) { contains(f, batch, out.get()); });
-    nb::capsule owner(out.get(), [](void* p) noexcept { delete[] static_cast<std::uint8_t*>(p); });
-    return BoolArray(out.release(), {n}, owner);
+    auto out = std::make_unique<std::vector<std::uint8_t>>();  // NumPy's bool is one byte, 0 or 1
+    out->reserve(1);
+    for_each_batch(keys, [&](const KeyBatch& batch, std::size_t at) {
+        out->resize(at + batch.size());
+        read_locked(self, batch.size() <= short_batch, [&](const F& f) { contains(f, batch, out->data() + at); });
+    });
+    const std::size_t n = out->size();
+    std::uint8_t* data = out->data();
+    nb::capsule owner(out.get(), [](void* p) noexcept { delete static_cast<std::vector<std::uint8_t>*>(p); });
+    out.release();
+    return BoolArray(data, {n}, owner);
 }
 
 /// insert, add, contains, count, `in`.
@@ -55,35 +79,41 @@ void def_keys(nb::class_<Locked<F>>& cls) {
     cls.def(
            "insert",
            [](L& self, nb::handle keys) {
-               const KeyBatch batch = KeyBatch::from_python(keys);
-               write_locked(self, batch.size() <= short_batch, [&](F& f) { insert(f, batch); });
+               for_each_batch(keys, [&](const KeyBatch& batch, std::size_t) {
+                   write_locked(self, batch.size() <= short_batch, [&](F& f) { insert(f, batch); });
+               });
            },
-           nb::arg("keys"),
-           "Inserts a batch of keys: a NumPy uint64/int64/uint32/int32 array (read in place), an\n"
-           "Arrow integer, string or binary array, or an iterable of ints, bytes or str.")
+           nb::arg("keys").none(),
+           "Inserts a batch of keys: a NumPy uint64/int64/uint32/int32 array (read in place; the\n"
+           "other byte order converted in small chunks), an Arrow integer, string or binary array,\n"
+           "or an iterable of ints, bytes or str. An iterable is converted 2**18 keys at a time, so\n"
+           "memory stays bounded; a bad key raises after the chunks before its own were inserted.")
         .def(
             "add",
             [](L& self, nb::handle key) {
                 const Key k = key_from_python(key);
                 write_locked(self, true, [&](F& f) { std::visit([&](auto v) { f.insert(v); }, k); });
             },
-            nb::arg("key"), "Inserts one key (int, bytes or str).")
-        .def("contains", &contains_array<F>, nb::arg("keys"),
+            nb::arg("key").none(), "Inserts one key (int, bytes or str).")
+        .def("contains", &contains_array<F>, nb::arg("keys").none(),
              "A NumPy bool array: True where the key may be present, False where it is certainly absent.")
         .def(
             "count",
             [](const L& self, nb::handle keys) {
-                const KeyBatch batch = KeyBatch::from_python(keys);
-                return read_locked(self, batch.size() <= short_batch, [&](const F& f) { return count(f, batch); });
+                std::size_t c = 0;
+                for_each_batch(keys, [&](const KeyBatch& batch, std::size_t) {
+                    c += read_locked(self, batch.size() <= short_batch, [&](const F& f) { return count(f, batch); });
+                });
+                return c;
             },
-            nb::arg("keys"), "Number of keys in the batch that may be present.")
+            nb::arg("keys").none(), "Number of keys in the batch that may be present.")
         .def(
             "__contains__",
             [](const L& self, nb::handle key) {
                 const Key k = key_from_python(key);
                 return read_locked(self, true, [&](const F& f) { return std::visit([&](auto v) { return f.contains(v); }, k); });
             },
-            nb::arg("key"));
+            nb::arg("key").none());
 }
 
 // Failures of file operations that are not about the file's content are OSErrors.

@@ -11,8 +11,8 @@ namespace {
 using namespace nb::literals;
 using PyCounting = Locked<CountingFilter>;
 
-PyCounting make(const Params& params, std::string_view hash, std::uint64_t seed, std::string_view backend) {
-    return PyCounting(CountingFilter(params, hashing(hash, seed), parse_backend(backend)));
+PyCounting make(const Params& params, nb::handle hash, nb::handle seed, nb::handle backend) {
+    return PyCounting(CountingFilter(params, hashing(hash, seed), backend_arg(backend)));
 }
 
 std::string repr(const PyCounting& self) {
@@ -32,31 +32,32 @@ void bind_counting(nb::module_& m) {
         "false positive can make present keys test negative. Bulk calls release the GIL.");
     cls.def(
            "__init__",
-           [](PyCounting* self, std::optional<std::uint64_t> n, std::optional<double> fpr, std::optional<double> bpk,
-              std::string_view shape, std::string_view hash, std::uint64_t seed, std::string_view backend) {
+           [](PyCounting* self, nb::handle n, nb::handle fpr, nb::handle bpk, nb::handle shape, nb::handle hash,
+              nb::handle seed, nb::handle backend) {
                new (self) PyCounting(make(sizing("CountingFilter", n, fpr, bpk, shape), hash, seed, backend));
            },
-           "n"_a = nb::none(), "fpr"_a = nb::none(), nb::kw_only(), "bits_per_key"_a = nb::none(),
-           "shape"_a = "word512", "hash"_a = "xxh3", "seed"_a = 0, "backend"_a = "auto",
+           "n"_a.none() = nb::none(), "fpr"_a.none() = nb::none(), nb::kw_only(), "bits_per_key"_a.none() = nb::none(),
+           "shape"_a.none() = "word512", "hash"_a.none() = "xxh3", "seed"_a.none() = 0, "backend"_a.none() = "auto",
            "Empty counters sized like Filter(n, fpr, ...): the plain filter's params, 4x its bytes.")
         .def_static(
             "from_params",
-            [](const Params& p, std::string_view hash, std::uint64_t seed, std::string_view backend) {
-                return make(p, hash, seed, backend);
+            [](nb::handle p, nb::handle hash, nb::handle seed, nb::handle backend) {
+                return make(params_arg(p), hash, seed, backend);
             },
-            "params"_a, nb::kw_only(), "hash"_a = "xxh3", "seed"_a = 0, "backend"_a = "auto",
+            "params"_a.none(), nb::kw_only(), "hash"_a.none() = "xxh3", "seed"_a.none() = 0, "backend"_a.none() = "auto",
             "Empty counters for a plain filter with these Params.")
         .def(
             "erase",
             [](PyCounting& self, nb::handle keys) {
-                const KeyBatch batch = KeyBatch::from_python(keys);
-                return write_locked(self, batch.size() <= short_batch, [&](CountingFilter& f) {
-                    std::size_t erased = 0;
-                    for_each_span(batch, [&](const auto& k, std::size_t) { erased += f.erase(k); });
-                    return erased;
+                std::size_t erased = 0;
+                for_each_batch(keys, [&](const KeyBatch& batch, std::size_t) {
+                    write_locked(self, batch.size() <= short_batch, [&](CountingFilter& f) {
+                        for_each_span(batch, [&](const auto& k, std::size_t) { erased += f.erase(k); });
+                    });
                 });
+                return erased;
             },
-            "keys"_a,
+            "keys"_a.none(),
             "Erases a batch of keys, in order; returns how many were erased. A key with a zero\n"
             "counter was certainly not present and is skipped.")
         .def(
@@ -65,7 +66,7 @@ void bind_counting(nb::module_& m) {
                 const Key k = key_from_python(key);
                 return write_locked(self, true, [&](CountingFilter& f) { return std::visit([&](auto v) { return f.erase(v); }, k); });
             },
-            "key"_a, "Erases one key; False if it was certainly not present.")
+            "key"_a.none(), "Erases one key; False if it was certainly not present.")
         .def("to_filter",
              [](const PyCounting& self) {
                  return read_locked(self, false, [](const CountingFilter& f) { return PyFilter(f.to_filter()); });
@@ -85,10 +86,11 @@ void bind_counting(nb::module_& m) {
         .def_prop_ro("seed", [](const PyCounting& self) { return self.filter.hashing().seed; })
         .def_prop_rw(
             "backend", [](const PyCounting& self) { return std::string(to_string(self.filter.backend())); },
-            [](PyCounting& self, std::string_view name) {
-                const Backend b = parse_backend(name);
+            [](PyCounting& self, nb::handle name) {
+                const Backend b = backend_arg(name);
                 write_locked(self, true, [&](CountingFilter& f) { f.set_backend(b); });
             },
+            nb::for_setter(nb::arg("value").none()),
             "Engine of the bulk calls ('auto' or an engine name); not part of the value.")
         .def("__repr__", &repr);
     def_keys(cls);

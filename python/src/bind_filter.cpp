@@ -9,10 +9,9 @@ namespace {
 
 using namespace nb::literals;
 
-PyFilter make(const Params& params, std::string_view hash, std::uint64_t seed, std::string_view backend,
-              unsigned threads) {
-    Filter f(params, hashing(hash, seed), parse_backend(backend));
-    f.set_threads(threads);
+PyFilter make(const Params& params, nb::handle hash, nb::handle seed, nb::handle backend, nb::handle threads) {
+    Filter f(params, hashing(hash, seed), backend_arg(backend));
+    f.set_threads(threads_arg(threads));
     return PyFilter(std::move(f));
 }
 
@@ -47,20 +46,21 @@ void bind_filter(nb::module_& m) {
                                     "thread count.");
     cls.def(
            "__init__",
-           [](PyFilter* self, std::optional<std::uint64_t> n, std::optional<double> fpr, std::optional<double> bpk,
-              std::string_view shape, std::string_view hash, std::uint64_t seed, std::string_view backend,
-              unsigned threads) { new (self) PyFilter(make(sizing("Filter", n, fpr, bpk, shape), hash, seed, backend, threads)); },
-           "n"_a = nb::none(), "fpr"_a = nb::none(), nb::kw_only(), "bits_per_key"_a = nb::none(),
-           "shape"_a = "word512", "hash"_a = "xxh3", "seed"_a = 0, "backend"_a = "auto", "threads"_a = 0,
+           [](PyFilter* self, nb::handle n, nb::handle fpr, nb::handle bpk, nb::handle shape, nb::handle hash,
+              nb::handle seed, nb::handle backend, nb::handle threads) {
+               new (self) PyFilter(make(sizing("Filter", n, fpr, bpk, shape), hash, seed, backend, threads));
+           },
+           "n"_a.none() = nb::none(), "fpr"_a.none() = nb::none(), nb::kw_only(), "bits_per_key"_a.none() = nb::none(),
+           "shape"_a.none() = "word512", "hash"_a.none() = "xxh3", "seed"_a.none() = 0, "backend"_a.none() = "auto", "threads"_a.none() = 0,
            "An empty filter sized for n distinct keys at false-positive rate fpr (or bits_per_key\n"
            "bits per key). shape: 'word512' (default), 'split256' or 'line512'; hash: 'xxh3' or\n"
            "'murmur3' with seed; backend: 'auto' or one of available_backends(); threads: 0 = all cores.")
         .def_static(
             "from_params",
-            [](const Params& p, std::string_view hash, std::uint64_t seed, std::string_view backend, unsigned threads) {
-                return make(p, hash, seed, backend, threads);
+            [](nb::handle p, nb::handle hash, nb::handle seed, nb::handle backend, nb::handle threads) {
+                return make(params_arg(p), hash, seed, backend, threads);
             },
-            "params"_a, nb::kw_only(), "hash"_a = "xxh3", "seed"_a = 0, "backend"_a = "auto", "threads"_a = 0,
+            "params"_a.none(), nb::kw_only(), "hash"_a.none() = "xxh3", "seed"_a.none() = 0, "backend"_a.none() = "auto", "threads"_a.none() = 0,
             "An empty filter with explicit Params.")
         .def("clear", [](PyFilter& self) { write_locked(self, false, [](Filter& f) { f.clear(); }); },
              "Sets every bit to zero.")
@@ -87,15 +87,20 @@ void bind_filter(nb::module_& m) {
         .def_prop_ro("seed", [](const PyFilter& self) { return self.filter.hashing().seed; })
         .def_prop_rw(
             "backend", [](const PyFilter& self) { return std::string(to_string(self.filter.backend())); },
-            [](PyFilter& self, std::string_view name) {
-                const Backend b = parse_backend(name);
+            [](PyFilter& self, nb::handle name) {
+                const Backend b = backend_arg(name);
                 write_locked(self, true, [&](Filter& f) { f.set_backend(b); });
             },
+            nb::for_setter(nb::arg("value").none()),
             "Engine of the bulk calls: 'auto' (resolved on each call) or an engine name. Not part of\n"
             "the filter's value: not saved, pickled or compared.")
         .def_prop_rw(
             "threads", [](const PyFilter& self) { return self.filter.threads(); },
-            [](PyFilter& self, unsigned t) { write_locked(self, true, [&](Filter& f) { f.set_threads(t); }); },
+            [](PyFilter& self, nb::handle threads) {
+                const unsigned t = threads_arg(threads);
+                write_locked(self, true, [&](Filter& f) { f.set_threads(t); });
+            },
+            nb::for_setter(nb::arg("value").none()),
             "Threads of the bulk calls; 0 = every core.")
         .def("compatible", [](const PyFilter& self, const PyFilter& other) { return self.filter.compatible(other.filter); },
              "other"_a, "Whether |, & and the Jaccard estimate are defined for the two filters.")

@@ -6,8 +6,10 @@
 #include <nanobind/stl/string_view.h>
 #include <nanobind/stl/tuple.h>
 
+#include <limits>
 #include <string>
 
+#include "args.hpp"
 #include "py_filter.hpp"
 
 namespace batchbloom::python {
@@ -26,23 +28,29 @@ void bind_params(nb::module_& m) {
                        "Shape, block count and bits set per key (k) of a blocked Bloom filter. Immutable.")
         .def(
             "__init__",
-            [](Params* self, std::string_view shape, std::uint64_t blocks, unsigned k) {
-                new (self) Params(Params::make(parse_shape(shape), blocks, k));
+            [](Params* self, nb::handle shape, nb::handle blocks, nb::handle k) {
+                new (self) Params(Params::make(parse_shape(str_arg(shape, "shape", shape_names)),
+                                               int_arg(blocks, "blocks"),
+                                               unsigned(int_arg(k, "k", 0, std::numeric_limits<std::uint32_t>::max()))));
             },
-            nb::arg("shape"), nb::arg("blocks"), nb::arg("k"),
+            nb::arg("shape").none(), nb::arg("blocks").none(), nb::arg("k").none(),
             "Explicit parameters, validated (ValueError names the first invalid one).")
         .def_static(
             "for_fpr",
-            [](std::uint64_t n, double fpr, std::string_view shape) { return Params::for_fpr(n, fpr, parse_shape(shape)); },
-            nb::arg("n"), nb::arg("fpr"), nb::arg("shape") = "word512",
+            [](nb::handle n, nb::handle fpr, nb::handle shape) {
+                return Params::for_fpr(int_arg(n, "n", 1), real_arg(fpr, "fpr"),
+                                       parse_shape(str_arg(shape, "shape", shape_names)));
+            },
+            nb::arg("n").none(), nb::arg("fpr").none(), nb::arg("shape").none() = "word512",
             "The smallest filter whose predicted false-positive rate for n distinct keys is <= fpr\n"
             "(the blocked-filter model of Putze, Sanders and Singler), with the best k.")
         .def_static(
             "for_bits_per_key",
-            [](std::uint64_t n, double bits_per_key, std::string_view shape) {
-                return Params::for_bits_per_key(n, bits_per_key, parse_shape(shape));
+            [](nb::handle n, nb::handle bits_per_key, nb::handle shape) {
+                return Params::for_bits_per_key(int_arg(n, "n", 1), real_arg(bits_per_key, "bits_per_key"),
+                                                parse_shape(str_arg(shape, "shape", shape_names)));
             },
-            nb::arg("n"), nb::arg("bits_per_key"), nb::arg("shape") = "word512",
+            nb::arg("n").none(), nb::arg("bits_per_key").none(), nb::arg("shape").none() = "word512",
             "ceil(n * bits_per_key / block bits) blocks, with the k that minimises the predicted FPR.")
         .def_prop_ro("shape", [](const Params& p) { return std::string(to_string(p.shape)); },
                      "'split256', 'word512' or 'line512'.")
@@ -51,7 +59,7 @@ void bind_params(nb::module_& m) {
         .def_prop_ro("block_bytes", &Params::block_bytes, "Bytes per block (32 or 64).")
         .def_prop_ro("nbytes", &Params::bytes, "Size of the bit array in bytes.")
         .def_prop_ro("bits", &Params::bits, "Size of the bit array in bits.")
-        .def("predicted_fpr", [](const Params& p, std::uint64_t n) { return predicted_fpr(p, n); }, nb::arg("n"),
+        .def("predicted_fpr", [](const Params& p, nb::handle n) { return predicted_fpr(p, int_arg(n, "n")); }, nb::arg("n").none(),
              "Predicted false-positive rate after n distinct keys.")
         .def(nb::self == nb::self)
         .def("__hash__",

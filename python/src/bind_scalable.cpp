@@ -39,17 +39,19 @@ void bind_scalable(nb::module_& m) {
         "is full, so the FPR stays below fpr / (1 - tightening) at any size. Bulk calls release the GIL.");
     cls.def(
            "__init__",
-           [](PyScalable* self, std::uint64_t initial_capacity, double fpr, double growth, double tightening,
-              std::string_view shape, std::string_view hash, std::uint64_t seed, std::string_view backend,
-              unsigned threads) {
-               const ScalableParams p{.initial_capacity = initial_capacity, .initial_fpr = fpr, .growth = growth,
-                                      .tightening = tightening, .shape = parse_shape(shape)};
-               ScalableFilter f(p, hashing(hash, seed), parse_backend(backend));
-               f.set_threads(threads);
+           [](PyScalable* self, nb::handle initial_capacity, nb::handle fpr, nb::handle growth, nb::handle tightening,
+              nb::handle shape, nb::handle hash, nb::handle seed, nb::handle backend, nb::handle threads) {
+               const ScalableParams p{.initial_capacity = int_arg(initial_capacity, "initial_capacity", 1),
+                                      .initial_fpr = real_arg(fpr, "fpr"),
+                                      .growth = real_arg(growth, "growth"),
+                                      .tightening = real_arg(tightening, "tightening"),
+                                      .shape = parse_shape(str_arg(shape, "shape", shape_names))};
+               ScalableFilter f(p, hashing(hash, seed), backend_arg(backend));
+               f.set_threads(threads_arg(threads));
                new (self) PyScalable(std::move(f));
            },
-           "initial_capacity"_a, "fpr"_a = 0.01, nb::kw_only(), "growth"_a = 2.0, "tightening"_a = 0.85,
-           "shape"_a = "word512", "hash"_a = "xxh3", "seed"_a = 0, "backend"_a = "auto", "threads"_a = 0,
+           "initial_capacity"_a.none(), "fpr"_a.none() = 0.01, nb::kw_only(), "growth"_a.none() = 2.0, "tightening"_a.none() = 0.85,
+           "shape"_a.none() = "word512", "hash"_a.none() = "xxh3", "seed"_a.none() = 0, "backend"_a.none() = "auto", "threads"_a.none() = 0,
            "An empty scalable filter whose first stage holds initial_capacity keys at fpr.")
         .def_prop_ro("inserted",
                      [](const PyScalable& self) { return read_locked(self, true, [](const ScalableFilter& f) { return f.size(); }); },

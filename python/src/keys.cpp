@@ -3,6 +3,11 @@
 #include <nanobind/ndarray.h>
 
 #include <algorithm>
+#include <bit>
+#include <cctype>
+#include <cstring>
+#include <limits>
+#include <optional>
 #include <string>
 
 namespace batchbloom::python {
@@ -80,31 +85,58 @@ bool string_key(nb::handle obj, std::string_view& out) {
 
 bool int_like(nb::handle obj) { return PyLong_Check(obj.ptr()) || PyIndex_Check(obj.ptr()); }
 
+constexpr const char* accepted_dtypes =
+    "batchbloom takes uint64, int64, uint32 or int32 keys, in either byte order (convert with .astype)";
+
+// Integer arrays the buffer protocol describes but DLPack cannot (the other byte order), as
+// (signed, item size, swapped); nullopt if the format is not a 4- or 8-byte integer.
+struct IntFormat {
+    bool is_signed;
+    std::size_t size;
+    bool swapped;
+};
+std::optional<IntFormat> int_format(const char* format, Py_ssize_t itemsize) {
+    if (format == nullptr || (itemsize != 4 && itemsize != 8)) return std::nullopt;
+    constexpr bool little = std::endian::native == std::endian::little;
+    bool swapped = false;
+    if (*format == '<' || *format == '>' || *format == '!' || *format == '=' || *format == '@') {
+        swapped = (*format == '<') ? !little : (*format == '>' || *format == '!') ? little : false;
+        ++format;
+    }
+    if (format[0] == '\0' || format[1] != '\0' || std::strchr("iIlLqQ", format[0]) == nullptr) return std::nullopt;
+    return IntFormat{std::islower(static_cast<unsigned char>(format[0])) != 0, std::size_t(itemsize), swapped};
+}
+
+[[noreturn]] void not_contiguous() {
+    throw nb::type_error(
+        "keys array is not contiguous; batchbloom reads arrays in place: pass "
+        "numpy.ascontiguousarray(keys) (a copy)");
+}
+
 }  // namespace
 
-KeyBatch KeyBatch::from_python(nb::handle keys) {
+bool KeyBatch::take_array(nb::handle keys) {
     if (is_single_key(keys))
         throw nb::type_error(("keys must be a batch (array or sequence), not a single " + key_type_name(keys) +
                               "; use `key in f` or f.add(key) for one key")
                                  .c_str());
-    KeyBatch b;
     if (is_arrow(keys)) {
-        b.arrow_ = import_arrow(keys);
-        for (const ArrowChunk& c : b.arrow_.chunks) {
+        arrow_ = import_arrow(keys);
+        for (const ArrowChunk& c : arrow_.chunks) {
             const auto n = std::size_t(c.length);
             switch (c.type) {
-                case 'l': case 'L': b.chunks_.emplace_back(std::span(static_cast<const std::uint64_t*>(c.values), n)); break;
-                case 'I': b.chunks_.emplace_back(std::span(static_cast<const std::uint32_t*>(c.values), n)); break;
-                case 'i': b.chunks_.emplace_back(std::span(static_cast<const std::int32_t*>(c.values), n)); break;
+                case 'l': case 'L': chunks_.emplace_back(std::span(static_cast<const std::uint64_t*>(c.values), n)); break;
+                case 'I': chunks_.emplace_back(std::span(static_cast<const std::uint32_t*>(c.values), n)); break;
+                case 'i': chunks_.emplace_back(std::span(static_cast<const std::int32_t*>(c.values), n)); break;
                 case 'u': case 'z':
-                    b.chunks_.emplace_back(PackedStrings<std::int32_t>{static_cast<const std::int32_t*>(c.values), c.data, n});
+                    chunks_.emplace_back(PackedStrings<std::int32_t>{static_cast<const std::int32_t*>(c.values), c.data, n});
                     break;
                 default:
-                    b.chunks_.emplace_back(PackedStrings<std::int64_t>{static_cast<const std::int64_t*>(c.values), c.data, n});
+                    chunks_.emplace_back(PackedStrings<std::int64_t>{static_cast<const std::int64_t*>(c.values), c.data, n});
                     break;
             }
         }
-        return b;
+        return true;
     }
 
     nb::object source = nb::borrow(keys);
@@ -117,59 +149,124 @@ KeyBatch KeyBatch::from_python(nb::handle keys) {
         if (nb::try_cast(converted, a, false)) {
             source = std::move(converted);
             is_array = true;
+        } else if (PyObject_CheckBuffer(converted.ptr())) {
+            source = std::move(converted);
         }
     }
     if (is_array) {
         if (a.device_type() != nb::device::cpu::value) throw nb::type_error("keys must be in host (CPU) memory");
         if (a.ndim() != 1)
             throw nb::type_error(("keys must be a 1-D array, not " + std::to_string(a.ndim()) + "-D").c_str());
-        if (a.shape(0) > 1 && a.stride(0) != 1)
-            throw nb::type_error(
-                "keys array is not contiguous; batchbloom reads arrays in place: pass "
-                "numpy.ascontiguousarray(keys) (a copy)");
+        if (a.shape(0) > 1 && a.stride(0) != 1) not_contiguous();
         const auto dt = a.dtype();
         if (dt == nb::dtype<std::uint64_t>() || dt == nb::dtype<std::int64_t>())
-            b.chunks_.emplace_back(typed_span<std::uint64_t>(a));
+            chunks_.emplace_back(typed_span<std::uint64_t>(a));
         else if (dt == nb::dtype<std::uint32_t>())
-            b.chunks_.emplace_back(typed_span<std::uint32_t>(a));
+            chunks_.emplace_back(typed_span<std::uint32_t>(a));
         else if (dt == nb::dtype<std::int32_t>())
-            b.chunks_.emplace_back(typed_span<std::int32_t>(a));
+            chunks_.emplace_back(typed_span<std::int32_t>(a));
         else
-            throw nb::type_error(("keys array has dtype " + dkey_type_name(source, a) +
-                                  "; batchbloom takes uint64, int64, uint32 or int32 keys (convert with .astype)")
-                                     .c_str());
-        b.owners_.push_back(std::move(source));
-        return b;
+            throw nb::type_error(("keys array has dtype " + dkey_type_name(source, a) + "; " + accepted_dtypes).c_str());
+        owners_.push_back(std::move(source));
+        return true;
     }
-
-    // A Python sequence: a tuple holds references to the items, so another thread cannot free
-    // them while the bulk call runs without the GIL.
-    nb::object items = nb::steal(PySequence_Tuple(source.ptr()));
-    if (!items.is_valid()) {
+    // The other byte order, which DLPack (nanobind's ndarray) cannot describe.
+    if (!PyObject_CheckBuffer(source.ptr())) return false;
+    auto view = std::make_unique<HeldBuffer>();
+    if (PyObject_GetBuffer(source.ptr(), &view->view, PyBUF_RECORDS_RO) != 0) {
         PyErr_Clear();
-        throw nb::type_error(("keys must be a NumPy integer array, an Arrow array, or a sequence of bytes, str or "
+        return false;
+    }
+    view->held = true;
+    const Py_buffer& v = view->view;
+    const auto format = int_format(v.format, v.itemsize);
+    if (!format) {
+        if (nb::hasattr(source, "dtype") && text(source.attr("dtype").attr("kind")) == "O") return false;  // objects
+        throw nb::type_error(("keys array has " +
+                              (nb::hasattr(source, "dtype") ? "dtype " + text(source.attr("dtype"))
+                                                            : "format '" + std::string(v.format ? v.format : "B") + "'") +
+                              "; " + accepted_dtypes)
+                                 .c_str());
+    }
+    if (v.ndim != 1)
+        throw nb::type_error(("keys must be a 1-D array, not " + std::to_string(v.ndim) + "-D").c_str());
+    if (v.shape[0] > 1 && v.strides != nullptr && v.strides[0] != v.itemsize) not_contiguous();
+    const auto* data = static_cast<const unsigned char*>(v.buf);
+    const auto n = std::size_t(v.shape[0]);
+    if (!format->swapped) {
+        // Native order that DLPack did not take (e.g. array.array): read in place like an array.
+        if (reinterpret_cast<std::uintptr_t>(data) % format->size != 0)
+            throw nb::type_error("keys array is not aligned to its item size; pass a copy (numpy.array(keys))");
+        if (format->size == 8) chunks_.emplace_back(std::span(reinterpret_cast<const std::uint64_t*>(data), n));
+        else if (format->is_signed) chunks_.emplace_back(std::span(reinterpret_cast<const std::int32_t*>(data), n));
+        else chunks_.emplace_back(std::span(reinterpret_cast<const std::uint32_t*>(data), n));
+    } else if (format->size == 8) {
+        chunks_.emplace_back(Swapped<std::uint64_t>{data, n});  // signed: the same 64 bits
+    } else if (format->is_signed) {
+        chunks_.emplace_back(Swapped<std::int32_t>{data, n});
+    } else {
+        chunks_.emplace_back(Swapped<std::uint32_t>{data, n});
+    }
+    buffer_ = std::move(view);
+    owners_.push_back(std::move(source));
+    return true;
+}
+
+IterableKeys::IterableKeys(nb::handle keys, std::size_t chunk) : chunk_(chunk) {
+    // Lists and tuples are read by index (no copy, no iterator calls); the GIL is held while
+    // a batch is read, and a list changed between batches is read like its iterator would.
+    indexed_ = PyList_Check(keys.ptr()) || PyTuple_Check(keys.ptr());
+    source_ = indexed_ ? nb::borrow(keys) : nb::steal(PyObject_GetIter(keys.ptr()));
+    if (!source_.is_valid()) {
+        PyErr_Clear();
+        throw nb::type_error(("keys must be a NumPy integer array, an Arrow array, or an iterable of bytes, str or "
                               "int, not " + key_type_name(keys))
                                  .c_str());
     }
-    const auto n = std::size_t(PyTuple_GET_SIZE(items.ptr()));
-    const bool strings = n > 0 && !int_like(PyTuple_GET_ITEM(items.ptr(), 0));
-    if (strings) b.strings_.resize(n);
-    else b.ints_.resize(n);
-    for (std::size_t i = 0; i < n; ++i) {
-        nb::handle item = PyTuple_GET_ITEM(items.ptr(), Py_ssize_t(i));
-        if (strings ? string_key(item, b.strings_[i]) : int_like(item)) {
-            if (!strings) b.ints_[i] = int_key(item);
-            continue;
-        }
-        throw nb::type_error(("key " + std::to_string(i) + " is a " + key_type_name(item) + "; a sequence of keys holds " +
-                              (strings ? "only bytes and str" : "only ints") + " (key 0 is a " +
-                              key_type_name(PyTuple_GET_ITEM(items.ptr(), 0)) + ")")
-                                 .c_str());
+}
+
+nb::object IterableKeys::next_item() {
+    if (indexed_) {
+        PyObject* s = source_.ptr();
+        const auto size = std::size_t(PyList_Check(s) ? PyList_GET_SIZE(s) : PyTuple_GET_SIZE(s));
+        if (pos_ >= size) return {};
+        return nb::borrow(PyList_Check(s) ? PyList_GET_ITEM(s, Py_ssize_t(pos_)) : PyTuple_GET_ITEM(s, Py_ssize_t(pos_)));
     }
-    if (strings) b.chunks_.emplace_back(std::span<const std::string_view>(b.strings_));
-    else b.chunks_.emplace_back(std::span<const std::uint64_t>(b.ints_));
-    b.owners_.push_back(std::move(items));
-    return b;
+    nb::object item = nb::steal(PyIter_Next(source_.ptr()));
+    if (!item.is_valid() && PyErr_Occurred()) throw nb::python_error();
+    return item;
+}
+
+bool IterableKeys::next(KeyBatch& batch) {
+    batch.chunks_.clear();
+    batch.owners_.clear();
+    batch.ints_.clear();
+    batch.strings_.clear();
+    const std::size_t first = pos_;
+    while (pos_ - first < chunk_) {
+        nb::object item = next_item();
+        if (!item.is_valid()) break;
+        if (kind_ == 0) {
+            kind_ = int_like(item) ? 1 : 2;
+            first_ = item;
+        }
+        std::string_view s;
+        if (kind_ == 1 && int_like(item)) {
+            batch.ints_.push_back(int_key(item));
+        } else if (kind_ == 2 && string_key(item, s)) {
+            batch.strings_.push_back(s);
+            batch.owners_.push_back(std::move(item));  // keeps the bytes alive without the GIL
+        } else {
+            throw nb::type_error(("key " + std::to_string(pos_) + " is a " + key_type_name(item) +
+                                  "; a sequence of keys holds " + (kind_ == 2 ? "only bytes and str" : "only ints") +
+                                  " (key 0 is a " + key_type_name(first_) + ")")
+                                     .c_str());
+        }
+        ++pos_;
+    }
+    if (kind_ == 2) batch.chunks_.emplace_back(std::span<const std::string_view>(batch.strings_));
+    else batch.chunks_.emplace_back(std::span<const std::uint64_t>(batch.ints_));
+    return pos_ > first;
 }
 
 std::size_t KeyBatch::size() const {

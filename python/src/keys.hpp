@@ -3,9 +3,12 @@
 // objects' own memory, which the bulk operations (run with the GIL released) read in place:
 //
 //   NumPy / buffer  uint64, int64 (same 64 bits), uint32: the C++ bulk calls directly;
-//                   int32: sign-extended, so -1 as int32 is the key -1 as int64
+//                   int32: sign-extended, so -1 as int32 is the key -1 as int64; the same
+//                   types in the other byte order (">u8", ">i8", ">u4", ">i4") are converted
+//                   32K keys at a time inside the GIL-free call (memory O(chunk), no copy)
 //   Arrow           int64/uint64/uint32/int32 values, and string/binary/large_* offsets + data
-//   Python          sequences of bytes/str (str as UTF-8) or of ints in [-2^63, 2^64)
+//   Python          iterables of bytes/str (str as UTF-8) or of ints in [-2^63, 2^64), converted
+//                   iterable_chunk keys at a time (for_each_batch)
 //
 // Integer keys are their value; a negative value is the key with its 64-bit two's-complement
 // bit pattern (as the CLI reads "-1"), so np.int64(-1) and np.uint64(2**64 - 1) are one key.
@@ -16,6 +19,8 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <memory>
 #include <span>
 #include <string_view>
 #include <type_traits>
@@ -40,14 +45,32 @@ struct PackedStrings {
     }
 };
 
-/// Calls fn(span of T, at) over `keys` converted to T, `stage` keys at a time.
+/// Integers stored in the byte order opposite to this machine's, possibly unaligned.
+template <class T>
+struct Swapped {
+    const unsigned char* data;
+    std::size_t n;
+    std::size_t size() const { return n; }
+    T operator[](std::size_t i) const {
+        std::make_unsigned_t<T> v;
+        std::memcpy(&v, data + i * sizeof(T), sizeof(T));
+        if constexpr (sizeof(T) == 8)
+            v = __builtin_bswap64(v);
+        else
+            v = __builtin_bswap32(v);
+        return static_cast<T>(v);
+    }
+};
+
+/// Calls fn(span of T, at) over `keys` converted to T, `stage` keys at a time. Signed 32-bit
+/// values become 64-bit keys by sign extension.
 template <class T, class Keys, class Fn>
 void stage_chunks(const Keys& keys, std::size_t at, std::size_t stage, Fn& fn) {
     std::vector<T> buf(std::min(stage, keys.size()));
     for (std::size_t b = 0; b < keys.size(); b += stage) {
         const std::size_t n = std::min(stage, keys.size() - b);
         for (std::size_t i = 0; i < n; ++i) {
-            if constexpr (std::is_same_v<T, std::uint64_t>)
+            if constexpr (std::is_same_v<std::decay_t<decltype(keys[0])>, std::int32_t>)
                 buf[i] = static_cast<std::uint64_t>(std::int64_t{keys[b + i]});  // sign-extend
             else
                 buf[i] = keys[b + i];
@@ -58,25 +81,88 @@ void stage_chunks(const Keys& keys, std::size_t at, std::size_t stage, Fn& fn) {
 
 using KeySpan = std::variant<std::span<const std::uint64_t>, std::span<const std::uint32_t>,
                              std::span<const std::int32_t>, std::span<const std::string_view>,
-                             PackedStrings<std::int32_t>, PackedStrings<std::int64_t>>;
+                             PackedStrings<std::int32_t>, PackedStrings<std::int64_t>, Swapped<std::uint64_t>,
+                             Swapped<std::uint32_t>, Swapped<std::int32_t>>;
+
+/// A buffer-protocol view held for as long as a batch reads it (released with the GIL held,
+/// when the batch is destroyed).
+struct HeldBuffer {
+    Py_buffer view{};
+    bool held = false;
+    HeldBuffer() = default;
+    HeldBuffer(const HeldBuffer&) = delete;
+    HeldBuffer& operator=(const HeldBuffer&) = delete;
+    ~HeldBuffer() {
+        if (held) PyBuffer_Release(&view);
+    }
+};
 
 /// A batch of keys in one or more chunks (Arrow streams have several), plus whatever keeps
 /// their memory alive and unchanged while the GIL is released.
 class KeyBatch {
 public:
-    /// Throws TypeError (unsupported type, non-contiguous array, single key) or ValueError.
-    static KeyBatch from_python(nb::handle keys);
+    /// Arrays, buffers and Arrow data (read in place): false if `keys` is none of them (but
+    /// may be an iterable of keys). Throws TypeError for a single key or an unusable array.
+    bool take_array(nb::handle keys);
 
     std::size_t size() const;
     const std::vector<KeySpan>& chunks() const { return chunks_; }
 
 private:
+    friend class IterableKeys;
+
     std::vector<KeySpan> chunks_;
     std::vector<nb::object> owners_;
     ArrowImport arrow_;
-    std::vector<std::uint64_t> ints_;          // from a sequence of Python ints
+    std::unique_ptr<HeldBuffer> buffer_;
+    std::vector<std::uint64_t> ints_;          // from an iterable of Python ints
     std::vector<std::string_view> strings_;    // into the bytes/str objects of owners_
 };
+
+/// Keys from a Python iterable that is not an array, converted `chunk` keys at a time with the
+/// GIL held: memory stays O(chunk) however long the iterable is. The first key decides whether
+/// the keys are ints or byte strings.
+class IterableKeys {
+public:
+    /// Throws TypeError if `keys` is not iterable.
+    IterableKeys(nb::handle keys, std::size_t chunk);
+    /// Replaces `batch` with the next keys; false (and an empty batch) at the end. Throws
+    /// TypeError / ValueError naming the bad key by its position in the whole iterable.
+    bool next(KeyBatch& batch);
+
+private:
+    nb::object next_item();  // a new reference, or an invalid object at the end
+
+    nb::object source_;    // a list or tuple, read by index; or an iterator
+    bool indexed_ = false;
+    std::size_t pos_ = 0;  // keys read so far
+    std::size_t chunk_;
+    int kind_ = 0;         // 0 undecided, 1 ints, 2 byte strings
+    nb::object first_;     // key 0, for messages
+};
+
+/// Keys of an iterable are converted this many at a time; an iterable up to this size is read
+/// whole before the call changes anything.
+inline constexpr std::size_t iterable_chunk = std::size_t(1) << 18;
+
+/// Calls fn(batch, at) with the GIL held for the keys of `keys`: arrays, buffers and Arrow
+/// data in one batch read in place, other iterables in batches of iterable_chunk keys (at:
+/// the position of the batch's first key). A bad key in a later batch raises after the
+/// batches before it were handed to fn; its message gives its position.
+template <class Fn>
+void for_each_batch(nb::handle keys, Fn&& fn) {
+    KeyBatch batch;
+    if (batch.take_array(keys)) {
+        fn(static_cast<const KeyBatch&>(batch), std::size_t{0});
+        return;
+    }
+    IterableKeys source(keys, iterable_chunk);
+    std::size_t at = 0;
+    while (source.next(batch)) {
+        fn(static_cast<const KeyBatch&>(batch), at);
+        at += batch.size();
+    }
+}
 
 /// One Python key (int, bytes or str), valid while the Python object lives.
 using Key = std::variant<std::uint64_t, std::string_view>;
@@ -84,8 +170,9 @@ Key key_from_python(nb::handle key);
 
 /// Calls fn(keys, at) with spans of uint64, uint32 or string_view keys — the types every
 /// filter's bulk calls take — covering the batch in order; `at` is the position of keys[0] in
-/// the batch. int32 keys are sign-extended and Arrow strings listed as string_views in chunks
-/// small enough to stay in L2 and big enough for the engines' threads.
+/// the batch. int32 keys are sign-extended, byte-swapped integers put in this machine's order
+/// and Arrow strings listed as string_views in chunks small enough to stay in L2 and big
+/// enough for the engines' threads.
 template <class Fn>
 void for_each_span(const KeyBatch& keys, Fn&& fn) {
     constexpr std::size_t stage = std::size_t(1) << 15;
@@ -94,8 +181,11 @@ void for_each_span(const KeyBatch& keys, Fn&& fn) {
         std::visit(
             [&](const auto& k) {
                 using K = std::decay_t<decltype(k)>;
-                if constexpr (std::is_same_v<K, std::span<const std::int32_t>>) {
+                if constexpr (std::is_same_v<K, std::span<const std::int32_t>> ||
+                              std::is_same_v<K, Swapped<std::int32_t>> || std::is_same_v<K, Swapped<std::uint64_t>>) {
                     stage_chunks<std::uint64_t>(k, at, stage, fn);
+                } else if constexpr (std::is_same_v<K, Swapped<std::uint32_t>>) {
+                    stage_chunks<std::uint32_t>(k, at, stage, fn);
                 } else if constexpr (std::is_same_v<K, PackedStrings<std::int32_t>> ||
                                      std::is_same_v<K, PackedStrings<std::int64_t>>) {
                     stage_chunks<std::string_view>(k, at, stage, fn);

@@ -8,6 +8,7 @@
 
 #include <string>
 
+#include "args.hpp"
 #include "py_filter.hpp"
 
 NB_MODULE(_core, m) {
@@ -23,8 +24,12 @@ NB_MODULE(_core, m) {
 
     m.def("available_backends", &bb::available_backends, "Names of the engines usable on this machine, best first.");
     m.def(
-        "resolve_backend", [](std::string_view name) { return std::string(bb::to_string(bb::resolve_backend(bb::parse_backend(name)))); },
-        nb::arg("name") = "auto",
+        "resolve_backend",
+        [](nb::handle name) {
+            const auto b = bb::parse_backend(batchbloom::python::str_arg(name, "name", batchbloom::python::backend_names));
+            return std::string(bb::to_string(bb::resolve_backend(b)));
+        },
+        nb::arg("name").none() = "auto",
         "The engine `name` runs on here ('auto': BATCHBLOOM_BACKEND if set, else the best one).");
 
     batchbloom::python::bind_params(m);

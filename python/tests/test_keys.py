@@ -151,3 +151,100 @@ def test_misaligned_array_is_rejected():
     assert not misaligned.flags.aligned
     with pytest.raises(TypeError, match="aligned"):
         batchbloom.Filter(n=10, fpr=0.1).contains(misaligned)
+
+
+@pytest.mark.parametrize("dtype", [">u8", ">i8", ">u4", ">i4", "<u8", "<i4"])
+def test_either_byte_order_gives_the_same_keys(rng, dtype):
+    native = np.dtype(dtype).newbyteorder("=")
+    info = np.iinfo(native)
+    values = rng.integers(info.min, info.max, size=70_000, dtype=native, endpoint=True)  # > one 32K stage
+    swapped = values.astype(dtype)
+    assert swapped.dtype == np.dtype(dtype)
+    expected = built(values)
+    assert built(swapped) == expected
+    probe = np.concatenate([swapped, (values[:1000] ^ 1).astype(dtype)])
+    assert np.array_equal(expected.contains(probe), expected.contains(probe.astype(native)))
+    assert expected.count(probe) == expected.count(probe.astype(native))
+    if not swapped.dtype.isnative:  # converted with unaligned loads (native arrays must be aligned)
+        unaligned = np.frombuffer(b"\0" + swapped.tobytes(), dtype=dtype, offset=1)
+        assert built(unaligned) == expected
+    counting = batchbloom.CountingFilter(n=5000, fpr=0.01)
+    counting.insert(swapped)
+    assert counting.erase(swapped) == values.size
+
+
+def test_other_byte_order_errors():
+    f = batchbloom.Filter(n=10, fpr=0.1)
+    with pytest.raises(TypeError, match="not contiguous"):
+        f.insert(np.arange(20, dtype=">u8")[::2])
+    for dtype in (">i2", ">f8", "<i2"):
+        with pytest.raises(TypeError, match="dtype .*; batchbloom takes uint64, int64, uint32 or int32 keys, in either"):
+            f.insert(np.arange(4, dtype=dtype))
+    with pytest.raises(TypeError, match="1-D"):
+        f.insert(np.zeros((2, 2), dtype=">u8"))
+    assert f.fill_ratio() == 0
+
+
+def _peak_rss_growth(setup, call):
+    """Peak RSS growth in MiB of `call` after `setup`, in a fresh interpreter."""
+    import subprocess
+    import sys
+
+    code = (
+        "import resource, numpy as np, batchbloom\n"
+        f"{setup}\n"
+        "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+        f"{call}\n"
+        "print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
+    return float(out)
+
+
+def test_big_endian_arrays_are_converted_in_bounded_memory():
+    # 10M keys are 76 MiB; a per-key path or a converted copy would add at least that much.
+    grown = _peak_rss_growth(
+        "keys = np.arange(10**7, dtype='>u8'); f = batchbloom.Filter(n=10**7, fpr=0.01); f.insert(keys[:1])",
+        "f.insert(keys); assert f.count(keys) == 10**7",
+    )
+    assert grown < 24, f"peak RSS grew by {grown:.1f} MiB"
+
+
+def test_iterables_are_converted_in_bounded_chunks():
+    # 3M Python ints held at once would take > 100 MiB (objects, a tuple and the converted keys).
+    grown = _peak_rss_growth(
+        "f = batchbloom.Filter(n=3 * 10**6, fpr=0.01); f.insert([1])",
+        "f.insert(range(3 * 10**6)); assert f.count(iter(range(3 * 10**6))) == 3 * 10**6",
+    )
+    assert grown < 24, f"peak RSS grew by {grown:.1f} MiB"
+
+
+def test_long_iterables_match_arrays():
+    n = 700_000  # several chunks
+    expected = built(np.arange(n, dtype=np.uint64))
+    assert built(i for i in range(n)) == expected
+    assert built(list(range(n))) == expected
+    assert np.array_equal(expected.contains(iter(range(n + 10))), expected.contains(np.arange(n + 10, dtype=np.uint64)))
+    words = [b"w%d" % i for i in range(n)]
+    assert built(iter(words)) == built(pa.array(words, pa.binary()))
+
+
+def test_a_bad_key_late_in_an_iterable():
+    chunk = 2**18
+    f = batchbloom.Filter(n=10**6, fpr=0.01)
+    with pytest.raises(TypeError, match="key 5 is a bytes"):
+        f.insert([1, 2, 3, 4, 5, b"x"])
+    assert f.fill_ratio() == 0  # the first chunk is checked whole before anything is inserted
+    keys = list(range(chunk + 10)) + [b"late"]
+    with pytest.raises(TypeError, match=f"key {chunk + 10} is a bytes"):
+        f.insert(keys)
+    assert f.count(np.arange(chunk, dtype=np.uint64)) == chunk  # the chunks before it went in
+
+
+def test_an_iterable_that_raises():
+    def keys():
+        yield 1
+        raise RuntimeError("source failed")
+
+    with pytest.raises(RuntimeError, match="source failed"):
+        batchbloom.Filter(n=10, fpr=0.1).insert(keys())

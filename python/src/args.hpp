@@ -1,0 +1,38 @@
+#pragma once
+// Checked conversion of Python arguments. Bindings take numeric and option arguments as
+// nb::handle and convert them here, so a wrong argument raises TypeError (wrong type) or
+// batchbloom.Error, a ValueError (out of range), naming the argument and what it accepts,
+// instead of nanobind's "incompatible function arguments" listing.
+#include <nanobind/nanobind.h>
+
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string_view>
+
+namespace batchbloom::python {
+
+namespace nb = nanobind;
+
+/// An int (or an object with __index__, e.g. a NumPy integer; not a bool) in [lo, hi].
+std::uint64_t int_arg(nb::handle value, const char* name, std::uint64_t lo = 0,
+                      std::uint64_t hi = std::numeric_limits<std::uint64_t>::max());
+/// int_arg, or nullopt for None.
+std::optional<std::uint64_t> optional_int_arg(nb::handle value, const char* name, std::uint64_t lo = 0,
+                                              std::uint64_t hi = std::numeric_limits<std::uint64_t>::max());
+/// Thread counts: an int in [0, 2**32).
+unsigned threads_arg(nb::handle value);
+
+/// A real number (int or float, not a bool); the range is the library's to check, so its
+/// message says what the value means.
+double real_arg(nb::handle value, const char* name);
+std::optional<double> optional_real_arg(nb::handle value, const char* name);
+
+/// A str; `accepted` lists the values for the TypeError message (the library checks them).
+std::string_view str_arg(nb::handle value, const char* name, const char* accepted);
+
+inline constexpr const char* shape_names = "'word512', 'split256' or 'line512'";
+inline constexpr const char* hash_names = "'xxh3' or 'murmur3'";
+inline constexpr const char* backend_names = "'auto' or one of available_backends()";
+
+}  // namespace batchbloom::python

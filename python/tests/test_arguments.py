@@ -1,0 +1,75 @@
+"""Wrong arguments raise TypeError (wrong type) or ValueError (out of range) that name the
+argument and what it accepts, never nanobind's generic "incompatible function arguments"."""
+import numpy as np
+import pytest
+
+import batchbloom
+
+F = batchbloom.Filter(n=10, fpr=0.1)
+
+
+def _set(obj, name, value):
+    setattr(obj, name, value)
+
+
+@pytest.mark.parametrize(
+    "call, error, message",
+    [
+        (lambda: batchbloom.Filter(n=-5, fpr=0.01), ValueError, r"n must be an int in \[1, 2\*\*64\), got -5"),
+        (lambda: batchbloom.Filter(n=0, fpr=0.01), ValueError, r"n must be an int in \[1, 2\*\*64\), got 0"),
+        (lambda: batchbloom.Filter(n=2**64, fpr=0.01), ValueError, r"n must be an int in \[1, 2\*\*64\)"),
+        (lambda: batchbloom.Filter(n=1e6, fpr=0.01), TypeError, r"n must be an int .*not float \(1000000.0\)"),
+        (lambda: batchbloom.Filter(n=True, fpr=0.01), TypeError, "n must be an int .*not bool"),
+        (lambda: batchbloom.Filter(n="10", fpr=0.01), TypeError, "n must be an int .*not str"),
+        (lambda: batchbloom.Filter(n=10, fpr="x"), TypeError, "fpr must be a real number, not str"),
+        (lambda: batchbloom.Filter(n=10, fpr=2.0), ValueError, r"FPR must be in \(0, 1\)"),
+        (lambda: batchbloom.Filter(n=10, bits_per_key=None), TypeError, "one of fpr= or bits_per_key="),
+        (lambda: batchbloom.Filter(n=10, fpr=0.01, seed=-1), ValueError, r"seed must be an int in \[0, 2\*\*64\), got -1"),
+        (lambda: batchbloom.Filter(n=10, fpr=0.01, seed=2**64), ValueError, "seed must be an int"),
+        (lambda: batchbloom.Filter(n=10, fpr=0.01, seed=1.5), TypeError, "seed must be an int"),
+        (lambda: batchbloom.Filter(n=10, fpr=0.01, hash="murmur3", seed=2**40), ValueError, "32-bit seed"),
+        (lambda: batchbloom.Filter(n=10, fpr=0.01, threads=-1), ValueError, r"threads must be an int in \[0, 2\*\*32\)"),
+        (lambda: batchbloom.Filter(n=10, fpr=0.01, shape=3), TypeError, "shape must be a str: 'word512'"),
+        (lambda: batchbloom.Filter(n=10, fpr=0.01, shape="x"), ValueError, "unknown block shape 'x'"),
+        (lambda: batchbloom.Filter(n=10, fpr=0.01, hash=None), TypeError, "hash must be a str: 'xxh3' or 'murmur3'"),
+        (lambda: batchbloom.Filter(n=10, fpr=0.01, backend=None), TypeError, "backend must be a str"),
+        (lambda: batchbloom.Filter.from_params(None), TypeError, "params must be a batchbloom.Params, not NoneType"),
+        (lambda: batchbloom.Filter.from_params(F.params, threads=-2), ValueError, "threads must be an int"),
+        (lambda: F.insert(None), TypeError, "keys must be .* not NoneType"),
+        (lambda: F.contains(None), TypeError, "keys must be .* not NoneType"),
+        (lambda: F.count(None), TypeError, "keys must be .* not NoneType"),
+        (lambda: F.add(None), TypeError, "a key is an int, bytes or str, not NoneType"),
+        (lambda: None in F, TypeError, "a key is an int, bytes or str, not NoneType"),
+        (lambda: _set(F, "threads", -1), ValueError, r"threads must be an int in \[0, 2\*\*32\), got -1"),
+        (lambda: _set(F, "threads", None), TypeError, "threads must be an int"),
+        (lambda: _set(F, "backend", None), TypeError, "backend must be a str"),
+        (lambda: batchbloom.CountingFilter(n=-1, fpr=0.1), ValueError, r"n must be an int in \[1, 2\*\*64\)"),
+        (lambda: batchbloom.CountingFilter(n=10, fpr=0.1, seed=-1), ValueError, "seed must be an int"),
+        (lambda: batchbloom.CountingFilter.from_params("word512"), TypeError, "params must be a batchbloom.Params"),
+        (lambda: batchbloom.CountingFilter(n=10, fpr=0.1).erase(None), TypeError, "keys must be .* not NoneType"),
+        (lambda: batchbloom.ScalableFilter(None), TypeError, "initial_capacity must be an int"),
+        (lambda: batchbloom.ScalableFilter(-3), ValueError, r"initial_capacity must be an int in \[1, 2\*\*64\)"),
+        (lambda: batchbloom.ScalableFilter(10, growth="a"), TypeError, "growth must be a real number"),
+        (lambda: batchbloom.ScalableFilter(10, threads=-1), ValueError, "threads must be an int"),
+        (lambda: batchbloom.Params("word512", -1, 3), ValueError, r"blocks must be an int in \[0, 2\*\*64\), got -1"),
+        (lambda: batchbloom.Params("word512", 4, -3), ValueError, r"k must be an int in \[0, 2\*\*32\)"),
+        (lambda: batchbloom.Params.for_fpr(-1, 0.01), ValueError, r"n must be an int in \[1, 2\*\*64\)"),
+        (lambda: batchbloom.Params.for_bits_per_key(10, "x"), TypeError, "bits_per_key must be a real number"),
+        (lambda: F.params.predicted_fpr(-1), ValueError, r"n must be an int in \[0, 2\*\*64\)"),
+        (lambda: batchbloom.resolve_backend(3), TypeError, "name must be a str"),
+    ],
+)
+def test_argument_errors_name_the_argument(call, error, message):
+    with pytest.raises(error, match=message) as info:
+        call()
+    assert "incompatible function arguments" not in str(info.value)
+    if error is ValueError:
+        assert isinstance(info.value, batchbloom.Error)  # one exception class for bad values
+
+
+def test_numpy_scalars_and_large_values_are_accepted():
+    f = batchbloom.Filter(n=np.int64(100), fpr=np.float32(0.01), seed=2**64 - 1, threads=np.uint8(2))
+    assert f.seed == 2**64 - 1 and f.threads == 2
+    f.threads = 0
+    assert f.threads == 0
+    assert batchbloom.Params("word512", np.uint64(4), np.int32(3)).k == 3
