@@ -223,6 +223,28 @@ TEST(Join, SizedForDistinctKeysOrTheGivenCount) {
               bb::Params::for_bits_per_key(1000, 16, bb::Shape::split256));
 }
 
+TEST(Join, OverAFilterBuiltElsewhereProbesAsTheOriginal) {
+    const auto build = bb::testing::random_keys(5000, 51, 0);
+    const auto probe = bb::testing::random_keys(30000, 52, 1);
+    JoinFilterOptions o;
+    o.shape = bb::Shape::split256;
+    o.hashing = {bb::HashKind::murmur3, 9};
+    o.chunk_rows = 1000;
+    const JoinFilter original(std::span<const std::uint64_t>(build), o);
+    bb::Filter copy = original.filter();
+    JoinFilterOptions defaults;  // shape and hashing come from the filter, not from these
+    defaults.chunk_rows = 1000;
+    const JoinFilter again(std::move(copy), original.sized_for(), defaults);
+    EXPECT_EQ(again.filter(), original.filter());
+    EXPECT_EQ(again.options().shape, bb::Shape::split256);
+    EXPECT_EQ(again.options().hashing, o.hashing);
+    EXPECT_EQ(again.sized_for(), 5000u);
+    EXPECT_EQ(again.predicted_fpr(), original.predicted_fpr());
+    EXPECT_EQ(again.select(std::span<const std::uint64_t>(probe)), original.select(std::span<const std::uint64_t>(probe)));
+    EXPECT_EQ(again.count(std::span<const std::uint64_t>(build)), build.size());
+    EXPECT_EQ(JoinFilter(original.filter(), 0).sized_for(), 1u);
+}
+
 TEST(Join, MeasuredFalsePositivesMatchThePrediction) {
     const auto build = bb::testing::random_keys(20000, 31, 0);
     const auto absent = bb::testing::random_keys(400000, 32, 1);

@@ -73,6 +73,39 @@ TEST(Scalable, CompoundFprStaysUnderTheBoundAt1000xTheInitialCapacity) {
     EXPECT_GT(f.size(), 999 * n0);
 }
 
+TEST(Scalable, TotalFprParamsKeepTheWholeFilterAtOrBelowIt) {
+    for (const double total : {0.1, 0.01, 0.003, 1e-6}) {
+        for (const double r : {0.5, 0.85, 0.9}) {
+            const auto p = ScalableParams::for_total_fpr(1000, total, 2.0, r);
+            EXPECT_LE(ScalableFilter(p).fpr_bound(), total);
+            EXPECT_NEAR(p.initial_fpr, total * (1 - r), 1e-15);
+        }
+    }
+    // Measured: 1000 keys first, grown to 256x that (9 stages); the measured rate of absent
+    // keys stays at or below the total asked for (5 binomial sigmas of slack).
+    const double total = 0.01;
+    ScalableFilter f(ScalableParams::for_total_fpr(1000, total));
+    const auto keys = bb::testing::random_keys(256000, 11, 0);
+    const auto absent = bb::testing::random_keys(1000000, 12, 1);
+    f.insert(keys);
+    EXPECT_EQ(f.stages().size(), 9u);
+    EXPECT_EQ(f.count(keys), keys.size());
+    const double measured = double(f.count(absent)) / double(absent.size());
+    EXPECT_LE(measured, total + 5 * std::sqrt(total * (1 - total) / double(absent.size())));
+    EXPECT_LE(f.predicted_fpr(), total);
+    EXPECT_GT(measured, 0.0);
+
+    EXPECT_THROW(ScalableParams::for_total_fpr(1000, 0.0), bb::Error);
+    EXPECT_THROW(ScalableParams::for_total_fpr(1000, 1.0), bb::Error);
+    EXPECT_THROW(ScalableParams::for_total_fpr(0, 0.01), bb::Error);
+    try {
+        ScalableParams::for_total_fpr(1000, 0.01, 2.0, 1.0);
+        ADD_FAILURE() << "tightening 1 accepted";
+    } catch (const bb::Error& e) {
+        EXPECT_NE(std::string(e.what()).find("tightening"), std::string::npos) << e.what();
+    }
+}
+
 TEST(Scalable, KeyTypesAndBulkEqualSingle) {
     ScalableFilter a(small_params(50)), b(small_params(50));
     const auto keys = bb::testing::random_keys(700, 5, 0);

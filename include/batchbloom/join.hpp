@@ -63,6 +63,11 @@ public:
     explicit JoinFilter(std::span<const std::uint64_t> build_keys, const JoinFilterOptions& options = {});
     explicit JoinFilter(std::span<const std::uint32_t> build_keys, const JoinFilterOptions& options = {});
     explicit JoinFilter(std::span<const std::string_view> build_keys, const JoinFilterOptions& options = {});
+    /// A join filter over a filter built elsewhere (loaded, received from another process, or
+    /// merged from partitions) that holds the build keys; `sized_for` is the number of build
+    /// keys it was sized for (predicted_fpr). The options' sizing fields are ignored; their shape
+    /// and hashing become the filter's.
+    JoinFilter(Filter filter, std::uint64_t sized_for, const JoinFilterOptions& options = {});
 
     JoinFilter(JoinFilter&&) noexcept;
     JoinFilter& operator=(JoinFilter&&) noexcept;
@@ -109,6 +114,8 @@ private:
     // filter (options.expected_keys == 0), which are then inserted instead of the keys.
     template <class Key>
     JoinFilter(std::span<const Key> keys, const JoinFilterOptions& o, std::vector<std::uint64_t> distinct_hashes);
+    /// Sets the filter to one thread and, for Backend::cuda, copies it to the GPU.
+    void prepare_probes();
     template <class Key>
     std::size_t select_chunk_keys(std::span<const Key> keys, std::span<std::uint32_t> sel) const;
     template <class Key>

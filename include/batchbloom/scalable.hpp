@@ -15,6 +15,9 @@
 // first, and counting repeats only makes stages fill earlier, so the bound still holds (a
 // stage never holds more distinct keys than it was sized for). All stages share the hashing.
 //
+// To ask for the FPR of the whole instead of the first stage's, use
+// ScalableParams::for_total_fpr.
+//
 // Adding a stage sizes it with Params::for_fpr, which takes milliseconds (a search over k and
 // the block count under the blocked-filter model): with a small initial capacity that, not
 // the inserts, dominates the cost of growing (bench/RESULTS.md).
@@ -40,6 +43,12 @@ struct ScalableParams {
     double growth = 2.0;                 ///< capacity factor per stage ("s"), >= 1
     double tightening = 0.85;            ///< FPR factor per stage ("r"), in (0, 1)
     Shape shape = Shape::word512;
+
+    /// Params whose whole filter stays at or below `total_fpr` at any size: the first stage
+    /// gets total_fpr * (1 - tightening), the largest initial FPR whose fpr_bound() is still
+    /// <= total_fpr. Throws Error on invalid arguments (as validate()).
+    static ScalableParams for_total_fpr(std::uint64_t initial_capacity, double total_fpr, double growth = 2.0,
+                                        double tightening = 0.85, Shape shape = Shape::word512);
 
     /// Throws Error naming the first invalid field.
     void validate() const;

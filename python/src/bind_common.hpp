@@ -116,6 +116,37 @@ void def_keys(nb::class_<Locked<F>>& cls) {
             nb::arg("key").none());
 }
 
+/// |, &, |=, &= of two compatible filters (union: bit for bit the filter of both key sets).
+template <class F>
+void def_set_algebra(nb::class_<Locked<F>>& cls, const char* or_doc, const char* and_doc) {
+    using L = Locked<F>;
+    auto combined = [](const L& a, const L& b, auto op) {
+        return pair_locked<std::shared_lock>(a, b, [&](const F& x, const F& y) { return L(op(x, y)); });
+    };
+    // In place: returns the left operand itself, so `a |= b` keeps the same Python object.
+    auto in_place = [](nb::handle self_obj, const L& other, auto op) {
+        auto& self = nb::cast<L&>(self_obj);
+        pair_locked<std::unique_lock>(self, other, [&](F& a, const F& b) { op(a, b); });
+        return nb::borrow(self_obj);
+    };
+    cls.def(
+           "__or__",
+           [combined](const L& a, const L& b) { return combined(a, b, [](const F& x, const F& y) { return x | y; }); },
+           nb::is_operator(), or_doc)
+        .def(
+            "__and__",
+            [combined](const L& a, const L& b) { return combined(a, b, [](const F& x, const F& y) { return x & y; }); },
+            nb::is_operator(), and_doc)
+        .def(
+            "__ior__",
+            [in_place](nb::handle a, const L& b) { return in_place(a, b, [](F& x, const F& y) { x |= y; }); },
+            nb::is_operator())
+        .def(
+            "__iand__",
+            [in_place](nb::handle a, const L& b) { return in_place(a, b, [](F& x, const F& y) { x &= y; }); },
+            nb::is_operator());
+}
+
 // Failures of file operations that are not about the file's content are OSErrors.
 template <class Fn>
 auto file_op(Fn&& fn) {

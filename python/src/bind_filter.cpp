@@ -23,18 +23,6 @@ std::string repr(const PyFilter& self) {
            std::string(to_string(f.backend())) + "')";
 }
 
-template <class Op>
-nb::object in_place(nb::handle self_obj, const PyFilter& other, Op op) {
-    auto& self = nb::cast<PyFilter&>(self_obj);
-    pair_locked<std::unique_lock>(self, other, [&](Filter& a, const Filter& b) { op(a, b); });
-    return nb::borrow(self_obj);
-}
-
-template <class Op>
-PyFilter combined(const PyFilter& a, const PyFilter& b, Op op) {
-    return pair_locked<std::shared_lock>(a, b, [&](const Filter& x, const Filter& y) { return PyFilter(op(x, y)); });
-}
-
 }  // namespace
 
 void bind_filter(nb::module_& m) {
@@ -109,15 +97,9 @@ void bind_filter(nb::module_& m) {
                  return read_locked(self, false, [](const Filter& f) { return PyFilter(f.fold()); });
              },
              "A filter of half the blocks holding the same keys (needs an even block count).")
-        .def("__or__", [](const PyFilter& a, const PyFilter& b) { return combined(a, b, [](const Filter& x, const Filter& y) { return x | y; }); },
-             nb::is_operator(), "The union: bit for bit the filter of both key sets.")
-        .def("__and__", [](const PyFilter& a, const PyFilter& b) { return combined(a, b, [](const Filter& x, const Filter& y) { return x & y; }); },
-             nb::is_operator(), "Bitwise AND: holds the common keys, with a higher FPR than a filter of them.")
-        .def("__ior__", [](nb::handle a, const PyFilter& b) { return in_place(a, b, [](Filter& x, const Filter& y) { x |= y; }); },
-             nb::is_operator())
-        .def("__iand__", [](nb::handle a, const PyFilter& b) { return in_place(a, b, [](Filter& x, const Filter& y) { x &= y; }); },
-             nb::is_operator())
         .def("__repr__", &repr);
+    def_set_algebra(cls, "The union: bit for bit the filter of both key sets.",
+                    "Bitwise AND: holds the common keys, with a higher FPR than a filter of them.");
     def_keys(cls);
     def_value(cls);
 

@@ -24,7 +24,7 @@ std::string repr(const PyScalable& self) {
     const ScalableFilter& f = self.filter;
     const ScalableParams& p = f.params();
     return "batchbloom.ScalableFilter(initial_capacity=" + std::to_string(p.initial_capacity) +
-           ", fpr=" + number(p.initial_fpr) + ", growth=" + number(p.growth) +
+           ", initial_fpr=" + number(p.initial_fpr) + ", growth=" + number(p.growth) +
            ", tightening=" + number(p.tightening) + ", shape='" + std::string(to_string(p.shape)) +
            "', stages=" + std::to_string(f.stages().size()) + ")";
 }
@@ -35,24 +35,37 @@ void bind_scalable(nb::module_& m) {
     auto cls = nb::class_<PyScalable>(
         m, "ScalableFilter",
         "A scalable Bloom filter (Almeida et al. 2007): stage i is a blocked filter for\n"
-        "initial_capacity * growth**i keys at fpr * tightening**i; a new stage starts when the newest\n"
-        "is full, so the FPR stays below fpr / (1 - tightening) at any size. Bulk calls release the GIL.");
+        "initial_capacity * growth**i keys at initial_fpr * tightening**i; a new stage starts when the\n"
+        "newest is full, so the FPR stays below initial_fpr / (1 - tightening) = fpr_bound() at any\n"
+        "size. Bulk calls release the GIL.");
     cls.def(
            "__init__",
-           [](PyScalable* self, nb::handle initial_capacity, nb::handle fpr, nb::handle growth, nb::handle tightening,
-              nb::handle shape, nb::handle hash, nb::handle seed, nb::handle backend, nb::handle threads) {
-               const ScalableParams p{.initial_capacity = int_arg(initial_capacity, "initial_capacity", 1),
-                                      .initial_fpr = real_arg(fpr, "fpr"),
-                                      .growth = real_arg(growth, "growth"),
-                                      .tightening = real_arg(tightening, "tightening"),
-                                      .shape = parse_shape(str_arg(shape, "shape", shape_names))};
+           [](PyScalable* self, nb::handle initial_capacity, nb::handle fpr_arg, nb::handle initial_fpr_arg,
+              nb::handle growth, nb::handle tightening, nb::handle shape, nb::handle hash, nb::handle seed,
+              nb::handle backend, nb::handle threads) {
+               const auto fpr = optional_real_arg(fpr_arg, "fpr");
+               const auto initial_fpr = optional_real_arg(initial_fpr_arg, "initial_fpr");
+               if (fpr && initial_fpr)
+                   throw nb::type_error(
+                       "ScalableFilter() takes fpr= (the whole filter's) or initial_fpr= (the first stage's), not both");
+               const std::uint64_t capacity = int_arg(initial_capacity, "initial_capacity", 1);
+               const double g = real_arg(growth, "growth"), r = real_arg(tightening, "tightening");
+               const Shape sh = parse_shape(str_arg(shape, "shape", shape_names));
+               const ScalableParams p =
+                   initial_fpr ? ScalableParams{.initial_capacity = capacity, .initial_fpr = *initial_fpr, .growth = g,
+                                                .tightening = r, .shape = sh}
+                               : ScalableParams::for_total_fpr(capacity, fpr.value_or(0.01), g, r, sh);
                ScalableFilter f(p, hashing(hash, seed), backend_arg(backend));
                f.set_threads(threads_arg(threads));
                new (self) PyScalable(std::move(f));
            },
-           "initial_capacity"_a.none(), "fpr"_a.none() = 0.01, nb::kw_only(), "growth"_a.none() = 2.0, "tightening"_a.none() = 0.85,
-           "shape"_a.none() = "word512", "hash"_a.none() = "xxh3", "seed"_a.none() = 0, "backend"_a.none() = "auto", "threads"_a.none() = 0,
-           "An empty scalable filter whose first stage holds initial_capacity keys at fpr.")
+           "initial_capacity"_a.none(), "fpr"_a.none() = nb::none(), nb::kw_only(), "initial_fpr"_a.none() = nb::none(),
+           "growth"_a.none() = 2.0, "tightening"_a.none() = 0.85, "shape"_a.none() = "word512", "hash"_a.none() = "xxh3",
+           "seed"_a.none() = 0, "backend"_a.none() = "auto", "threads"_a.none() = 0,
+           "An empty scalable filter whose false-positive rate stays at or below fpr (default 0.01) at\n"
+           "any size: its first stage holds initial_capacity keys at fpr * (1 - tightening). Or give\n"
+           "initial_fpr, the first stage's FPR, instead (the whole then stays below\n"
+           "initial_fpr / (1 - tightening)).")
         .def_prop_ro("inserted",
                      [](const PyScalable& self) { return read_locked(self, true, [](const ScalableFilter& f) { return f.size(); }); },
                      "Keys handed to insert so far, duplicates included (not a count of distinct keys).")
@@ -71,7 +84,12 @@ void bind_scalable(nb::module_& m) {
              },
              "Copies of the stages, oldest first.")
         .def("fpr_bound", [](const PyScalable& self) { return self.filter.fpr_bound(); },
-             "fpr / (1 - tightening): the bound on the FPR at any size.")
+             "initial_fpr / (1 - tightening): the bound on the FPR at any size (<= the fpr asked for).")
+        .def_prop_ro("initial_fpr", [](const PyScalable& self) { return self.filter.params().initial_fpr; },
+                     "The first stage's FPR at capacity.")
+        .def_prop_ro("initial_capacity", [](const PyScalable& self) { return self.filter.params().initial_capacity; })
+        .def_prop_ro("growth", [](const PyScalable& self) { return self.filter.params().growth; })
+        .def_prop_ro("tightening", [](const PyScalable& self) { return self.filter.params().tightening; })
         .def("predicted_fpr",
              [](const PyScalable& self) {
                  return read_locked(self, false, [](const ScalableFilter& f) { return f.predicted_fpr(); });

@@ -36,4 +36,7 @@ NB_MODULE(_core, m) {
     batchbloom::python::bind_filter(m);
     batchbloom::python::bind_counting(m);
     batchbloom::python::bind_scalable(m);
+    batchbloom::python::bind_classic(m);
+    batchbloom::python::bind_deletable(m);
+    batchbloom::python::bind_join(m);
 }

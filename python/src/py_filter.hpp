@@ -74,5 +74,8 @@ void bind_params(nb::module_& m);
 void bind_filter(nb::module_& m);
 void bind_counting(nb::module_& m);
 void bind_scalable(nb::module_& m);
+void bind_classic(nb::module_& m);
+void bind_deletable(nb::module_& m);
+void bind_join(nb::module_& m);
 
 }  // namespace batchbloom::python

@@ -9,7 +9,7 @@ import batchbloom
 
 
 def test_grows_and_keeps_every_key(keys, rng):
-    s = batchbloom.ScalableFilter(1000, 0.01, growth=2, tightening=0.5)
+    s = batchbloom.ScalableFilter(1000, initial_fpr=0.01, growth=2, tightening=0.5)
     for part in np.array_split(keys, 7):
         s.insert(part)
     assert s.contains(keys).all() and s.count(keys) == keys.size
@@ -35,7 +35,7 @@ def test_key_types_and_single_keys():
 
 
 def test_value_semantics(tmp_path, keys):
-    s = batchbloom.ScalableFilter(500, 0.01, shape="split256", hash="murmur3", seed=3)
+    s = batchbloom.ScalableFilter(500, 0.02, shape="split256", hash="murmur3", seed=3)
     s.insert(keys[:3000])
     assert pickle.loads(pickle.dumps(s)) == s
     assert batchbloom.ScalableFilter.from_bytes(s.to_bytes()) == s
@@ -48,9 +48,28 @@ def test_value_semantics(tmp_path, keys):
         batchbloom.Filter.from_bytes(s.to_bytes())
 
 
+def test_total_fpr_holds_for_the_whole_filter(rng):
+    # fpr= is the whole filter's: the first stage gets fpr * (1 - tightening), and grown to
+    # 128x its first stage the measured FPR of absent keys stays at or below it.
+    s = batchbloom.ScalableFilter(fpr=0.01, initial_capacity=1000)
+    assert s.initial_fpr == pytest.approx(0.0015) and s.fpr_bound() <= 0.01
+    assert (s.initial_capacity, s.growth, s.tightening) == (1000, 2.0, 0.85)
+    s.insert(np.arange(128_000, dtype=np.uint64) * 7919)
+    assert len(s.stage_sizes) == 8
+    absent = rng.integers(2**40, 2**64, size=400_000, dtype=np.uint64)
+    measured = s.count(absent) / absent.size
+    assert 0 < measured <= 0.01 + 5 * (0.01 * 0.99 / absent.size) ** 0.5
+    assert s.predicted_fpr() <= 0.01
+    assert batchbloom.ScalableFilter(1000).fpr_bound() == pytest.approx(0.01)  # the default fpr
+    t = batchbloom.ScalableFilter(1000, initial_fpr=0.01, tightening=0.5)
+    assert t.initial_fpr == 0.01 and t.fpr_bound() == pytest.approx(0.02) and "initial_fpr=0.01" in repr(t)
+    with pytest.raises(TypeError, match="not both"):
+        batchbloom.ScalableFilter(1000, fpr=0.01, initial_fpr=0.01)
+
+
 @pytest.mark.parametrize(
     "kwargs", [dict(initial_capacity=0), dict(initial_capacity=10, fpr=1.5), dict(initial_capacity=10, tightening=1.0),
-               dict(initial_capacity=10, growth=0.5)]
+               dict(initial_capacity=10, growth=0.5), dict(initial_capacity=10, initial_fpr=0.0)]
 )
 def test_bad_params(kwargs):
     with pytest.raises(batchbloom.Error):

@@ -24,7 +24,11 @@ def stub_names():
 def test_stubs_cover_the_public_api():
     top, members = stub_names()
     assert set(batchbloom.__all__) <= top
-    for cls in ("Filter", "Params", "CountingFilter", "ScalableFilter"):
+    classes = [n for n in batchbloom.__all__ if inspect.isclass(getattr(batchbloom, n))]
+    assert {"Filter", "CountingFilter", "DeletableFilter", "ScalableFilter", "ClassicFilter", "JoinFilter"} <= set(classes)
+    for cls in classes:
+        if issubclass(getattr(batchbloom, cls), Exception):
+            continue
         public = {n for n, _ in inspect.getmembers(getattr(batchbloom, cls)) if not n.startswith("_")}
         assert public == {n for n in members[cls] if not n.startswith("_")}, cls
 
@@ -34,5 +38,7 @@ def test_everything_public_has_a_docstring():
         assert getattr(batchbloom, name).__doc__
     for name in ("insert", "contains", "count", "to_bytes", "from_bytes", "save", "load", "fold"):
         assert getattr(batchbloom.Filter, name).__doc__
-    for cls in (batchbloom.CountingFilter, batchbloom.ScalableFilter):
-        assert cls.__doc__ and cls.insert.__doc__ and cls.contains.__doc__
+    for cls in (batchbloom.CountingFilter, batchbloom.ScalableFilter, batchbloom.ClassicFilter,
+                batchbloom.DeletableFilter, batchbloom.JoinFilter):
+        assert cls.__doc__ and cls.contains.__doc__ and cls.count.__doc__
+        assert cls is batchbloom.JoinFilter or cls.insert.__doc__

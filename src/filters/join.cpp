@@ -125,6 +125,18 @@ JoinFilter::JoinFilter(std::span<const Key> keys, const JoinFilterOptions& o, st
     // The hashes are already at hand when they sized the filter: the same bits, no second hashing.
     if (o.expected_keys > 0) filter_.insert(keys);
     else filter_.insert_hashes(hashes);
+    prepare_probes();
+}
+
+JoinFilter::JoinFilter(Filter filter, std::uint64_t sized_for, const JoinFilterOptions& o)
+    : options_(checked(o)), sized_for_(std::max<std::uint64_t>(sized_for, 1)), filter_(std::move(filter)) {
+    options_.shape = filter_.params().shape;
+    options_.hashing = filter_.hashing();
+    filter_.set_backend(host_backend(o.backend));
+    prepare_probes();
+}
+
+void JoinFilter::prepare_probes() {
     // Probes run chunk by chunk, each on one thread; the threads are spread over chunks.
     filter_.set_threads(1);
     if (options_.backend == Backend::cuda) {

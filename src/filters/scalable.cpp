@@ -38,6 +38,22 @@ Params params_of(const ScalableParams& p, std::size_t i) {
 
 }  // namespace
 
+ScalableParams ScalableParams::for_total_fpr(std::uint64_t initial_capacity, double total_fpr, double growth,
+                                             double tightening, Shape shape) {
+    if (!(total_fpr > 0.0 && total_fpr < 1.0))
+        throw Error("scalable filter: total FPR must be in (0, 1), got " + std::to_string(total_fpr));
+    // With an invalid tightening validate() names that, not the initial FPR.
+    ScalableParams p{.initial_capacity = initial_capacity, .initial_fpr = total_fpr, .growth = growth,
+                     .tightening = tightening, .shape = shape};
+    if (tightening > 0.0 && tightening < 1.0) {
+        // fpr_bound() divides by (1 - tightening): step down past any rounding that lands above.
+        p.initial_fpr = total_fpr * (1.0 - tightening);
+        while (p.initial_fpr / (1.0 - tightening) > total_fpr) p.initial_fpr = std::nextafter(p.initial_fpr, 0.0);
+    }
+    p.validate();
+    return p;
+}
+
 void ScalableParams::validate() const {
     if (initial_capacity == 0) throw Error("scalable filter: initial capacity must be at least 1");
     if (!(initial_fpr > 0.0 && initial_fpr < 1.0))
