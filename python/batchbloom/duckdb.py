@@ -1,0 +1,36 @@
+"""A batchbloom filter as a DuckDB SQL function, vectorized through Arrow.
+
+    import duckdb, batchbloom.duckdb
+    con = duckdb.connect()
+    batchbloom.duckdb.register(con, batchbloom.Filter.load("orders.bbf"))   # any filter object
+    con.execute("SELECT count(*) FROM lineitem WHERE bloom_may_contain(l_orderkey)")
+
+DuckDB calls the function once per vector of rows (2048 by default) with an Arrow array; the
+filter answers the whole vector in one batched call (batchbloom.arrow.mask), so no Python code
+runs per row. A NULL key gives NULL (SQL's rule; WHERE drops it). The function is
+deterministic, so DuckDB may reorder it like any other predicate.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import arrow as _arrow
+
+__all__ = ["register"]
+
+
+def register(con: Any, bloom: Any, *, name: str = "bloom_may_contain", key_type: str = "BIGINT") -> Any:
+    """Registers `name`(key) -> BOOLEAN on the DuckDB connection `con`: True where the key may be
+    in `bloom`, False where it certainly is not.
+
+    bloom: any batchbloom filter (Filter, ClassicFilter, ScalableFilter, ...).
+    key_type: the SQL type of the argument (BIGINT, INTEGER, UBIGINT, VARCHAR, BLOB, ...):
+    integers are keys by value, VARCHAR by its UTF-8 bytes, as everywhere in batchbloom.
+    Returns the filter."""
+
+    def may_contain(keys):
+        return _arrow.mask(keys, bloom)
+
+    con.create_function(name, may_contain, [key_type], "BOOLEAN", type="arrow")
+    return bloom

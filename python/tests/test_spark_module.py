@@ -1,0 +1,103 @@
+"""batchbloom.spark on PySpark in local mode with several partitions: filters built with
+mapInArrow and OR-ed in a tree equal one filter of all the keys; the probe side filtered with
+mapInArrow keeps exactly the rows the filter answers yes for (so a join after it is the plain
+join); Spark-format filters equal what Spark's DataFrame.stat.bloomFilter builds, and Spark's
+JVM BloomFilter reads them. Needs PySpark and Java (skipped otherwise, by the spark fixture)."""
+import numpy as np
+import pytest
+
+import batchbloom
+
+bbs = pytest.importorskip("batchbloom.spark", reason="pyspark is not installed")
+
+
+@pytest.fixture(scope="module")
+def sides(spark):
+    # Build: multiples of 7 in [-35000, 70000) over 5 partitions, with null keys and two empty
+    # partitions; probe: 60,000 rows over 6 partitions, some null keys, long and string keys.
+    build = spark.range(-35_000, 70_000, 7, numPartitions=5).selectExpr(
+        "IF(id % 1001 = 0, NULL, id) AS k", "CAST(id AS STRING) AS s", "CAST(id AS INT) AS i")
+    build = build.union(build.where("k > 10000000"))
+    probe = spark.range(-20_000, 40_000, 1, numPartitions=6).selectExpr(
+        "IF(id % 5003 = 0, NULL, id) AS k", "CAST(id AS STRING) AS s", "CAST(id AS INT) AS i", "id * 2 AS payload")
+    return build.cache(), probe.cache(), probe.collect()
+
+
+def build_keys(build, column):
+    return [r[0] for r in build.select(column).collect() if r[0] is not None]
+
+
+@pytest.mark.parametrize("column", ["k", "s", "i"])
+def test_build_and_filter(sides, column):
+    build, probe, every = sides
+    keys = build_keys(build, column)
+    f = bbs.build(build, column, fpr=0.01)
+    assert f.params == batchbloom.Params.for_fpr(len(keys), 0.01)  # n: rows with a key
+    whole = batchbloom.Filter(len(keys), 0.01)
+    whole.insert(keys)
+    assert f == whole  # the tree of partition filters is the filter of all keys
+
+    rows = bbs.filter(probe, column, f).collect()
+    expected = [r for r in every if r[column] is not None and r[column] in whole]
+    by_payload = lambda r: r["payload"]  # noqa: E731 - unique per probe row
+    assert sorted(rows, key=by_payload) == sorted(expected, key=by_payload)
+    matches = {v for v in keys}
+    assert sum(r[column] in matches for r in rows) == sum(r[column] in matches for r in every)
+    assert len(rows) < sum(r[column] in matches for r in every) + 0.02 * len(every)
+
+
+def test_semi_join_equals_the_plain_join(sides):
+    build, probe, _ = sides
+    plain = probe.join(build.select("k"), on="k", how="left_semi")
+    by_payload = lambda r: r["payload"]  # noqa: E731
+    assert sorted(bbs.semi_join(probe, build, "k").collect(), key=by_payload) == sorted(plain.collect(), key=by_payload)
+
+
+def test_no_keys_and_broadcasts(spark, sides):
+    _, probe, _ = sides
+    empty = spark.range(0, 100, numPartitions=3).selectExpr("CAST(NULL AS BIGINT) AS k")
+    f = bbs.build(empty, "k")
+    assert f == batchbloom.Filter(1, 0.01)
+    assert bbs.filter(probe, "k", f).count() == 0
+    g = batchbloom.Filter(100, 0.01)
+    g.insert(np.arange(1, 101))
+    shared = spark.sparkContext.broadcast(g)
+    assert bbs.filter(probe, "k", shared).where("k >= 1 AND k <= 100").count() == 100
+    with pytest.raises(ValueError, match="no column"):
+        bbs.filter(probe, "nope", g)
+
+
+def java_bytes(jfilter, spark):
+    out = spark.sparkContext._jvm.java.io.ByteArrayOutputStream()
+    jfilter.writeTo(out)
+    return bytes(out.toByteArray())
+
+
+@pytest.mark.parametrize("column", ["k", "s"])
+def test_spark_format_equals_what_spark_builds(spark, sides, column):
+    build, probe, _ = sides
+    n = len(build_keys(build, column))
+    ours = bbs.build_spark(build, column, fpp=0.02, n=n)
+    assert isinstance(ours, batchbloom.ClassicFilter) and ours.scheme == "spark_v2"
+    theirs = build._jdf.stat().bloomFilter(column, n, 0.02)  # Spark's own, over the same rows
+    assert java_bytes(theirs, spark) == ours.to_spark_bytes()
+    sketch = spark.sparkContext._jvm.org.apache.spark.util.sketch
+    jf = sketch.BloomFilter.readFrom(bytearray(ours.to_spark_bytes()))
+    assert jf.equals(theirs)
+    probes = [r[0] for r in probe.select(column).limit(400).collect() if r[0] is not None]
+    might = jf.mightContainLong if column == "k" else jf.mightContainString
+    assert [bool(might(p)) for p in probes] == ours.contains(probes).tolist()
+
+
+def test_spark_format_version_1(spark, sides):
+    build, _, _ = sides
+    keys = build_keys(build, "k")
+    ours = bbs.build_spark(build, "k", version=1)  # n: the rows with a key, fpp: Spark's 0.03
+    sketch = spark.sparkContext._jvm.org.apache.spark.util.sketch
+    own = sketch.BloomFilter.create(getattr(sketch, "BloomFilter$Version").V1, len(keys),
+                                    sketch.BloomFilter.optimalNumOfBits(len(keys), 0.03), 0)
+    for k in keys:
+        own.putLong(k)
+    assert java_bytes(own, spark) == ours.to_spark_bytes() and ours.scheme == "spark_v1"
+    with pytest.raises(ValueError, match="versions"):
+        bbs.build_spark(build, "k", version=3)
