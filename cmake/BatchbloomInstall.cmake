@@ -17,4 +17,4 @@ configure_package_config_file(cmake/batchbloomConfig.cmake.in
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/batchbloomConfigVersion.cmake
   COMPATIBILITY SameMinorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/batchbloomConfig.cmake ${PROJECT_BINARY_DIR}/batchbloomConfigVersion.cmake
-        DESTINATION ${BATCHBLOOM_CMAKE_DIR})
+        ${PROJECT_SOURCE_DIR}/cmake/BatchbloomCodecs.cmake DESTINATION ${BATCHBLOOM_CMAKE_DIR})

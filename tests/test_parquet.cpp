@@ -12,10 +12,13 @@
 #include <string>
 #include <vector>
 
+#include "parquet_test_files.hpp"
 #include "support.hpp"
 
 namespace bb = batchbloom;
 namespace pq = batchbloom::parquet;
+using bb::testing::read_file;
+using bb::testing::write_file;
 
 namespace {
 
@@ -23,21 +26,6 @@ constexpr std::uint32_t parquet_salt[8] = {0x47b6137bU, 0x44974d91U, 0x8824ad5bU
                                            0x705495c7U, 0x2df1424bU, 0x9efc4947U, 0x5c6bfb31U};
 
 const std::string data_dir = BATCHBLOOM_TEST_DATA_DIR;
-
-std::vector<std::byte> read_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    EXPECT_TRUE(in) << path;
-    std::vector<char> c((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    std::vector<std::byte> b(c.size());
-    std::memcpy(b.data(), c.data(), c.size());
-    return b;
-}
-
-void write_file(const std::string& path, std::span<const std::byte> bytes) {
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-    ASSERT_TRUE(out.good()) << path;
-}
 
 std::string temp_path(const std::string& name) {
     return (std::filesystem::temp_directory_path() / ("bb_test_parquet_" + name)).string();

@@ -12,7 +12,9 @@
 //
 // Reading: parquet::Reader parses a file's footer (the Thrift compact FileMetaData) and returns
 // the Bloom filter of any column chunk that has one. Writing: SplitBlockFilter::serialize()
-// gives the BloomFilterHeader and bitset exactly as they are stored in a Parquet file.
+// gives the BloomFilterHeader and bitset exactly as they are stored in a Parquet file, and
+// add_filters() writes a copy of a file with a filter per row group built from the row group's
+// own values (it reads the column's pages itself: see add_filters for what it decodes).
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -41,6 +43,21 @@ enum class PhysicalType : std::int32_t {
 
 /// "INT32", "BYTE_ARRAY", ... as Parquet spells them.
 std::string_view to_string(PhysicalType type);
+
+/// Compression codecs (the numeric values are Parquet's `CompressionCodec` enum).
+enum class Codec : std::int32_t {
+    uncompressed = 0,
+    snappy = 1,
+    gzip = 2,
+    lzo = 3,
+    brotli = 4,
+    lz4 = 5,  ///< the deprecated Hadoop-framed LZ4
+    zstd = 6,
+    lz4_raw = 7,
+};
+
+/// "SNAPPY", "ZSTD", ... as Parquet spells them.
+std::string_view to_string(Codec codec);
 
 /// Bitset bounds every Parquet writer applies (Arrow, parquet-java, DuckDB): 32 B to 128 MiB.
 inline constexpr std::uint32_t min_bitset_bytes = 32;
@@ -85,6 +102,12 @@ public:
     /// chunk's bloom_filter_offset (bloom_filter_length is their size).
     std::vector<std::byte> serialize() const;
 
+    /// The filter at a smaller size: each halving ORs block pairs (2i, 2i + 1). For power-of-two
+    /// sizes this is exactly the filter built at `bytes` from the same values, since the block
+    /// of a hash is the top bits of its upper half. Throws Error unless both sizes are powers
+    /// of two and `bytes` is in [32, bytes()].
+    SplitBlockFilter fold(std::uint32_t bytes) const;
+
     /// The raw bitset (little-endian 32-bit words, blocks in order).
     std::span<const std::byte> bitset() const noexcept { return filter_.bytes(); }
     std::uint32_t bytes() const noexcept { return static_cast<std::uint32_t>(filter_.params().bytes()); }
@@ -121,6 +144,11 @@ public:
     /// Fraction of bits set.
     double fill_ratio() const noexcept { return filter_.fill_ratio(); }
 
+    /// The probability that a value the filter does not hold passes it, read off the filter's
+    /// own bits: the mean over blocks of the product of the eight words' fill. Exact for a
+    /// uniformly random hash; needs no count of the values inserted.
+    double predicted_fpr() const noexcept;
+
     /// The underlying split256, k = 8 Filter, e.g. for a DeviceFilter (cuda.hpp) that takes
     /// hash_value() hashes (Input::hashes); from_bitset(filter.bytes()) brings bits back. Its own
     /// key hashing (Filter::insert(key)) is not Parquet's: feed it hashes only.
@@ -144,11 +172,26 @@ private:
 struct ColumnChunk {
     std::string path;  ///< path_in_schema joined with '.'
     PhysicalType type = PhysicalType::int64;
-    std::int64_t num_values = 0;
+    std::int32_t type_length = 0;           ///< bytes per value of a FIXED_LEN_BYTE_ARRAY column
+    std::int32_t max_definition_level = 0;  ///< from the schema: optional and repeated ancestors
+    std::int32_t max_repetition_level = 0;  ///< from the schema: repeated ancestors
+    Codec codec = Codec::uncompressed;
+    std::int64_t num_values = 0;  ///< values including nulls (definition levels)
+    std::int64_t data_page_offset = 0;
+    std::optional<std::int64_t> dictionary_page_offset;
+    std::int64_t total_compressed_size = 0;  ///< the chunk's pages, headers included
     std::optional<std::int64_t> bloom_filter_offset;  ///< absolute file offset of the header
     std::optional<std::int32_t> bloom_filter_length;  ///< header + bitset, when the writer recorded it
-    bool external = false;  ///< data lives in another file (ColumnChunk.file_path is set)
+    /// Distinct non-null values, when known: the writer's Statistics.distinct_count, or the
+    /// count add_filters() measured and recorded (key_value_metadata distinct_values_key).
+    std::optional<std::int64_t> distinct_values;
+    bool external = false;   ///< data lives in another file (ColumnChunk.file_path is set)
+    bool encrypted = false;  ///< the chunk's pages are encrypted (ColumnChunk.crypto_metadata)
 };
+
+/// The ColumnMetaData.key_value_metadata key under which add_filters() records the distinct
+/// count it sized a filter for.
+inline constexpr std::string_view distinct_values_key = "batchbloom.distinct_values";
 
 struct RowGroup {
     std::int64_t num_rows = 0;
@@ -158,6 +201,9 @@ struct RowGroup {
 struct FileMetadata {
     std::int64_t num_rows = 0;
     std::vector<RowGroup> row_groups;
+    /// The footer is plaintext but the file is encrypted (FileMetaData.encryption_algorithm):
+    /// the footer is signed, so it cannot be rewritten.
+    bool encrypted = false;
 };
 
 /// Parses a serialized FileMetaData (the footer between the data and the trailing length and
@@ -188,5 +234,53 @@ private:
     std::uint64_t file_size_ = 0;
     FileMetadata metadata_;
 };
+
+// ---- adding filters to a file -------------------------------------------------------------
+
+struct AddOptions {
+    std::vector<std::string> columns;  ///< dotted paths of the columns to give filters
+    /// Target false-positive probability of each filter, for its row group's distinct count.
+    double fpp = 0.01;
+    /// Size every filter for this many distinct values instead of its row group's own count.
+    std::optional<std::uint64_t> ndv;
+    /// Rebuild the filters the file already has for these columns (otherwise such a column is
+    /// an error).
+    bool replace = false;
+};
+
+/// One filter add_filters() wrote.
+struct AddedFilter {
+    std::size_t row_group = 0;
+    std::string column;
+    std::int64_t values = 0;    ///< non-null values in the row group's column chunk
+    std::int64_t distinct = 0;  ///< distinct ones among them (what the filter holds)
+    /// distinct was counted exactly; past 2^24 distinct values in one chunk it is estimated
+    /// from the fill of a filter sized for every value (memory stays bounded).
+    bool distinct_exact = true;
+    std::uint32_t bytes = 0;    ///< bitset size
+    double predicted_fpr = 0;   ///< SplitBlockFilter::predicted_fpr of the filter written
+    bool replaced = false;      ///< the chunk had a filter before
+};
+
+/// Writes a copy of the Parquet file `in` to `out` in which every column chunk of the named
+/// columns has a split-block Bloom filter built from that chunk's own values and sized for its
+/// distinct count (or options.ndv) at options.fpp. Everything before the footer is copied byte
+/// for byte (so every page and page index stays where it was); the filters follow it, and the
+/// footer is re-encoded with each chunk's bloom_filter_offset and bloom_filter_length and the
+/// distinct count (key_value_metadata distinct_values_key), every other field as it was.
+/// `out` is written under a temporary name and renamed into place (it may be `in`).
+///
+/// The values are read from the chunk's pages: data pages v1 and v2; PLAIN, dictionary
+/// (PLAIN_DICTIONARY / RLE_DICTIONARY), DELTA_BINARY_PACKED, DELTA_LENGTH_BYTE_ARRAY,
+/// DELTA_BYTE_ARRAY and BYTE_STREAM_SPLIT encodings; RLE / bit-packed levels; uncompressed,
+/// SNAPPY, GZIP, BROTLI, LZ4 (Hadoop-framed or raw), LZ4_RAW and ZSTD pages. Columns of
+/// physical type INT32, INT64, FLOAT, DOUBLE, BYTE_ARRAY and FIXED_LEN_BYTE_ARRAY.
+///
+/// Throws Error naming the column for a BOOLEAN or INT96 column, a column that already has a
+/// filter (without options.replace), an encrypted file or column, data in another file, an
+/// LZO page or an unknown encoding; FormatError for a malformed file. On any error `out` is
+/// left as it was.
+std::vector<AddedFilter> add_filters(const std::filesystem::path& in, const std::filesystem::path& out,
+                                     const AddOptions& options);
 
 }  // namespace batchbloom::parquet

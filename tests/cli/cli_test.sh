@@ -424,24 +424,33 @@ section_parquet() {
     for writer in pyarrow duckdb; do
         local f=$DATA/${writer}_bloom.parquet
         "$BB" parquet "$f" >list.out
-        expect_contains list.out '^row_group	column	type	values	bloom_filter_bytes	fill$'
-        expect_contains list.out '^1	i32	INT32	2048	2048	0\.6'
+        expect_contains list.out '^row_group	column	type	rows	distinct	filter_bytes	fpr$'
+        expect_contains list.out '^1	i32	INT32	2048	(-|2048)	2048	0\.0[0-9]*$'
         printf '3\n10\n14346\n4\n' >k.txt
         "$BB" parquet "$f" --column i64 --query k.txt >q.out
         # 3 and 10 are rows 0 and 1, 14346 row 2049; 4 is in no row group (checked absent).
         [[ $(cat q.out) == $'0\t3\n0\t10\n1\t14346' ]] || fail "$writer i64 query: $(cat q.out)"
         [[ $(printf 'key-0\nkey-22528\nnokey\n' | "$BB" parquet "$f" --column s --query - --count) == $'0\t1\n1\t1' ]] ||
             fail "$writer string query --count"
-        # Rebuilt from row group 0's own values, the filter is the writer's: the copy is identical.
-        seq 3 7 14332 >rg0.txt
-        "$BB" parquet "$f" --column i64 --row-group 0 --rebuild rg0.txt --out same.parquet
-        cmp -s "$f" same.parquet || fail "$writer: rebuilding row group 0 from its values changed the file"
-        "$BB" parquet "$f" --column i64 --row-group 0 --rebuild k.txt --out other.parquet
-        ! cmp -s "$f" other.parquet || fail "$writer: rebuilding from other keys did not change the file"
-        [[ $("$BB" parquet other.parquet --column i64 --row-group 0 --query rg0.txt --count) =~ ^0$'\t'[0-9]{1,3}$ ]] ||
-            fail "$writer: the rebuilt filter still holds the row group's values"
+        # Rebuilt from each row group's own values at the writer's size, the filters are the writer's.
+        "$BB" parquet add "$f" --column i64 --column s --replace --ndv 2048 --fpr 0.05 --out same.parquet >add.out
+        expect_contains add.out '^1	s	2048	2048	2048	0\.0[0-9]*$'
+        for col in i64 s; do
+            for rg in 0 1; do
+                cmp -s <("$BB" parquet "$f" --column $col --row-group $rg --query k.txt) \
+                    <("$BB" parquet same.parquet --column $col --row-group $rg --query k.txt) ||
+                    fail "$writer: the rebuilt $col filter of row group $rg answers differently"
+            done
+        done
+        "$BB" parquet same.parquet | grep -q '^0	i64	INT64	2048	2048	2048	' || fail "$writer: listing lacks the distinct count"
     done
     local f=$DATA/pyarrow_bloom.parquet
+    # A column without filters gets one per row group, from that row group's values only.
+    "$BB" parquet add "$f" --column plain --out plain.parquet >add.out
+    expect_contains add.out '^0	plain	2048	2048	4096	0\.00[0-9]*$'
+    seq 0 2047 >rg0.txt
+    [[ $("$BB" parquet plain.parquet --column plain --query rg0.txt --count) =~ ^0$'\t'2048$'\n'1$'\t'[0-9]{1,2}$ ]] ||
+        fail "row group 1's filter holds row group 0's values"
     [[ $("$BB" parquet "$f" --column plain --query k.txt --count 2>note.err) == $'0\t4\n1\t4' ]] ||
         fail "a chunk without a filter must answer 'may be present' for every key"
     expect_contains note.err 'no Bloom filter'
@@ -450,10 +459,13 @@ section_parquet() {
     expect_fail 'out of range' "$BB" parquet "$f" --row-group 2
     expect_fail 'not a valid INT32' "$BB" parquet "$f" --column i32 --query <(echo 1.5)
     expect_fail 'not a valid INT64' "$BB" parquet "$f" --column i64 --query <(echo 9223372036854775808)
-    expect_fail 'needs --out' "$BB" parquet "$f" --column i64 --rebuild k.txt
     expect_fail '--count needs --query' "$BB" parquet "$f" --count
-    expect_fail 'no Bloom filter .* to rebuild' "$BB" parquet "$f" --column plain --rebuild k.txt --out x.parquet
+    expect_fail "belongs to 'parquet add'" "$BB" parquet "$f" --out x.parquet
+    expect_fail 'needs --out' "$BB" parquet add "$f" --column plain
+    expect_fail 'needs IN.parquet' "$BB" parquet add
+    expect_fail 'already has a Bloom filter' "$BB" parquet add "$f" --column i64 --out x.parquet
     expect_fail 'not a Parquet file' "$BB" parquet k.txt
+    expect_fail 'not a Parquet file' "$BB" parquet add k.txt --column x --out x.parquet
     head -c 100 "$f" >cut.parquet
     expect_fail 'not a Parquet file' "$BB" parquet cut.parquet
     [[ ! -e x.parquet ]] || fail "a failed command wrote its output"

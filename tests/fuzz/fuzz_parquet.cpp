@@ -1,21 +1,26 @@
-// libFuzzer target for the Parquet reader: the Thrift compact footer parser, the Bloom filter
-// header parser, and parquet::Reader on a whole file.
+// libFuzzer target for the Parquet reader: the Thrift compact footer parser and rewriter, the
+// Bloom filter header parser, parquet::Reader on a whole file, and the page decoder that
+// parquet add reads column values with.
 //
 // Contract checked on every input:
-//   * parse_file_metadata, SplitBlockFilter::deserialize and Reader either succeed or throw
-//     batchbloom::Error (normally FormatError); any other exception, a crash or a sanitizer
-//     report is a bug;
+//   * parse_file_metadata, rewrite_footer, SplitBlockFilter::deserialize, Reader and
+//     hash_chunk_values either succeed or throw batchbloom::Error (normally FormatError); any
+//     other exception, a crash or a sanitizer report is a bug;
+//   * a footer that parses rewrites (with no change) to one that parses to the same row
+//     groups and columns;
 //   * a deserialized filter re-serializes to a header + bitset that deserializes back equal,
 //     and finds values inserted into it;
 //   * every Bloom filter the Reader returns for a column chunk passes the same checks.
 //
-// The input is tried three ways: as a footer, as a Bloom filter header + bitset, and as a file
-// (written to a scratch file, since Reader reads files). Seeds: tests/data/tiny_*.parquet
-// (run_fuzz.sh copies them into the corpus).
+// The input is tried four ways: as a footer, as a Bloom filter header + bitset, as a file
+// (written to a scratch file, since Reader reads files), and as a file whose column chunks'
+// pages are decoded in memory. Seeds: tests/data/tiny_*.parquet (run_fuzz.sh copies them into
+// the corpus).
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <filesystem>
 #include <fstream>
@@ -24,6 +29,9 @@
 #include <unistd.h>
 
 #include "batchbloom/parquet.hpp"
+#include "interop/parquet/chunk_filter.hpp"
+#include "interop/parquet/column_values.hpp"
+#include "interop/parquet/footer_rewrite.hpp"
 
 namespace {
 
@@ -64,12 +72,61 @@ const std::filesystem::path& scratch_file() {
     return p;
 }
 
+void check_rewrite(std::span<const std::byte> footer) {
+    pq::FileMetadata before;
+    try {
+        before = pq::parse_file_metadata(footer);
+    } catch (const batchbloom::Error&) {
+        return;
+    }
+    const auto after = pq::parse_file_metadata(pq::rewrite_footer(footer, {}));
+    if (after.num_rows != before.num_rows || after.row_groups.size() != before.row_groups.size())
+        fail("a rewritten footer parses differently");
+    for (std::size_t g = 0; g < before.row_groups.size(); ++g) {
+        const auto& a = after.row_groups[g].columns;
+        const auto& b = before.row_groups[g].columns;
+        if (a.size() != b.size()) fail("a rewritten footer has other columns");
+        for (std::size_t c = 0; c < a.size(); ++c)
+            if (a[c].path != b[c].path || a[c].bloom_filter_offset != b[c].bloom_filter_offset ||
+                a[c].data_page_offset != b[c].data_page_offset)
+                fail("a rewritten footer changed a column chunk");
+    }
+}
+
+// What parquet add does to each column chunk, minus the writing.
+void decode_chunks(std::span<const std::byte> file) {
+    if (file.size() < 12) return;
+    std::uint32_t n;
+    std::memcpy(&n, file.data() + file.size() - 8, 4);
+    if (n > file.size() - 12) return;
+    const std::uint64_t data_end = file.size() - 8 - n;
+    const auto meta = pq::parse_file_metadata(file.subspan(data_end, n));
+    for (const auto& group : meta.row_groups) {
+        for (const auto& c : group.columns) {
+            // Chunks that claim more values than fit the fuzzer's memory limit are left out; a
+            // small exact limit sends the larger ones through the estimating path too.
+            if (c.num_values > (std::int64_t(1) << 20)) continue;
+            expect_error_or_success("hash_chunk_values", [&] {
+                pq::check_hashable(c);
+                const std::uint64_t at = pq::pages_offset(c, data_end);
+                pq::ChunkFilterBuilder builder(std::uint64_t(c.num_values), 0.01, std::nullopt, 4096);
+                const auto values = pq::hash_chunk_values(file.subspan(at, std::size_t(c.total_compressed_size)), c, builder);
+                const auto result = builder.finish();
+                if (values > c.num_values) fail("more values than the chunk holds");
+                if (result.exact && result.distinct > values) fail("more distinct values than values");
+            });
+        }
+    }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::span<const std::byte> input(reinterpret_cast<const std::byte*>(data), size);
 
     expect_error_or_success("parse_file_metadata", [&] { (void)pq::parse_file_metadata(input); });
+    expect_error_or_success("rewrite_footer", [&] { check_rewrite(input); });
+    expect_error_or_success("decode_chunks", [&] { decode_chunks(input); });
     expect_error_or_success("SplitBlockFilter::deserialize", [&] {
         std::size_t used = 0;
         auto f = pq::SplitBlockFilter::deserialize(input, &used);

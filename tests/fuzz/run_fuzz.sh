@@ -57,6 +57,7 @@ target_compile_options(fuzz_load PRIVATE -fsanitize=fuzzer)
 target_link_options(fuzz_load PRIVATE -fsanitize=fuzzer)
 add_executable(fuzz_parquet "$root/tests/fuzz/fuzz_parquet.cpp")
 target_link_libraries(fuzz_parquet PRIVATE batchbloom::batchbloom)
+target_include_directories(fuzz_parquet PRIVATE "$root/src")
 target_compile_options(fuzz_parquet PRIVATE -fsanitize=fuzzer)
 target_link_options(fuzz_parquet PRIVATE -fsanitize=fuzzer)
 CMAKE

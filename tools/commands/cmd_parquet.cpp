@@ -1,20 +1,19 @@
 // batchbloom parquet: the split-block Bloom filters of a Parquet file — list them, probe them
-// with keys, or write a copy of the file whose filters batchbloom rebuilt from a key file.
-#include <cerrno>
+// with keys, or (parquet add) write a copy of the file with a filter per row group built from
+// the row group's own values.
 #include <charconv>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include <batchbloom/parquet.hpp>
 
 #include "commands/commands.hpp"
+#include "common/common_options.hpp"
 #include "common/key_input.hpp"
 #include "common/stdout_output.hpp"
+#include "common/text_format.hpp"
 
 namespace batchbloom::cli {
 
@@ -76,19 +75,16 @@ std::vector<std::size_t> selected_row_groups(const ParsedArgs& args, const pq::R
 }
 
 int list_filters(const pq::Reader& reader, const std::vector<std::size_t>& groups) {
-    std::string out = "row_group\tcolumn\ttype\tvalues\tbloom_filter_bytes\tfill\n";
+    std::string out = "row_group\tcolumn\ttype\trows\tdistinct\tfilter_bytes\tfpr\n";
     for (const std::size_t rg : groups) {
-        for (const auto& c : reader.metadata().row_groups[rg].columns) {
+        const auto& group = reader.metadata().row_groups[rg];
+        for (const auto& c : group.columns) {
             out += std::to_string(rg) + "\t" + c.path + "\t" + std::string(pq::to_string(c.type)) + "\t" +
-                   std::to_string(c.num_values) + "\t";
+                   std::to_string(group.num_rows) + "\t" +
+                   (c.distinct_values ? std::to_string(*c.distinct_values) : "-") + "\t";
             const auto filter = c.external ? std::nullopt : reader.bloom_filter(rg, c.path);
-            if (filter) {
-                char fill[32];
-                std::snprintf(fill, sizeof fill, "%.4f", filter->fill_ratio());
-                out += std::to_string(filter->bytes()) + "\t" + fill + "\n";
-            } else {
-                out += "-\t-\n";
-            }
+            if (filter) out += std::to_string(filter->bytes()) + "\t" + format_number(filter->predicted_fpr(), 3) + "\n";
+            else out += "-\t-\n";
         }
     }
     write_stdout(out);
@@ -129,55 +125,34 @@ int query(const ParsedArgs& args, const pq::Reader& reader, const std::string& c
     return 0;
 }
 
-std::vector<char> read_whole(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw Error("cannot open '" + path + "': " + std::strerror(errno));
-    in.seekg(0, std::ios::end);
-    std::vector<char> bytes(static_cast<std::size_t>(in.tellg()));
-    in.seekg(0);
-    if (!in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()))) throw Error("cannot read '" + path + "'");
-    return bytes;
-}
-
-// Each selected chunk's filter is rebuilt at its own size and written over the old one, in
-// place: the footer's offsets and lengths stay valid, so nothing else in the file changes.
-int rebuild(const ParsedArgs& args, const std::string& path, const pq::Reader& reader, const std::string& column,
-            const std::vector<std::size_t>& groups) {
-    const auto out_path = args.value("out");
-    if (!out_path) throw UsageError("--rebuild needs --out NEW.parquet");
-    const pq::PhysicalType type = reader.column_chunk(groups.front(), column).type;
-    std::vector<pq::SplitBlockFilter> filters;
-    for (const std::size_t rg : groups) {
-        const auto old = reader.bloom_filter(rg, column);
-        if (!old) throw Error("row group " + std::to_string(rg) + " has no Bloom filter for '" + column + "' to rebuild");
-        filters.emplace_back(old->bytes());
+int add(const ParsedArgs& args, const std::string& in) {
+    for (const char* option : {"query", "count", "row-group"})
+        if (args.has(option)) throw UsageError(std::string("parquet add takes no --") + option);
+    const auto out = args.value("out");
+    if (!out) throw UsageError("parquet add needs --out OUT.parquet");
+    pq::AddOptions options;
+    for (const auto c : args.values("column")) options.columns.emplace_back(c);
+    if (options.columns.empty()) throw UsageError("parquet add needs --column NAME (one or more)");
+    if (const auto p = args.real("fpr")) {
+        if (!(*p > 0.0 && *p < 1.0)) throw UsageError("--fpr must be in (0, 1)");
+        options.fpp = *p;
     }
-    for_each_key_batch(*args.value("rebuild"), type, [&](const KeyBatch&, const std::vector<std::uint64_t>& hashes) {
-        for (auto& f : filters) f.insert_hashes(hashes);
-    });
-    std::vector<char> bytes = read_whole(path);
-    for (std::size_t g = 0; g < groups.size(); ++g) {
-        const pq::ColumnChunk& c = reader.column_chunk(groups[g], column);
-        const auto serialized = filters[g].serialize();
-        const auto at = static_cast<std::size_t>(*c.bloom_filter_offset);
-        // The writer's header may encode the same fields in a different number of bytes; then
-        // the new filter would not fit its slot, and moving it would mean rewriting the footer.
-        std::size_t old_size = 0;
-        pq::SplitBlockFilter::deserialize(std::as_bytes(std::span(bytes)).subspan(at), &old_size);
-        if (old_size != serialized.size())
-            throw Error("row group " + std::to_string(groups[g]) + ": the writer's Bloom filter header is " +
-                        std::to_string(old_size - filters[g].bytes()) + " bytes, ours " +
-                        std::to_string(serialized.size() - filters[g].bytes()) + "; cannot rewrite it in place");
-        std::memcpy(bytes.data() + at, serialized.data(), serialized.size());
+    options.ndv = args.u64("ndv");
+    options.replace = args.has("replace");
+    const auto added = pq::add_filters(in, std::string(*out), options);
+    std::string table = "row_group\tcolumn\tvalues\tdistinct\tfilter_bytes\tfpr\n";
+    for (const auto& f : added) {
+        table += std::to_string(f.row_group) + "\t" + f.column + "\t" + std::to_string(f.values) + "\t" +
+                 (f.distinct_exact ? "" : "~") + std::to_string(f.distinct) + "\t" + std::to_string(f.bytes) + "\t" +
+                 format_number(f.predicted_fpr, 3) + "\n";
+        if (options.ndv && std::uint64_t(f.distinct) > *options.ndv)
+            std::fprintf(stderr,
+                         "batchbloom: note: row group %zu of '%s' holds %lld distinct values, more than --ndv %llu; "
+                         "its filter's FPR is %s\n",
+                         f.row_group, f.column.c_str(), static_cast<long long>(f.distinct),
+                         static_cast<unsigned long long>(*options.ndv), format_number(f.predicted_fpr, 3).c_str());
     }
-    const std::string out(*out_path);
-    const std::string tmp = out + ".tmp";
-    {
-        std::ofstream o(tmp, std::ios::binary | std::ios::trunc);
-        if (!o.write(bytes.data(), static_cast<std::streamsize>(bytes.size())) || !o.flush())
-            throw Error("cannot write '" + tmp + "'");
-    }
-    std::filesystem::rename(tmp, out);
+    write_stdout(table);
     return 0;
 }
 
@@ -186,37 +161,53 @@ int rebuild(const ParsedArgs& args, const std::string& path, const pq::Reader& r
 CommandSpec parquet_spec() {
     return {
         .name = "parquet",
-        .synopsis = "FILE.parquet [--column NAME] [--row-group I] [--query KEYS [--count] | --rebuild KEYS --out NEW]",
-        .summary = "List, probe or rebuild the split-block Bloom filters of a Parquet file.",
-        .options = {{"column", "NAME", "column path (dotted for nested columns); needed by --query and --rebuild"},
+        .synopsis = "FILE.parquet [--row-group I] [--column NAME --query KEYS [--count]]\n"
+                    "   or: batchbloom parquet add IN.parquet --column NAME [--column NAME ...] [--fpr P] [--ndv N]\n"
+                    "                                [--replace] --out OUT.parquet",
+        .summary = "List or probe the split-block Bloom filters of a Parquet file, or add them to a copy of it.",
+        .options = {{"column", "NAME", "column path (dotted for nested columns); needed by --query; add: repeatable", true},
                     {"row-group", "I", "only row group I (default: every row group)"},
                     {"query", "KEYS", "print 'ROW_GROUP<TAB>KEY' for each key of KEYS (file or -) that may be in the row group"},
                     {"count", "", "with --query: print 'ROW_GROUP<TAB>N', the number of keys that may be in it"},
-                    {"rebuild", "KEYS", "write a copy of FILE whose filters for the column hold exactly the keys of KEYS"},
-                    {"out", "NEW", "the file --rebuild writes"}},
-        .positionals = {{"FILE.parquet", "a Parquet file (plaintext footer)", true}},
-        .notes = "Without --query or --rebuild, lists every column chunk and its Bloom filter size and fill.\n"
+                    fpr_option(" of each filter, for its row group's distinct values (add; default 0.01)"),
+                    {"ndv", "N", "add: size every filter for N distinct values instead of its row group's own count"},
+                    {"replace", "", "add: rebuild the filters the file already has for these columns"},
+                    {"out", "OUT", "the file add writes (under a temporary name, then renamed; may be IN)"}},
+        .positionals = {{"FILE.parquet | add", "a Parquet file (plaintext footer), or 'add' (then IN.parquet)", true},
+                        {"IN.parquet", "for add: the file to copy", false}},
+        .notes = "Without --query, lists every column chunk: rows, distinct values (when the writer or 'add'\n"
+                 "recorded them), Bloom filter bytes and the filter's predicted FPR for an absent value.\n"
                  "Keys are one per line, read as the column's physical type: INT32 / INT64 decimal integers,\n"
                  "FLOAT / DOUBLE decimal numbers, BYTE_ARRAY / FIXED_LEN_BYTE_ARRAY the line's bytes. They are\n"
                  "hashed as Parquet readers hash them (XXH64 of the PLAIN encoding), so the answers are the\n"
-                 "writer's. --rebuild keeps each filter's size and place in the file.\n",
+                 "writer's.\n"
+                 "add copies IN's pages byte for byte and appends, for every row group, a filter of each named\n"
+                 "column built from that row group's own values (read from its pages) and sized for their\n"
+                 "distinct count at --fpr; the footer records where each filter is. It prints one line per\n"
+                 "filter: values, distinct values ('~N': estimated, past 2^24 in one chunk), bytes, predicted\n"
+                 "FPR. (A file named 'add': ./add.)\n",
     };
 }
 
 int run_parquet(const ParsedArgs& args) {
-    const std::string path(*args.positional(0));
-    const pq::Reader reader{std::filesystem::path(path)};
-    if (reader.metadata().row_groups.empty()) throw Error("'" + path + "' has no row groups");
+    const std::string first(*args.positional(0));
+    if (first == "add") {
+        const auto in = args.positional(1);
+        if (!in) throw UsageError("parquet add needs IN.parquet");
+        return add(args, std::string(*in));
+    }
+    if (args.positional(1)) throw UsageError("unexpected argument '" + std::string(*args.positional(1)) + "' for 'parquet'");
+    for (const char* option : {"fpr", "ndv", "replace", "out"})
+        if (args.has(option)) throw UsageError(std::string("--") + option + " belongs to 'parquet add'");
+    const pq::Reader reader{std::filesystem::path(first)};
+    if (reader.metadata().row_groups.empty()) throw Error("'" + first + "' has no row groups");
     const auto groups = selected_row_groups(args, reader);
-    const bool probe = args.has("query"), write = args.has("rebuild");
-    if (probe && write) throw UsageError("--query and --rebuild cannot be combined");
-    if (args.has("count") && !probe) throw UsageError("--count needs --query");
-    if (args.has("out") && !write) throw UsageError("--out needs --rebuild");
-    if (!probe && !write) return list_filters(reader, groups);
-    const auto column = args.value("column");
-    if (!column) throw UsageError(std::string(probe ? "--query" : "--rebuild") + " needs --column NAME");
-    return probe ? query(args, reader, std::string(*column), groups)
-                 : rebuild(args, path, reader, std::string(*column), groups);
+    if (args.has("count") && !args.has("query")) throw UsageError("--count needs --query");
+    if (!args.has("query")) return list_filters(reader, groups);
+    const auto columns = args.values("column");
+    if (columns.empty()) throw UsageError("--query needs --column NAME");
+    if (columns.size() > 1) throw UsageError("--query takes one --column");
+    return query(args, reader, std::string(columns.front()), groups);
 }
 
 }  // namespace batchbloom::cli

@@ -28,6 +28,13 @@ std::optional<std::string_view> ParsedArgs::value(std::string_view option) const
     return std::nullopt;
 }
 
+std::vector<std::string_view> ParsedArgs::values(std::string_view option) const {
+    std::vector<std::string_view> out;
+    for (const auto& [name, val] : values_)
+        if (name == option) out.emplace_back(val);
+    return out;
+}
+
 std::optional<std::string_view> ParsedArgs::positional(std::size_t i) const {
     if (i < positionals_.size()) return std::string_view(positionals_[i]);
     return std::nullopt;
@@ -76,7 +83,7 @@ ParsedArgs parse_args(const CommandSpec& spec, std::span<const std::string_view>
         const OptionSpec* opt = find_option(spec, name);
         if (opt == nullptr)
             throw UsageError("unknown option " + in_quotes("--" + std::string(name)) + " for '" + spec.name + "'");
-        if (out.has(name)) throw UsageError("option --" + std::string(name) + " given more than once");
+        if (!opt->repeatable && out.has(name)) throw UsageError("option --" + std::string(name) + " given more than once");
 
         std::string val;
         if (opt->takes_value()) {

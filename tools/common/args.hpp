@@ -26,6 +26,7 @@ struct OptionSpec {
     std::string name;     ///< without the leading "--"
     std::string metavar;  ///< empty for a flag (an option without a value)
     std::string help;
+    bool repeatable = false;  ///< may be given more than once (ParsedArgs::values)
     bool takes_value() const { return !metavar.empty(); }
 };
 
@@ -51,8 +52,10 @@ public:
     bool help_requested() const { return help_; }
 
     bool has(std::string_view option) const;
-    /// The option's value, if given.
+    /// The option's value, if given (the first one, for a repeatable option).
     std::optional<std::string_view> value(std::string_view option) const;
+    /// Every value of the option, in command-line order.
+    std::vector<std::string_view> values(std::string_view option) const;
     /// The i-th positional argument, if given.
     std::optional<std::string_view> positional(std::size_t i) const;
 

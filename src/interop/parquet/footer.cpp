@@ -1,13 +1,17 @@
 // Parquet footer (FileMetaData) parsing and reading Bloom filters out of a file.
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <string>
 
 #include "batchbloom/parquet.hpp"
 #include "interop/parquet/bloom_header.hpp"
+#include "interop/parquet/file_io.hpp"
 #include "interop/parquet/thrift_compact.hpp"
+#include "interop/parquet/thrift_ids.hpp"
 
 namespace batchbloom::parquet {
 
@@ -17,22 +21,112 @@ using thrift::CompactReader;
 using thrift::Field;
 using thrift::Type;
 
-// Field ids from parquet.thrift; everything else is skipped.
+struct SchemaLeaf {
+    std::int32_t type_length = 0;
+    std::int32_t max_definition_level = 0;
+    std::int32_t max_repetition_level = 0;
+};
+
+// The schema is a depth-first list of SchemaElements; each group names its child count. Only
+// what the leaves need is kept: their dotted path, FIXED_LEN width and level maxima.
+std::map<std::string, SchemaLeaf> read_schema(CompactReader& r, Type list_type) {
+    namespace id = ids::schema_element;
+    struct Element {
+        std::string name;
+        std::int32_t type_length = 0, num_children = 0;
+        ids::Repetition repetition = ids::Repetition::required;
+    };
+    const auto h = r.read_list_header(list_type);
+    if (h.element != Type::structure) r.fail("FileMetaData.schema is not a list of structs");
+    std::vector<Element> elements(h.size);
+    for (auto& e : elements) {
+        r.begin_struct();
+        Field f;
+        while (r.next_field(f)) {
+            if (f.id == id::type_length) e.type_length = r.read_i32(f.type);
+            else if (f.id == id::repetition_type) e.repetition = static_cast<ids::Repetition>(r.read_i32(f.type));
+            else if (f.id == id::name) e.name = r.read_binary(f.type);
+            else if (f.id == id::num_children) e.num_children = r.read_i32(f.type);
+            else r.skip(f.type);
+        }
+    }
+    std::map<std::string, SchemaLeaf> leaves;
+    if (elements.empty()) return leaves;
+    // Walk with an explicit stack of open groups: (children left, path, levels).
+    struct Open {
+        std::int64_t children_left;
+        std::string path;
+        SchemaLeaf levels;
+    };
+    std::vector<Open> open{{std::max<std::int32_t>(elements[0].num_children, 0), "", {}}};
+    for (std::size_t i = 1; i < elements.size() && !open.empty(); ++i) {
+        const Element& e = elements[i];
+        Open& parent = open.back();
+        --parent.children_left;
+        SchemaLeaf levels = parent.levels;
+        if (e.repetition == ids::Repetition::optional) ++levels.max_definition_level;
+        if (e.repetition == ids::Repetition::repeated) ++levels.max_definition_level, ++levels.max_repetition_level;
+        std::string path = parent.path.empty() ? e.name : parent.path + "." + e.name;
+        if (e.num_children > 0) {
+            open.push_back({e.num_children, std::move(path), levels});
+        } else {
+            levels.type_length = e.type_length;
+            leaves[path] = levels;
+        }
+        while (!open.empty() && open.back().children_left <= 0) open.pop_back();
+    }
+    return leaves;
+}
+
+std::optional<std::int64_t> read_distinct_count(CompactReader& r) {
+    std::optional<std::int64_t> n;
+    r.begin_struct();
+    Field f;
+    while (r.next_field(f)) {
+        if (f.id == ids::statistics::distinct_count) n = r.read_i64(f.type);
+        else r.skip(f.type);
+    }
+    return n;
+}
+
+// The distinct count add_filters recorded in ColumnMetaData.key_value_metadata, if any.
+std::optional<std::int64_t> read_recorded_distinct(CompactReader& r, Type list_type) {
+    std::optional<std::int64_t> n;
+    const auto h = r.read_list_header(list_type);
+    if (h.element != Type::structure) r.fail("key_value_metadata is not a list of structs");
+    for (std::size_t i = 0; i < h.size; ++i) {
+        std::string_view key, value;
+        r.begin_struct();
+        Field f;
+        while (r.next_field(f)) {
+            if (f.id == ids::key_value::key) key = r.read_binary(f.type);
+            else if (f.id == ids::key_value::value) value = r.read_binary(f.type);
+            else r.skip(f.type);
+        }
+        std::int64_t v = 0;
+        const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+        if (key == distinct_values_key && ec == std::errc() && end == value.data() + value.size() && v >= 0) n = v;
+    }
+    return n;
+}
+
 ColumnChunk read_column_metadata(CompactReader& r) {
+    namespace id = ids::column_metadata;
     ColumnChunk c;
     bool have_type = false, have_path = false;
+    std::optional<std::int64_t> stats_distinct, recorded_distinct;
     r.begin_struct();
     Field f;
     while (r.next_field(f)) {
         switch (f.id) {
-            case 1: {
+            case id::type: {
                 const std::int32_t t = r.read_i32(f.type);
                 if (t < 0 || t > 7) r.fail("unknown physical type " + std::to_string(t));
                 c.type = static_cast<PhysicalType>(t);
                 have_type = true;
                 break;
             }
-            case 3: {
+            case id::path_in_schema: {
                 const auto h = r.read_list_header(f.type);
                 for (std::size_t i = 0; i < h.size; ++i) {
                     if (i > 0) c.path += '.';
@@ -41,49 +135,69 @@ ColumnChunk read_column_metadata(CompactReader& r) {
                 have_path = true;
                 break;
             }
-            case 5: c.num_values = r.read_i64(f.type); break;
-            case 14: c.bloom_filter_offset = r.read_i64(f.type); break;
-            case 15: c.bloom_filter_length = r.read_i32(f.type); break;
+            case id::codec: c.codec = static_cast<Codec>(r.read_i32(f.type)); break;
+            case id::num_values: c.num_values = r.read_i64(f.type); break;
+            case id::total_compressed_size: c.total_compressed_size = r.read_i64(f.type); break;
+            case id::key_value_metadata: recorded_distinct = read_recorded_distinct(r, f.type); break;
+            case id::data_page_offset: c.data_page_offset = r.read_i64(f.type); break;
+            case id::dictionary_page_offset: c.dictionary_page_offset = r.read_i64(f.type); break;
+            case id::statistics:
+                if (f.type != Type::structure) r.fail("ColumnMetaData.statistics is not a struct");
+                stats_distinct = read_distinct_count(r);
+                break;
+            case id::bloom_filter_offset: c.bloom_filter_offset = r.read_i64(f.type); break;
+            case id::bloom_filter_length: c.bloom_filter_length = r.read_i32(f.type); break;
             default: r.skip(f.type);
         }
     }
     if (!have_type || !have_path) r.fail("ColumnMetaData without type or path_in_schema");
+    c.distinct_values = stats_distinct ? stats_distinct : recorded_distinct;
     return c;
 }
 
-ColumnChunk read_column_chunk(CompactReader& r) {
+ColumnChunk read_column_chunk(CompactReader& r, const std::map<std::string, SchemaLeaf>& leaves) {
+    namespace id = ids::column_chunk;
     std::optional<ColumnChunk> meta;
-    bool external = false;
+    bool external = false, encrypted = false;
     r.begin_struct();
     Field f;
     while (r.next_field(f)) {
-        if (f.id == 1 && f.type == Type::binary) {
+        if (f.id == id::file_path && f.type == Type::binary) {
             external = !r.read_binary(f.type).empty();
-        } else if (f.id == 3) {
+        } else if (f.id == id::meta_data) {
             if (f.type != Type::structure) r.fail("ColumnChunk.meta_data is not a struct");
             meta = read_column_metadata(r);
+        } else if (f.id == id::crypto_metadata || f.id == id::encrypted_column_metadata) {
+            encrypted = true;
+            r.skip(f.type);
         } else {
             r.skip(f.type);
         }
     }
-    // Encrypted columns carry their metadata encrypted (field 9), which this reader cannot use.
+    // Encrypted columns may carry their metadata encrypted only, which this reader cannot use.
     if (!meta) r.fail("ColumnChunk without plaintext meta_data (encrypted column?)");
     meta->external = external;
+    meta->encrypted = encrypted;
+    if (const auto it = leaves.find(meta->path); it != leaves.end()) {
+        meta->type_length = it->second.type_length;
+        meta->max_definition_level = it->second.max_definition_level;
+        meta->max_repetition_level = it->second.max_repetition_level;
+    }
     return *meta;
 }
 
-RowGroup read_row_group(CompactReader& r) {
+RowGroup read_row_group(CompactReader& r, const std::map<std::string, SchemaLeaf>& leaves) {
     RowGroup g;
     bool have_columns = false;
     r.begin_struct();
     Field f;
     while (r.next_field(f)) {
-        if (f.id == 1) {
+        if (f.id == ids::row_group::columns) {
             const auto h = r.read_list_header(f.type);
             if (h.element != Type::structure) r.fail("RowGroup.columns is not a list of structs");
-            for (std::size_t i = 0; i < h.size; ++i) g.columns.push_back(read_column_chunk(r));
+            for (std::size_t i = 0; i < h.size; ++i) g.columns.push_back(read_column_chunk(r, leaves));
             have_columns = true;
-        } else if (f.id == 3) {
+        } else if (f.id == ids::row_group::num_rows) {
             g.num_rows = r.read_i64(f.type);
         } else {
             r.skip(f.type);
@@ -93,15 +207,21 @@ RowGroup read_row_group(CompactReader& r) {
     return g;
 }
 
+// A Bloom filter header is a few dozen bytes; readers that are not told the filter's length
+// read this much first (Arrow uses 256 as well) and then the bitset the header announces.
+constexpr std::size_t header_guess = 256;
+
+}  // namespace
+
 // Built with append: GCC 12 reports a bogus -Wrestrict on "'" + std::string (GCC bug 105329).
-std::string quoted(const std::string& s) {
+std::string quoted(const std::string& text) {
     std::string q(1, '\'');
-    q += s;
+    q += text;
     q += '\'';
     return q;
 }
 
-[[noreturn]] void io_error(const std::filesystem::path& path, const std::string& what) {
+void io_error(const std::filesystem::path& path, const std::string& what) {
     const int err = errno;
     throw Error("cannot " + what + " " + quoted(path.string()) + ": " + std::strerror(err));
 }
@@ -114,28 +234,50 @@ std::vector<std::byte> read_at(std::ifstream& in, const std::filesystem::path& p
     return buf;
 }
 
-constexpr std::size_t magic_bytes = 4;
-constexpr std::size_t tail_bytes = 8;  // footer length (4, little-endian) + "PAR1"
-// A Bloom filter header is a few dozen bytes; readers that are not told the filter's length
-// read this much first (Arrow uses 256 as well) and then the bitset the header announces.
-constexpr std::size_t header_guess = 256;
-
-}  // namespace
+RawFooter read_raw_footer(std::ifstream& in, const std::filesystem::path& path) {
+    RawFooter f;
+    in.seekg(0, std::ios::end);
+    f.file_size = static_cast<std::uint64_t>(in.tellg());
+    const std::string name = quoted(path.string());
+    if (f.file_size < magic_bytes + tail_bytes) throw FormatError(name + " is too small to be a Parquet file");
+    const auto head = read_at(in, path, 0, magic_bytes);
+    const auto tail = read_at(in, path, f.file_size - tail_bytes, tail_bytes);
+    const auto is = [](const std::vector<std::byte>& b, std::size_t at, const char* m) {
+        return std::memcmp(b.data() + at, m, magic_bytes) == 0;
+    };
+    if (is(tail, 4, "PARE")) throw FormatError(name + " has an encrypted footer, which is not supported");
+    if (!is(head, 0, "PAR1") || !is(tail, 4, "PAR1")) throw FormatError(name + " is not a Parquet file (no PAR1 magic)");
+    std::uint32_t footer_len;
+    std::memcpy(&footer_len, tail.data(), 4);  // little-endian target (config.hpp)
+    if (footer_len > f.file_size - magic_bytes - tail_bytes)
+        throw FormatError(name + ": footer length " + std::to_string(footer_len) + " exceeds the file");
+    f.offset = f.file_size - tail_bytes - footer_len;
+    f.bytes = read_at(in, path, f.offset, footer_len);
+    return f;
+}
 
 FileMetadata parse_file_metadata(std::span<const std::byte> footer) {
+    namespace id = ids::file_metadata;
     CompactReader r(footer, "Parquet footer");
     FileMetadata m;
     bool have_row_groups = false;
+    std::map<std::string, SchemaLeaf> leaves;
     r.begin_struct();
     Field f;
     while (r.next_field(f)) {
-        if (f.id == 3) {
+        if (f.id == id::schema) {
+            // Writers put the schema before the row groups; the leaves' levels need it first.
+            leaves = read_schema(r, f.type);
+        } else if (f.id == id::num_rows) {
             m.num_rows = r.read_i64(f.type);
-        } else if (f.id == 4) {
+        } else if (f.id == id::row_groups) {
             const auto h = r.read_list_header(f.type);
             if (h.element != Type::structure) r.fail("FileMetaData.row_groups is not a list of structs");
-            for (std::size_t i = 0; i < h.size; ++i) m.row_groups.push_back(read_row_group(r));
+            for (std::size_t i = 0; i < h.size; ++i) m.row_groups.push_back(read_row_group(r, leaves));
             have_row_groups = true;
+        } else if (f.id == id::encryption_algorithm) {
+            m.encrypted = true;
+            r.skip(f.type);
         } else {
             r.skip(f.type);
         }
@@ -147,23 +289,9 @@ FileMetadata parse_file_metadata(std::span<const std::byte> footer) {
 Reader::Reader(const std::filesystem::path& path) : path_(path) {
     std::ifstream in(path, std::ios::binary);
     if (!in) io_error(path, "open");
-    in.seekg(0, std::ios::end);
-    file_size_ = static_cast<std::uint64_t>(in.tellg());
-    const std::string name = quoted(path.string());
-    if (file_size_ < magic_bytes + tail_bytes) throw FormatError(name + " is too small to be a Parquet file");
-    const auto head = read_at(in, path, 0, magic_bytes);
-    const auto tail = read_at(in, path, file_size_ - tail_bytes, tail_bytes);
-    const auto is = [](const std::vector<std::byte>& b, std::size_t at, const char* m) {
-        return std::memcmp(b.data() + at, m, magic_bytes) == 0;
-    };
-    if (is(tail, 4, "PARE")) throw FormatError(name + " has an encrypted footer, which is not supported");
-    if (!is(head, 0, "PAR1") || !is(tail, 4, "PAR1")) throw FormatError(name + " is not a Parquet file (no PAR1 magic)");
-    std::uint32_t footer_len;
-    std::memcpy(&footer_len, tail.data(), 4);  // little-endian target (config.hpp)
-    if (footer_len > file_size_ - magic_bytes - tail_bytes)
-        throw FormatError(name + ": footer length " + std::to_string(footer_len) + " exceeds the file");
-    const auto footer = read_at(in, path, file_size_ - tail_bytes - footer_len, footer_len);
-    metadata_ = parse_file_metadata(footer);
+    const RawFooter footer = read_raw_footer(in, path);
+    file_size_ = footer.file_size;
+    metadata_ = parse_file_metadata(footer.bytes);
 }
 
 const ColumnChunk& Reader::column_chunk(std::size_t row_group, std::string_view column) const {

@@ -9,6 +9,7 @@
 #include "batchbloom/parquet.hpp"
 #include "interop/parquet/bloom_header.hpp"
 #include "interop/parquet/thrift_compact.hpp"
+#include "interop/parquet/thrift_ids.hpp"
 
 // xxHash is compiled into this translation unit only (as in hash.cpp), so the installed library
 // has no link-time dependency on libxxhash.
@@ -38,14 +39,14 @@ Params sbbf_params(std::uint32_t bytes) {
 // Hashing a batch in chunks keeps the temporary hash buffer small and cache-resident.
 constexpr std::size_t chunk_values = 4096;
 
-// The BloomFilterHeader's three union fields each hold one empty struct (field 1: BLOCK,
-// XXHASH, UNCOMPRESSED); `name` and the member names are for messages.
-void read_union_member_1(thrift::CompactReader& r, const char* name, const char* expected) {
+// The BloomFilterHeader's three union fields each hold one empty struct (BLOCK, XXHASH,
+// UNCOMPRESSED); `name` and the member names are for messages.
+void read_union_member(thrift::CompactReader& r, const char* name, const char* expected) {
     r.begin_struct();
     thrift::Field f;
     bool found = false;
     while (r.next_field(f)) {
-        if (f.id == 1 && f.type == thrift::Type::structure) {
+        if (f.id == ids::bloom_filter_header::only_member && f.type == thrift::Type::structure) {
             found = true;
             r.skip(f.type);
         } else {
@@ -56,14 +57,6 @@ void read_union_member_1(thrift::CompactReader& r, const char* name, const char*
     if (!found) r.fail(std::string("Bloom filter ") + name + " is empty");
 }
 
-void put_varint(std::vector<std::byte>& out, std::uint64_t v) {
-    while (v >= 0x80) {
-        out.push_back(std::byte(static_cast<std::uint8_t>(v | 0x80)));
-        v >>= 7;
-    }
-    out.push_back(std::byte(static_cast<std::uint8_t>(v)));
-}
-
 }  // namespace
 
 std::uint64_t hash_value(std::int32_t value) noexcept { return hash_plain(value); }
@@ -71,6 +64,20 @@ std::uint64_t hash_value(std::int64_t value) noexcept { return hash_plain(value)
 std::uint64_t hash_value(float value) noexcept { return hash_plain(value); }
 std::uint64_t hash_value(double value) noexcept { return hash_plain(value); }
 std::uint64_t hash_value(std::string_view bytes) noexcept { return XXH64(bytes.data(), bytes.size(), 0); }
+
+std::string_view to_string(Codec codec) {
+    switch (codec) {
+        case Codec::uncompressed: return "UNCOMPRESSED";
+        case Codec::snappy: return "SNAPPY";
+        case Codec::gzip: return "GZIP";
+        case Codec::lzo: return "LZO";
+        case Codec::brotli: return "BROTLI";
+        case Codec::lz4: return "LZ4";
+        case Codec::zstd: return "ZSTD";
+        case Codec::lz4_raw: return "LZ4_RAW";
+    }
+    return "unknown";
+}
 
 std::string_view to_string(PhysicalType type) {
     switch (type) {
@@ -114,6 +121,7 @@ SplitBlockFilter SplitBlockFilter::from_bitset(std::span<const std::byte> bitset
 }
 
 BloomHeader read_bloom_header(std::span<const std::byte> data) {
+    namespace id = ids::bloom_filter_header;
     thrift::CompactReader r(data, "Parquet Bloom filter header");
     std::optional<std::int32_t> num_bytes;
     bool algorithm = false, hash = false, compression = false;
@@ -121,18 +129,18 @@ BloomHeader read_bloom_header(std::span<const std::byte> data) {
     thrift::Field f;
     while (r.next_field(f)) {
         const bool is_struct = f.type == thrift::Type::structure;
-        if (f.id == 1) {
+        if (f.id == id::num_bytes) {
             num_bytes = r.read_i32(f.type);
-        } else if (f.id == 2 && is_struct) {
-            read_union_member_1(r, "algorithm", "BLOCK");
+        } else if (f.id == id::algorithm && is_struct) {
+            read_union_member(r, "algorithm", "BLOCK");
             algorithm = true;
-        } else if (f.id == 3 && is_struct) {
-            read_union_member_1(r, "hash", "XXHASH");
+        } else if (f.id == id::hash && is_struct) {
+            read_union_member(r, "hash", "XXHASH");
             hash = true;
-        } else if (f.id == 4 && is_struct) {
-            read_union_member_1(r, "compression", "UNCOMPRESSED");
+        } else if (f.id == id::compression && is_struct) {
+            read_union_member(r, "compression", "UNCOMPRESSED");
             compression = true;
-        } else if (f.id >= 1 && f.id <= 4) {
+        } else if (f.id >= id::num_bytes && f.id <= id::compression) {
             r.fail("field " + std::to_string(f.id) + " has the wrong type");
         } else {
             r.skip(f.type);
@@ -156,18 +164,63 @@ SplitBlockFilter SplitBlockFilter::deserialize(std::span<const std::byte> data, 
 }
 
 std::vector<std::byte> SplitBlockFilter::serialize() const {
+    namespace id = ids::bloom_filter_header;
     std::vector<std::byte> out;
     out.reserve(16 + bytes());
-    out.push_back(std::byte{0x15});  // field 1 (delta 1), i32: numBytes, zigzag varint
-    put_varint(out, std::uint64_t(bytes()) << 1);
-    // Fields 2, 3, 4 (delta 1, struct) each hold field 1 (delta 1, empty struct): BLOCK,
-    // XXHASH, UNCOMPRESSED; then the STOPs of the inner and union structs.
-    for (int field = 2; field <= 4; ++field)
-        for (const std::byte b : {std::byte{0x1C}, std::byte{0x1C}, std::byte{0x00}, std::byte{0x00}}) out.push_back(b);
-    out.push_back(std::byte{0x00});  // STOP of BloomFilterHeader
+    thrift::CompactWriter w(out);
+    w.begin_struct();
+    w.i32_field(id::num_bytes, static_cast<std::int32_t>(bytes()));
+    for (const std::int16_t union_field : {id::algorithm, id::hash, id::compression}) {
+        w.field(union_field, thrift::Type::structure);
+        w.begin_struct();
+        w.field(id::only_member, thrift::Type::structure);  // BLOCK, XXHASH, UNCOMPRESSED: empty structs
+        w.begin_struct();
+        w.end_struct();
+        w.end_struct();
+    }
+    w.end_struct();
     const auto bits = bitset();
     out.insert(out.end(), bits.begin(), bits.end());
     return out;
+}
+
+SplitBlockFilter SplitBlockFilter::fold(std::uint32_t to_bytes) const {
+    if (!std::has_single_bit(bytes()) || !std::has_single_bit(to_bytes) || to_bytes < min_bitset_bytes ||
+        to_bytes > bytes())
+        throw Error("cannot fold a " + std::to_string(bytes()) + "-byte Parquet Bloom filter to " +
+                    std::to_string(to_bytes) + " bytes (both must be powers of two, the target no larger)");
+    const auto from = bitset();
+    SplitBlockFilter out(to_bytes);
+    auto to = out.filter_.mutable_bytes();
+    const std::size_t ratio = bytes() / to_bytes;  // source blocks per target block
+    for (std::size_t b = 0; b < to_bytes / block_bytes; ++b) {
+        for (std::size_t w = 0; w < 8; ++w) {
+            std::uint32_t word = 0;
+            for (std::size_t r = 0; r < ratio; ++r) {
+                std::uint32_t part;
+                std::memcpy(&part, from.data() + (b * ratio + r) * block_bytes + 4 * w, 4);
+                word |= part;
+            }
+            std::memcpy(to.data() + b * block_bytes + 4 * w, &word, 4);
+        }
+    }
+    return out;
+}
+
+double SplitBlockFilter::predicted_fpr() const noexcept {
+    const auto bits = bitset();
+    const std::size_t blocks = bits.size() / block_bytes;
+    double sum = 0;
+    for (std::size_t b = 0; b < blocks; ++b) {
+        double p = 1;
+        for (std::size_t w = 0; w < 8; ++w) {
+            std::uint32_t word;
+            std::memcpy(&word, bits.data() + b * block_bytes + 4 * w, 4);
+            p *= std::popcount(word) / 32.0;
+        }
+        sum += p;
+    }
+    return blocks == 0 ? 0.0 : sum / double(blocks);
 }
 
 template <class T>

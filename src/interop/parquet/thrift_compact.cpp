@@ -162,4 +162,58 @@ void CompactReader::skip(Type type) {
     fail("cannot skip Thrift type " + std::to_string(static_cast<unsigned>(type)));
 }
 
+std::span<const std::byte> CompactReader::skip_raw(Type type) {
+    const std::size_t start = pos_;
+    skip(type);
+    return data_.subspan(start, pos_ - start);
+}
+
+void CompactWriter::varint(std::uint64_t v) {
+    while (v >= 0x80) {
+        byte(static_cast<std::uint8_t>(v | 0x80));
+        v >>= 7;
+    }
+    byte(static_cast<std::uint8_t>(v));
+}
+
+void CompactWriter::zigzag(std::int64_t v) {
+    varint((static_cast<std::uint64_t>(v) << 1) ^ static_cast<std::uint64_t>(v >> 63));
+}
+
+void CompactWriter::begin_struct() { last_id_.push_back(0); }
+
+void CompactWriter::end_struct() {
+    byte(0);
+    last_id_.pop_back();
+}
+
+void CompactWriter::field(std::int16_t id, Type type) {
+    std::int16_t& last = last_id_.back();
+    const auto t = static_cast<std::uint8_t>(type);
+    // Short form: the id as a delta of 1..15 from the previous field; otherwise the id itself.
+    if (id > last && id - last <= 15) {
+        byte(static_cast<std::uint8_t>((id - last) << 4 | t));
+    } else {
+        byte(t);
+        zigzag(id);
+    }
+    last = id;
+}
+
+void CompactWriter::binary(std::string_view bytes) {
+    varint(bytes.size());
+    const auto* p = reinterpret_cast<const std::byte*>(bytes.data());
+    out_.insert(out_.end(), p, p + bytes.size());
+}
+
+void CompactWriter::list_header(Type element, std::size_t size) {
+    const auto t = static_cast<std::uint8_t>(element);
+    if (size < 15) {
+        byte(static_cast<std::uint8_t>(size << 4 | t));
+    } else {
+        byte(static_cast<std::uint8_t>(0xF0 | t));
+        varint(size);
+    }
+}
+
 }  // namespace batchbloom::parquet::thrift

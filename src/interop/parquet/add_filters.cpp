@@ -1,0 +1,168 @@
+// parquet::add_filters: a copy of a Parquet file with a Bloom filter per row group of the chosen
+// columns, each built from that row group's own values.
+//
+// Layout of the copy: the original bytes up to its footer (every page and page index at the
+// same offset), then the new filters, then the re-encoded footer. Filters the copy replaces are
+// dropped when they are the last thing before the footer (as in a file this function wrote);
+// otherwise their bytes stay, unreferenced.
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <set>
+#include <string>
+
+#include "batchbloom/parquet.hpp"
+#include "format/family_file.hpp"
+#include "interop/parquet/bloom_header.hpp"
+#include "interop/parquet/chunk_filter.hpp"
+#include "interop/parquet/column_values.hpp"
+#include "interop/parquet/file_io.hpp"
+#include "interop/parquet/footer_rewrite.hpp"
+
+namespace batchbloom::parquet {
+
+namespace {
+
+struct Job {
+    std::size_t row_group = 0;
+    std::size_t column_index = 0;  // within the row group
+    const ColumnChunk* chunk = nullptr;
+    std::uint64_t pages_at = 0;
+};
+
+std::string where(const Job& j) {
+    return "column " + quoted(j.chunk->path) + " row group " + std::to_string(j.row_group);
+}
+
+void check_chunk(const Job& j, const AddOptions& options) {
+    const ColumnChunk& c = *j.chunk;
+    check_hashable(c);
+    if (c.encrypted) throw Error(where(j) + " is encrypted");
+    if (c.external) throw Error(where(j) + " is stored in another file");
+    if (c.bloom_filter_offset && !options.replace)
+        throw Error(where(j) + " already has a Bloom filter (replace rebuilds it)");
+}
+
+// Where the copied bytes end: the footer, or the start of a run of replaced filters that
+// reaches it (nothing else can lie there: the run covers every byte up to the footer).
+std::uint64_t copied_bytes(std::ifstream& in, const std::filesystem::path& path, const RawFooter& footer,
+                           const FileMetadata& meta, const std::set<ChunkIndex>& rebuilt) {
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> replaced;  // [begin, end)
+    std::vector<std::uint64_t> kept;                                 // filters that stay
+    for (std::size_t g = 0; g < meta.row_groups.size(); ++g) {
+        for (std::size_t c = 0; c < meta.row_groups[g].columns.size(); ++c) {
+            const ColumnChunk& chunk = meta.row_groups[g].columns[c];
+            if (!chunk.bloom_filter_offset) continue;
+            const std::int64_t at = *chunk.bloom_filter_offset;
+            if (!rebuilt.contains({g, c})) {
+                kept.push_back(std::uint64_t(at));
+                continue;
+            }
+            if (at < std::int64_t(magic_bytes) || std::uint64_t(at) >= footer.offset) continue;
+            std::uint64_t length;
+            if (chunk.bloom_filter_length) {
+                length = std::uint64_t(std::max<std::int32_t>(*chunk.bloom_filter_length, 0));
+            } else {
+                const auto head = read_at(in, path, std::uint64_t(at),
+                                          std::size_t(std::min<std::uint64_t>(footer.offset - std::uint64_t(at), 256)));
+                const BloomHeader h = read_bloom_header(head);
+                length = h.header_bytes + h.num_bytes;
+            }
+            replaced.emplace_back(std::uint64_t(at), std::uint64_t(at) + length);
+        }
+    }
+    std::sort(replaced.begin(), replaced.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    std::uint64_t end = footer.offset;
+    for (const auto& [begin, stop] : replaced) {
+        if (stop == end) end = begin;
+        else if (stop < end) break;
+    }
+    for (const std::uint64_t at : kept)
+        if (at >= end && at < footer.offset) return footer.offset;  // shared with a filter that stays
+    return std::max<std::uint64_t>(end, magic_bytes);
+}
+
+void copy_bytes(std::ifstream& in, const std::filesystem::path& path, std::uint64_t n, std::ostream& out) {
+    constexpr std::size_t block = std::size_t(4) << 20;
+    std::vector<char> buf(std::min<std::uint64_t>(n, block));
+    in.seekg(0);
+    while (n > 0) {
+        const std::size_t k = std::size_t(std::min<std::uint64_t>(n, block));
+        if (!in.read(buf.data(), static_cast<std::streamsize>(k))) io_error(path, "read");
+        out.write(buf.data(), static_cast<std::streamsize>(k));
+        n -= k;
+    }
+}
+
+}  // namespace
+
+std::vector<AddedFilter> add_filters(const std::filesystem::path& in_path, const std::filesystem::path& out_path,
+                                     const AddOptions& options) {
+    if (options.columns.empty()) throw Error("add_filters: no column named");
+    (void)optimal_bytes(1, options.fpp);  // rejects an fpp outside (0, 1) before any work
+    std::ifstream in(in_path, std::ios::binary);
+    if (!in) io_error(in_path, "open");
+    const RawFooter footer = read_raw_footer(in, in_path);
+    const FileMetadata meta = parse_file_metadata(footer.bytes);
+    if (meta.encrypted)
+        throw Error(quoted(in_path.string()) + " is encrypted (its plaintext footer is signed and cannot be rewritten)");
+
+    // Every check before any work, so that a mistake costs nothing and writes nothing.
+    std::vector<Job> jobs;
+    std::set<ChunkIndex> rebuilt;
+    for (std::size_t i = 0; i < options.columns.size(); ++i)
+        for (std::size_t k = 0; k < i; ++k)
+            if (options.columns[i] == options.columns[k]) throw Error("column " + quoted(options.columns[i]) + " named twice");
+    for (std::size_t g = 0; g < meta.row_groups.size(); ++g) {
+        const auto& columns = meta.row_groups[g].columns;
+        for (const std::string& name : options.columns) {
+            const auto it = std::find_if(columns.begin(), columns.end(), [&](const ColumnChunk& c) { return c.path == name; });
+            if (it == columns.end()) {
+                std::string names;
+                for (const auto& c : columns) names += (names.empty() ? "" : ", ") + c.path;
+                throw Error("no column " + quoted(name) + " in " + quoted(in_path.string()) + " (columns: " + names + ")");
+            }
+            Job j{g, std::size_t(it - columns.begin()), &*it, 0};
+            check_chunk(j, options);
+            j.pages_at = pages_offset(*j.chunk, footer.offset);
+            jobs.push_back(j);
+            rebuilt.insert({j.row_group, j.column_index});
+        }
+    }
+    const std::uint64_t body = copied_bytes(in, in_path, footer, meta, rebuilt);
+
+    std::vector<AddedFilter> added;
+    detail::save_atomically(out_path, [&](std::ostream& out) {
+        copy_bytes(in, in_path, body, out);
+        std::uint64_t at = body;
+        std::map<ChunkIndex, ChunkFilter> located;
+        for (const Job& j : jobs) {
+            const ColumnChunk& c = *j.chunk;
+            const auto pages = read_at(in, in_path, j.pages_at, std::size_t(c.total_compressed_size));
+            ChunkFilterBuilder builder(std::uint64_t(c.num_values), options.fpp, options.ndv);
+            const std::int64_t values = hash_chunk_values(pages, c, builder);
+            const auto [filter, distinct, exact] = builder.finish();
+            const auto bytes = filter.serialize();
+            out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+            located[{j.row_group, j.column_index}] = {std::int64_t(at), static_cast<std::int32_t>(bytes.size()),
+                                                      exact ? std::optional(distinct) : std::nullopt};
+            added.push_back({j.row_group, c.path, values, distinct, exact, filter.bytes(), filter.predicted_fpr(),
+                             c.bloom_filter_offset.has_value()});
+            at += bytes.size();
+        }
+        const auto new_footer = rewrite_footer(footer.bytes, located);
+        if (new_footer.size() > std::numeric_limits<std::uint32_t>::max()) throw Error("the new footer exceeds 4 GiB");
+        out.write(reinterpret_cast<const char*>(new_footer.data()), static_cast<std::streamsize>(new_footer.size()));
+        const auto n = static_cast<std::uint32_t>(new_footer.size());
+        char tail[tail_bytes];
+        std::memcpy(tail, &n, 4);  // little-endian target (config.hpp)
+        std::memcpy(tail + 4, "PAR1", 4);
+        out.write(tail, sizeof tail);
+        if (!out) throw Error("cannot write " + quoted(out_path.string()));
+    });
+    return added;
+}
+
+}  // namespace batchbloom::parquet
