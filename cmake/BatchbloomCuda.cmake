@@ -69,9 +69,6 @@ else()
   endif()
 endif()
 
-# Where the kernels' ptxas reports go (see batchbloom_add_cuda_engine).
-set(BATCHBLOOM_CUDA_RESOURCE_DIR ${PROJECT_BINARY_DIR}/cuda-resource-usage)
-
 # Compile options for the project's CUDA sources: host-compiler warnings through nvcc, a
 # warning from ptxas for any register spill or local-memory use in a kernel, and with
 # BATCHBLOOM_WERROR every warning of every CUDA tool (front end, ptxas, host compiler) fatal.
@@ -84,13 +81,17 @@ function(batchbloom_cuda_options target)
   set_property(TARGET ${target} PROPERTY CUDA_ARCHITECTURES ${BATCHBLOOM_CUDA_ARCHITECTURES})
 endfunction()
 
+# The CUDA engine's kernel files (also compiled by tests/cuda for their ptxas report).
+set(BATCHBLOOM_CUDA_KERNELS
+  ${PROJECT_SOURCE_DIR}/src/cuda/kernels_split256.cu
+  ${PROJECT_SOURCE_DIR}/src/cuda/kernels_word512.cu
+  ${PROJECT_SOURCE_DIR}/src/cuda/kernels_line512.cu)
+
 # Adds the CUDA engine to the library target (called from src/CMakeLists.txt).
 function(batchbloom_add_cuda_engine target)
   set(dir ${PROJECT_SOURCE_DIR}/src/cuda)
   target_sources(${target} PRIVATE
-    ${dir}/kernels_split256.cu
-    ${dir}/kernels_word512.cu
-    ${dir}/kernels_line512.cu
+    ${BATCHBLOOM_CUDA_KERNELS}
     ${dir}/launch.cpp
     ${dir}/staging.cpp
     ${dir}/device_filter.cpp
@@ -100,13 +101,6 @@ function(batchbloom_add_cuda_engine target)
   # CUDA call is made (cudaGetDeviceCount then reports the missing driver as an error).
   target_link_libraries(${target} PRIVATE CUDA::cudart_static)
   batchbloom_cuda_options(${target})
-  if(BATCHBLOOM_BUILD_TESTS)
-    # The kernels' ptxas report (registers, stack, spills) for the cuda.ptxas_report test:
-    # printed by --resource-usage, kept per object file by the launcher.
-    target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--resource-usage>)
-    set_property(TARGET ${target} PROPERTY CUDA_COMPILER_LAUNCHER
-                 bash ${PROJECT_SOURCE_DIR}/tests/cuda/ptxas_capture.sh ${BATCHBLOOM_CUDA_RESOURCE_DIR})
-  endif()
 endfunction()
 
 # The installed package: a static library with the CUDA engine makes its users link the static

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include <batchbloom/config.hpp>
+#include <batchbloom/version.hpp>
 
 #include "common/args.hpp"
 #include "commands/commands.hpp"
@@ -68,7 +68,7 @@ int run(const std::vector<std::string_view>& argv) {
         return 0;
     }
     if (first == "--version") {
-        std::printf("batchbloom %d.%d.%d\n", BATCHBLOOM_VERSION_MAJOR, BATCHBLOOM_VERSION_MINOR, BATCHBLOOM_VERSION_PATCH);
+        std::printf("batchbloom %s\n", BATCHBLOOM_VERSION_STRING);
         return 0;
     }
     const Command* cmd = find_command(first);

@@ -13,9 +13,7 @@
 #define BATCHBLOOM_HD [[gnu::always_inline]] inline
 #endif
 
-#define BATCHBLOOM_VERSION_MAJOR 0
-#define BATCHBLOOM_VERSION_MINOR 1
-#define BATCHBLOOM_VERSION_PATCH 0
+#include "version.hpp"
 
 // Filters are stored and saved as little-endian words; the engines read them in place.
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "batchbloom needs a little-endian target");

@@ -1,6 +1,7 @@
 // The extension module batchbloom._core; the package batchbloom re-exports it.
 #include <batchbloom/backend.hpp>
 #include <batchbloom/error.hpp>
+#include <batchbloom/version.hpp>
 
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/string_view.h>
@@ -15,7 +16,7 @@ NB_MODULE(_core, m) {
     namespace bb = batchbloom;
     namespace nb = nanobind;
     m.doc() = "Blocked Bloom filters built and probed in batches (C++ core of the batchbloom package).";
-    m.attr("__version__") = BATCHBLOOM_VERSION;
+    m.attr("__version__") = BATCHBLOOM_VERSION_STRING;
 
     // batchbloom::Error -> batchbloom.Error (a ValueError); FormatError -> its subclass.
     // nanobind tries the most recently registered translator first, so the subclass goes second.

@@ -6,8 +6,8 @@
 cmake_minimum_required(VERSION 3.25)
 file(GLOB reports "${REPORT_DIR}/*.txt")
 if(NOT reports)
-  message(FATAL_ERROR "no ptxas report in ${REPORT_DIR}: build the library (the kernel files "
-                      "compile with --resource-usage through tests/cuda/ptxas_capture.sh)")
+  message(FATAL_ERROR "no ptxas report in ${REPORT_DIR}: build the tests (target batchbloom_ptxas_report "
+                      "compiles the kernel files with --resource-usage through tests/cuda/ptxas_capture.sh)")
 endif()
 
 set(shape_1 split256)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Compiler launcher for the CUDA engine's kernel files (CUDA_COMPILER_LAUNCHER of the library,
-# set by cmake/BatchbloomCuda.cmake when the tests are built; the files compile with
-# --resource-usage then). Usage: ptxas_capture.sh REPORT_DIR COMPILER ARGS...
+# Compiler launcher of the batchbloom_ptxas_report target (tests/cuda/CMakeLists.txt), which
+# compiles the CUDA engine's kernel files with --resource-usage.
+# Usage: ptxas_capture.sh REPORT_DIR COMPILER ARGS...
 # Runs the compile command; the ptxas resource report it prints (registers, stack frame,
 # spills, per kernel and architecture) goes to REPORT_DIR/<object name>.txt for the
 # cuda.ptxas_report test, and everything else the compiler prints passes through.
