@@ -20,7 +20,8 @@ using bb::detail::FilterType;
 
 namespace {
 
-const FilterType all_types[] = {FilterType::blocked, FilterType::counting, FilterType::deletable, FilterType::classic};
+const FilterType all_types[] = {FilterType::blocked, FilterType::concurrent, FilterType::counting, FilterType::deletable,
+                                FilterType::classic};
 const Backend all_backends[] = {Backend::scalar, Backend::avx2, Backend::avx512, Backend::cuda};
 
 bool available(Backend b) {
@@ -37,6 +38,7 @@ const bb::detail::Engine* registered(Backend b) {
 bool has_kernels(const bb::detail::Engine& e, FilterType t) {
     switch (t) {
         case FilterType::blocked: return e.blocked != nullptr;
+        case FilterType::concurrent: return e.concurrent != nullptr;
         case FilterType::counting: return e.counting != nullptr;
         case FilterType::deletable: return e.deletable != nullptr;
         case FilterType::classic: return e.classic != nullptr;
@@ -91,6 +93,7 @@ TEST(Registry, KernelsPerFilterTypeFollowOneRule) {
         }
         // The tables handed to the filters are the ones of the engine the rule names.
         EXPECT_EQ(bb::detail::blocked_kernels(b).backend, expected(FilterType::blocked, b));
+        EXPECT_EQ(bb::detail::concurrent_kernels(b).backend, expected(FilterType::concurrent, b));
         EXPECT_EQ(bb::detail::counting_kernels(b).backend, expected(FilterType::counting, b));
         EXPECT_EQ(bb::detail::deletable_kernels(b).backend, expected(FilterType::deletable, b));
         EXPECT_EQ(bb::detail::classic_kernels(b).backend, expected(FilterType::classic, b));
@@ -103,7 +106,7 @@ TEST(Registry, WhatRunsWhere) {
     using bb::detail::kernels_engine;
     EXPECT_EQ(kernels_engine(FilterType::blocked, Backend::scalar), Backend::scalar);
     EXPECT_EQ(kernels_engine(FilterType::counting, Backend::scalar), Backend::scalar);
-    for (const FilterType t : {FilterType::deletable, FilterType::classic})
+    for (const FilterType t : {FilterType::concurrent, FilterType::deletable, FilterType::classic})
         for (const Backend b : all_backends)
             if (available(b)) {
                 EXPECT_EQ(kernels_engine(t, b), Backend::scalar);
@@ -155,7 +158,7 @@ TEST(Registry, UnavailableEngineIsTheSameErrorEverywhere) {
 // docs/architecture.md holds the engine x filter type table between two markers; it must be
 // the table this build's registry implies (rows for the engines built here).
 TEST(Registry, DocumentedTableMatchesTheRegistry) {
-    const char* names[] = {"blocked", "counting", "deletable", "classic"};
+    const char* names[] = {"blocked", "concurrent", "counting", "deletable", "classic"};
     std::ifstream doc(std::string(BATCHBLOOM_SOURCE_DIR) + "/docs/architecture.md");
     ASSERT_TRUE(doc) << "docs/architecture.md not found";
     std::stringstream text;
@@ -184,6 +187,6 @@ TEST(Registry, DocumentedTableMatchesTheRegistry) {
         EXPECT_NE(all.find(row), std::string::npos)
             << "docs/architecture.md lacks the row\n"
             << row << "\n(columns: engine, " << names[0] << ", " << names[1] << ", " << names[2] << ", " << names[3]
-            << ")";
+            << ", " << names[4] << ")";
     }
 }

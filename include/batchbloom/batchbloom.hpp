@@ -2,6 +2,7 @@
 // Umbrella header: everything a user of batchbloom needs.
 #include "backend.hpp"
 #include "classic.hpp"
+#include "concurrent.hpp"
 #include "counting.hpp"
 #include "deletable.hpp"
 #include "error.hpp"
@@ -13,3 +14,4 @@
 #include "params.hpp"
 #include "parquet.hpp"
 #include "scalable.hpp"
+#include "version.hpp"

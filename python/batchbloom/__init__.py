@@ -21,6 +21,7 @@ join's pre-filter). Modules over data frames (import them explicitly): batchbloo
 from ._core import (
     ClassicFilter,
     ClassicParams,
+    ConcurrentFilter,
     CountingFilter,
     DeletableFilter,
     Error,
@@ -38,6 +39,7 @@ from ._core import (
 __all__ = [
     "ClassicFilter",
     "ClassicParams",
+    "ConcurrentFilter",
     "CountingFilter",
     "DeletableFilter",
     "Error",

@@ -173,6 +173,19 @@ class Filter:
     def __getstate__(self) -> bytes: ...
     def __setstate__(self, state: bytes) -> None: ...
 
+class ConcurrentFilter:
+    """A view of a Filter for inserting from many threads at once, without a lock."""
+    def __init__(self, filter: Filter) -> None: ...
+    @property
+    def filter(self) -> Filter:
+        """The viewed Filter."""
+    def insert(self, keys: Keys) -> None:
+        """Inserts a batch of keys; other threads may insert and probe meanwhile."""
+    def contains(self, keys: Keys) -> npt.NDArray[np.bool_]:
+        """True where the key may be present."""
+    def count(self, keys: Keys) -> int:
+        """Number of keys in the batch that may be present."""
+
 class CountingFilter:
     """A counting Bloom filter: a 4-bit counter for every bit of a blocked filter, so keys can be
     erased. Counters saturate at 15 and then stay. Erase only keys you inserted."""

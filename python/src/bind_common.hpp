@@ -57,19 +57,27 @@ inline const Params& params_arg(nb::handle p) {
 
 using BoolArray = nb::ndarray<nb::numpy, bool, nb::ndim<1>>;
 
-template <class F>
-BoolArray contains_array(const Locked<F>& self, nb::handle keys) {
+/// A NumPy bool array of the answers to `keys`: answer(batch, out) writes those of each batch.
+template <class Answer>
+BoolArray answers_array(nb::handle keys, Answer&& answer) {
     auto out = std::make_unique<std::vector<std::uint8_t>>();  // NumPy's bool is one byte, 0 or 1
     out->reserve(1);
     for_each_batch(keys, [&](const KeyBatch& batch, std::size_t at) {
         out->resize(at + batch.size());
-        read_locked(self, batch.size() <= short_batch, [&](const F& f) { contains(f, batch, out->data() + at); });
+        answer(batch, out->data() + at);
     });
     const std::size_t n = out->size();
     std::uint8_t* data = out->data();
     nb::capsule owner(out.get(), [](void* p) noexcept { delete static_cast<std::vector<std::uint8_t>*>(p); });
     out.release();
     return BoolArray(data, {n}, owner);
+}
+
+template <class F>
+BoolArray contains_array(const Locked<F>& self, nb::handle keys) {
+    return answers_array(keys, [&](const KeyBatch& batch, std::uint8_t* out) {
+        read_locked(self, batch.size() <= short_batch, [&](const F& f) { contains(f, batch, out); });
+    });
 }
 
 /// insert, add, contains, count, `in`.

@@ -40,4 +40,5 @@ NB_MODULE(_core, m) {
     batchbloom::python::bind_classic(m);
     batchbloom::python::bind_deletable(m);
     batchbloom::python::bind_join(m);
+    batchbloom::python::bind_concurrent(m);
 }

@@ -115,6 +115,7 @@ constinit const BlockedKernels cuda_blocked{Backend::cuda, insert, contains_byte
 }  // namespace
 
 // Blocked kernels only: the other filter types run on the best CPU engine.
-constinit const Engine cuda_engine{Backend::cuda, "cuda", supported, false, &cuda_blocked, nullptr, nullptr, nullptr};
+constinit const Engine cuda_engine{Backend::cuda, "cuda",  supported, false, &cuda_blocked,
+                                   nullptr,       nullptr, nullptr,   nullptr};
 
 }  // namespace batchbloom::detail

@@ -27,8 +27,9 @@ enum class EraseResult : std::uint8_t;    // deletable.hpp
 namespace batchbloom::detail {
 
 /// The filter types with kernels of their own. Scalable and join filters are blocked filters
-/// (stages of them, or one with a GPU copy) and run the blocked kernels.
-enum class FilterType : std::uint8_t { blocked, counting, deletable, classic };
+/// (stages of them, or one with a GPU copy) and run the blocked kernels; `concurrent` is a
+/// blocked filter used through ConcurrentFilter (atomic word updates from caller threads).
+enum class FilterType : std::uint8_t { blocked, concurrent, counting, deletable, classic };
 
 // ---- blocked filters (Filter, and the scalable and join filters built on it) -------------
 
@@ -62,6 +63,15 @@ struct BlockedKernels {
     std::size_t (*count)(const FilterRef&, const std::uint64_t* keys, std::size_t n, KeyMode mode);
     /// out[i] = the hash of keys[i] under `mode` (for partitioning a batch before it is inserted).
     void (*hash)(const std::uint64_t* keys, std::size_t n, KeyMode mode, std::uint64_t* out);
+};
+
+/// ConcurrentFilter's kernels (concurrent.hpp): relaxed atomic ORs and loads on whole words,
+/// safe from any number of caller threads at once.
+struct ConcurrentKernels {
+    Backend backend;
+    void (*insert)(const FilterRef&, const std::uint64_t* keys, std::size_t n, KeyMode mode);
+    void (*contains_bytes)(const FilterRef&, const std::uint64_t* keys, std::size_t n, KeyMode mode,
+                           std::uint8_t* out);
 };
 
 // ---- counting filters ---------------------------------------------------------------------
@@ -127,6 +137,7 @@ struct Engine {
     bool cpu;
     // The engine's kernels per filter type; null where it has none (the fallback runs).
     const BlockedKernels* blocked;
+    const ConcurrentKernels* concurrent;
     const CountingKernels* counting;
     const DeletableKernels* deletable;
     const ClassicKernels* classic;
@@ -142,6 +153,7 @@ const Engine& engine_for(Backend resolved);
 /// resolved (resolve_backend), then the rule at the top of this file applies. Throws Error if
 /// the resolved engine is not available here.
 const BlockedKernels& blocked_kernels(Backend requested);
+const ConcurrentKernels& concurrent_kernels(Backend requested);
 const CountingKernels& counting_kernels(Backend requested);
 const DeletableKernels& deletable_kernels(Backend requested);
 const ClassicKernels& classic_kernels(Backend requested);
@@ -153,6 +165,7 @@ Backend kernels_engine(FilterType type, Backend requested);
 // BATCHBLOOM_SIMD (x86-64); their `supported` check runs before any of their code does.
 extern const Engine scalar_engine;
 extern const BlockedKernels scalar_blocked;
+extern const ConcurrentKernels scalar_concurrent;
 extern const CountingKernels scalar_counting;
 extern const DeletableKernels scalar_deletable;
 extern const ClassicKernels scalar_classic;

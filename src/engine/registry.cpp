@@ -85,6 +85,7 @@ const Engine& running(Backend requested, const Kernels* Engine::*kernels) {
 }  // namespace
 
 const BlockedKernels& blocked_kernels(Backend b) { return *running(b, &Engine::blocked).blocked; }
+const ConcurrentKernels& concurrent_kernels(Backend b) { return *running(b, &Engine::concurrent).concurrent; }
 const CountingKernels& counting_kernels(Backend b) { return *running(b, &Engine::counting).counting; }
 const DeletableKernels& deletable_kernels(Backend b) { return *running(b, &Engine::deletable).deletable; }
 const ClassicKernels& classic_kernels(Backend b) { return *running(b, &Engine::classic).classic; }
@@ -92,6 +93,7 @@ const ClassicKernels& classic_kernels(Backend b) { return *running(b, &Engine::c
 Backend kernels_engine(FilterType type, Backend requested) {
     switch (type) {
         case FilterType::blocked: return running(requested, &Engine::blocked).backend;
+        case FilterType::concurrent: return running(requested, &Engine::concurrent).backend;
         case FilterType::counting: return running(requested, &Engine::counting).backend;
         case FilterType::deletable: return running(requested, &Engine::deletable).backend;
         case FilterType::classic: return running(requested, &Engine::classic).backend;

@@ -14,6 +14,7 @@
 
 #include "engine/engine.hpp"
 #include "engine/batch.hpp"
+#include "filters/key_hashes.hpp"
 
 namespace batchbloom {
 
@@ -34,15 +35,6 @@ std::byte* allocate_zeroed(std::uint64_t bytes) {
 #endif
     std::memset(p, 0, rounded);
     return static_cast<std::byte*>(p);
-}
-
-// Inputs the engines cannot take directly (32-bit keys, Murmur3 integers, strings) are
-// hashed or widened in chunks small enough to stay in L1, then handed over as hashes.
-constexpr std::size_t chunk = 2048;  // a multiple of 64, so bitmap chunks stay word-aligned
-
-template <class Fn>
-void in_chunks(std::size_t n, Fn&& fn) {
-    for (std::size_t begin = 0; begin < n; begin += chunk) fn(begin, std::min(chunk, n - begin));
 }
 
 void check_out(std::size_t keys, std::size_t out) {
@@ -108,36 +100,12 @@ detail::BatchConfig batch_config(const Filter& f) noexcept {
 
 }  // namespace
 
-// ---- keys to engine batches -------------------------------------------------------------
-namespace {
-
-/// Feeds keys to a bulk operation op(values, n, mode, offset of values[0] in the batch):
-/// 64-bit integers with xxh3 hashing go straight in (the engine fuses the mixer); everything
-/// else (32-bit keys, Murmur3 integers, strings) is hashed or widened here in L1-sized chunks.
-template <class Key, class Op>
-void feed(const Filter& f, std::span<const Key> keys, Op&& op) {
-    if constexpr (std::is_same_v<Key, std::uint64_t>) {
-        if (f.hashing().kind == HashKind::xxh3)
-            return op(keys.data(), keys.size(), detail::KeyMode{detail::KeyMode::mix64, f.hashing().seed}, 0);
-    }
-    std::uint64_t buf[chunk];
-    in_chunks(keys.size(), [&](std::size_t b, std::size_t n) {
-        for (std::size_t i = 0; i < n; ++i) {
-            if constexpr (std::is_integral_v<Key>)
-                buf[i] = f.hash(std::uint64_t{keys[b + i]});
-            else
-                buf[i] = f.hash(std::string_view(keys[b + i]));
-        }
-        op(buf, n, hashed, b);
-    });
-}
-
-}  // namespace
+// ---- keys to engine batches (detail::feed_keys, key_hashes.hpp) ------------------------
 
 template <class Key>
 void Filter::insert_keys(std::span<const Key> keys) {
     const auto& e = engine(backend_);
-    feed(*this, keys, [&](const std::uint64_t* v, std::size_t n, detail::KeyMode m, std::size_t) {
+    detail::feed_keys(hashing_, keys, [&](const std::uint64_t* v, std::size_t n, detail::KeyMode m, std::size_t) {
         detail::bulk_insert(e, ref(params_, data_), v, n, m, batch_config(*this));
     });
 }
@@ -146,7 +114,7 @@ template <class Key>
 void Filter::contains_keys(std::span<const Key> keys, std::span<std::uint8_t> out) const {
     check_out(keys.size(), out.size());
     const auto& e = engine(backend_);
-    feed(*this, keys, [&](const std::uint64_t* v, std::size_t n, detail::KeyMode m, std::size_t at) {
+    detail::feed_keys(hashing_, keys, [&](const std::uint64_t* v, std::size_t n, detail::KeyMode m, std::size_t at) {
         detail::bulk_contains_bytes(e, ref(params_, data_), v, n, m, out.data() + at, batch_config(*this));
     });
 }
@@ -155,7 +123,7 @@ template <class Key>
 std::size_t Filter::count_keys(std::span<const Key> keys) const {
     const auto& e = engine(backend_);
     std::size_t c = 0;
-    feed(*this, keys, [&](const std::uint64_t* v, std::size_t n, detail::KeyMode m, std::size_t) {
+    detail::feed_keys(hashing_, keys, [&](const std::uint64_t* v, std::size_t n, detail::KeyMode m, std::size_t) {
         c += detail::bulk_count(e, ref(params_, data_), v, n, m, batch_config(*this));
     });
     return c;
@@ -182,7 +150,7 @@ void Filter::bitmap_keys(std::span<const Key> keys, std::span<std::uint64_t> bit
                     " keys need " + std::to_string(words));
     const auto& e = engine(backend_);
     // Chunks are multiples of 64 keys, so each starts on a bitmap word.
-    feed(*this, keys, [&](const std::uint64_t* v, std::size_t n, detail::KeyMode m, std::size_t at) {
+    detail::feed_keys(hashing_, keys, [&](const std::uint64_t* v, std::size_t n, detail::KeyMode m, std::size_t at) {
         detail::bulk_contains_bits(e, ref(params_, data_), v, n, m, bitmap.data() + at / 64, batch_config(*this));
     });
 }

@@ -1,6 +1,6 @@
 #pragma once
-// Keys to hashes for the filter family: hash_key() of the filter's hashing, in L1-sized
-// chunks, so every type maps a key exactly as Filter does (32-bit keys widened to 64 bits).
+// Keys to hashes for every filter type: hash_key() of the filter's hashing, in L1-sized chunks,
+// so every type maps a key exactly as Filter does (32-bit keys widened to 64 bits).
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -8,10 +8,11 @@
 #include <type_traits>
 
 #include "batchbloom/hash.hpp"
+#include "engine/engine.hpp"
 
 namespace batchbloom::detail {
 
-inline constexpr std::size_t hash_chunk = 2048;
+inline constexpr std::size_t hash_chunk = 2048;  // a multiple of 64: bitmap chunks stay word-aligned
 
 /// Calls fn(hashes, n, offset of hashes[0] in keys) for consecutive chunks of keys.
 template <class Key, class Fn>
@@ -27,6 +28,20 @@ void for_hash_chunks(const Hashing& hashing, std::span<const Key> keys, Fn&& fn)
         }
         fn(static_cast<const std::uint64_t*>(buf), n, begin);
     }
+}
+
+/// Feeds keys to a blocked-filter kernel call op(values, n, mode, offset of values[0] in keys):
+/// 64-bit integers with xxh3 hashing go straight in (the kernels fuse the mixer); everything
+/// else (32-bit keys, Murmur3 integers, strings) is hashed here, a chunk at a time.
+template <class Key, class Op>
+void feed_keys(const Hashing& hashing, std::span<const Key> keys, Op&& op) {
+    if constexpr (std::is_same_v<Key, std::uint64_t>) {
+        if (hashing.kind == HashKind::xxh3)
+            return op(keys.data(), keys.size(), KeyMode{KeyMode::mix64, hashing.seed}, std::size_t{0});
+    }
+    for_hash_chunks(hashing, keys, [&](const std::uint64_t* h, std::size_t n, std::size_t at) {
+        op(h, n, KeyMode{KeyMode::hashed, 0}, at);
+    });
 }
 
 }  // namespace batchbloom::detail

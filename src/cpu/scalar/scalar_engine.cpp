@@ -69,7 +69,8 @@ bool always() { return true; }
 constinit const BlockedKernels scalar_blocked{Backend::scalar, insert, contains_bytes, contains_bits, count, hash};
 
 // Every kernel of every filter type: the oracle, and the end of every fallback chain.
-constinit const Engine scalar_engine{Backend::scalar,    "scalar",          always,           true,
-                                     &scalar_blocked,    &scalar_counting,  &scalar_deletable, &scalar_classic};
+constinit const Engine scalar_engine{Backend::scalar,   "scalar",         always,           true,
+                                     &scalar_blocked,   &scalar_concurrent, &scalar_counting, &scalar_deletable,
+                                     &scalar_classic};
 
 }  // namespace batchbloom::detail

@@ -38,9 +38,9 @@ constinit const BlockedKernels avx2_blocked{Backend::avx2, K::insert, K::contain
                                             K::hash};
 }  // namespace
 
-// Blocked and counting kernels (counting_avx2.cpp); the deletable and classic filters fall
-// back to the scalar engine's.
-constinit const Engine avx2_engine{Backend::avx2, "avx2",        cpu_has_avx2, true,
-                                   &avx2_blocked, &avx2_counting, nullptr,      nullptr};
+// Blocked and counting kernels (counting_avx2.cpp); the other filter types fall back to the
+// scalar engine's.
+constinit const Engine avx2_engine{Backend::avx2, "avx2",  cpu_has_avx2,   true,   &avx2_blocked,
+                                   nullptr,       &avx2_counting, nullptr, nullptr};
 
 }  // namespace batchbloom::detail

@@ -122,8 +122,8 @@ constinit const BlockedKernels avx512_blocked{Backend::avx512, K::insert, K::con
 }  // namespace
 
 // Blocked kernels only: the other filter types fall back to the AVX2 engine's kernels (counting)
-// or the scalar engine's (deletable, classic).
-constinit const Engine avx512_engine{Backend::avx512, "avx512", cpu_has_avx512, true,
-                                     &avx512_blocked, nullptr,  nullptr,        nullptr};
+// or the scalar engine's (concurrent, deletable, classic).
+constinit const Engine avx512_engine{Backend::avx512, "avx512", cpu_has_avx512, true, &avx512_blocked,
+                                     nullptr,         nullptr,  nullptr,        nullptr};
 
 }  // namespace batchbloom::detail

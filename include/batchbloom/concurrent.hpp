@@ -1,0 +1,85 @@
+#pragma once
+// ConcurrentFilter: a view of a Filter that any number of caller threads may insert into and
+// probe at the same time, without a lock. A query engine builds one join filter from many
+// worker threads this way, each inserting its own morsel of the build side.
+//
+//     batchbloom::Filter f(params);
+//     batchbloom::ConcurrentFilter view(f);
+//     // on each worker thread:
+//     view.insert(morsel);                 // lock-free; other threads insert and probe meanwhile
+//     // after the workers are joined, f itself holds every key (and probes at full speed)
+//
+// How. An insert sets each word of the key's pattern with a relaxed atomic OR on the whole
+// word (std::atomic_ref), skipped where the word already holds the pattern's bits; a probe
+// reads each word with a relaxed atomic load. Bits are only ever set, and OR commutes, so the
+// filter ends bit-identical to one built sequentially from the same keys, whatever the threads
+// and their interleaving.
+//
+// The guarantee: a probe never misses a key whose insert returned before the probe started,
+// "before" meaning that the insert's return happens-before the probe's start (the caller's
+// threads synchronize somehow: a join, a mutex, a barrier, a release/acquire flag, a task
+// queue). Why: every bit of the key was set by an atomic read-modify-write that happens-before
+// the insert's return (the insert's own OR, or — where it skipped the OR — the OR whose result
+// its relaxed load read, and that load happens-before the return). So each load of the probe
+// happens after an operation that saw the bit set, and by coherence (the probe's load reads a
+// value no earlier in the word's modification order than what an operation that happens-before
+// it read or wrote) it reads that value or a later one; later values only add bits. A probe
+// that overlaps an insert in time may or may not see that key, as with any concurrent set.
+//
+// Only these calls may run concurrently with one another. The viewed Filter's own members
+// (insert, contains, clear, |=, save, ...) must not run while a ConcurrentFilter call is in
+// flight on another thread: they read and write the words without atomics. Once the threads
+// have synchronized with the ones that inserted (joined them, say), every member of the Filter
+// sees every key. The view holds a reference: the Filter must outlive it.
+//
+// Every engine runs the scalar engine's concurrent kernels (atomic operations are per word;
+// docs/architecture.md, "Engines"); they prefetch the blocks of the keys a few places ahead.
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "filter.hpp"
+
+namespace batchbloom {
+
+class ConcurrentFilter {
+public:
+    explicit ConcurrentFilter(Filter& filter) noexcept : filter_(&filter) {}
+
+    Filter& filter() const noexcept { return *filter_; }
+
+    // ---- inserts: lock-free, from any number of threads ----------------------------------
+    void insert(std::uint64_t key);
+    void insert(std::string_view key);
+    void insert(std::span<const std::uint64_t> keys);
+    void insert(std::span<const std::uint32_t> keys);
+    void insert(std::span<const std::string_view> keys);
+    void insert(std::span<const std::string> keys);
+    void insert_hash(std::uint64_t hash);
+    void insert_hashes(std::span<const std::uint64_t> hashes);
+
+    // ---- probes: safe while other threads insert -----------------------------------------
+    bool contains(std::uint64_t key) const;
+    bool contains(std::string_view key) const;
+    /// out[i] = 1 if keys[i] may be present, else 0; out.size() must equal keys.size().
+    void contains(std::span<const std::uint64_t> keys, std::span<std::uint8_t> out) const;
+    void contains(std::span<const std::uint32_t> keys, std::span<std::uint8_t> out) const;
+    void contains(std::span<const std::string_view> keys, std::span<std::uint8_t> out) const;
+    std::size_t count(std::span<const std::uint64_t> keys) const;
+    std::size_t count(std::span<const std::uint32_t> keys) const;
+    std::size_t count(std::span<const std::string_view> keys) const;
+    bool contains_hash(std::uint64_t hash) const;
+    void contains_hashes(std::span<const std::uint64_t> hashes, std::span<std::uint8_t> out) const;
+
+private:
+    template <class Key>
+    void insert_keys(std::span<const Key> keys);
+    template <class Key>
+    std::size_t probe_keys(std::span<const Key> keys, std::uint8_t* out) const;
+
+    Filter* filter_;
+};
+
+}  // namespace batchbloom

@@ -1,0 +1,95 @@
+// ConcurrentFilter: keys to hashes as for Filter (key_hashes.hpp), then the engine's concurrent
+// kernels on the viewed filter's blocks, on the calling thread (the callers are the threads).
+#include "batchbloom/concurrent.hpp"
+
+#include <string>
+
+#include "engine/engine.hpp"
+#include "filters/key_hashes.hpp"
+
+namespace batchbloom {
+
+namespace {
+
+detail::FilterRef ref(Filter& f) {
+    const Params& p = f.params();
+    return {f.mutable_bytes().data(), p.blocks, p.shape, p.k};
+}
+
+constexpr detail::KeyMode hashed{detail::KeyMode::hashed, 0};
+
+void check_out(std::size_t keys, std::size_t out) {
+    if (keys != out)
+        throw Error("output has " + std::to_string(out) + " entries for " + std::to_string(keys) + " keys");
+}
+
+}  // namespace
+
+template <class Key>
+void ConcurrentFilter::insert_keys(std::span<const Key> keys) {
+    const auto& k = detail::concurrent_kernels(filter_->backend());
+    const auto r = ref(*filter_);
+    detail::feed_keys(filter_->hashing(), keys,
+                      [&](const std::uint64_t* v, std::size_t n, detail::KeyMode m, std::size_t) { k.insert(r, v, n, m); });
+}
+
+/// Answers into out (or, if null, only counts them); returns the number of hits.
+template <class Key>
+std::size_t ConcurrentFilter::probe_keys(std::span<const Key> keys, std::uint8_t* out) const {
+    const auto& k = detail::concurrent_kernels(filter_->backend());
+    const auto r = ref(*filter_);
+    std::size_t hits = 0;
+    std::uint8_t scratch[detail::hash_chunk];
+    const auto probe = [&](const std::uint64_t* v, std::size_t n, detail::KeyMode m, std::size_t at) {
+        for (std::size_t begin = 0; begin < n; begin += detail::hash_chunk) {
+            const std::size_t len = n - begin < detail::hash_chunk ? n - begin : detail::hash_chunk;
+            std::uint8_t* dst = out != nullptr ? out + at + begin : scratch;
+            k.contains_bytes(r, v + begin, len, m, dst);
+            for (std::size_t i = 0; i < len; ++i) hits += dst[i];
+        }
+    };
+    detail::feed_keys(filter_->hashing(), keys, probe);
+    return hits;
+}
+
+void ConcurrentFilter::insert(std::uint64_t key) { insert_hash(filter_->hash(key)); }
+void ConcurrentFilter::insert(std::string_view key) { insert_hash(filter_->hash(key)); }
+void ConcurrentFilter::insert(std::span<const std::uint64_t> keys) { insert_keys(keys); }
+void ConcurrentFilter::insert(std::span<const std::uint32_t> keys) { insert_keys(keys); }
+void ConcurrentFilter::insert(std::span<const std::string_view> keys) { insert_keys(keys); }
+void ConcurrentFilter::insert(std::span<const std::string> keys) { insert_keys(keys); }
+// Single keys: the reference kernels directly (no engine resolution for one key), as for Filter.
+void ConcurrentFilter::insert_hash(std::uint64_t hash) { detail::scalar_concurrent.insert(ref(*filter_), &hash, 1, hashed); }
+void ConcurrentFilter::insert_hashes(std::span<const std::uint64_t> hashes) {
+    detail::concurrent_kernels(filter_->backend()).insert(ref(*filter_), hashes.data(), hashes.size(), hashed);
+}
+
+bool ConcurrentFilter::contains(std::uint64_t key) const { return contains_hash(filter_->hash(key)); }
+bool ConcurrentFilter::contains(std::string_view key) const { return contains_hash(filter_->hash(key)); }
+void ConcurrentFilter::contains(std::span<const std::uint64_t> keys, std::span<std::uint8_t> out) const {
+    check_out(keys.size(), out.size());
+    probe_keys(keys, out.data());
+}
+void ConcurrentFilter::contains(std::span<const std::uint32_t> keys, std::span<std::uint8_t> out) const {
+    check_out(keys.size(), out.size());
+    probe_keys(keys, out.data());
+}
+void ConcurrentFilter::contains(std::span<const std::string_view> keys, std::span<std::uint8_t> out) const {
+    check_out(keys.size(), out.size());
+    probe_keys(keys, out.data());
+}
+std::size_t ConcurrentFilter::count(std::span<const std::uint64_t> keys) const { return probe_keys(keys, nullptr); }
+std::size_t ConcurrentFilter::count(std::span<const std::uint32_t> keys) const { return probe_keys(keys, nullptr); }
+std::size_t ConcurrentFilter::count(std::span<const std::string_view> keys) const { return probe_keys(keys, nullptr); }
+bool ConcurrentFilter::contains_hash(std::uint64_t hash) const {
+    std::uint8_t hit = 0;
+    detail::scalar_concurrent.contains_bytes(ref(*filter_), &hash, 1, hashed, &hit);
+    return hit == 1;
+}
+void ConcurrentFilter::contains_hashes(std::span<const std::uint64_t> hashes, std::span<std::uint8_t> out) const {
+    check_out(hashes.size(), out.size());
+    detail::concurrent_kernels(filter_->backend()).contains_bytes(ref(*filter_), hashes.data(), hashes.size(), hashed,
+                                                                   out.data());
+}
+
+}  // namespace batchbloom

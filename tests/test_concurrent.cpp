@@ -1,0 +1,179 @@
+// ConcurrentFilter: several caller threads inserting at once build the filter a sequential
+// build does, bit for bit; probes running meanwhile never miss a key whose insert returned
+// before they started. Its own executable (batchbloom_concurrency_tests), so that the
+// ThreadSanitizer stage of ./dev test builds and runs only this.
+#include <gtest/gtest.h>
+
+#include <batchbloom/concurrent.hpp>
+#include <batchbloom/filter.hpp>
+#include <atomic>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "support.hpp"
+
+namespace bb = batchbloom;
+using bb::Filter;
+using bb::Params;
+using bb::Shape;
+
+namespace {
+
+constexpr unsigned threads = 4;
+
+/// Runs body(t) on `threads` threads at once (released together) and joins them.
+template <class Body>
+void on_threads(Body&& body) {
+    std::atomic<bool> go{false};
+    std::vector<std::thread> pool;
+    for (unsigned t = 0; t < threads; ++t)
+        pool.emplace_back([&, t] {
+            while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
+            body(t);
+        });
+    go.store(true, std::memory_order_release);
+    for (auto& th : pool) th.join();
+}
+
+/// Thread t's morsel of keys: every threads-th key from t, so morsels interleave in the filter.
+template <class T>
+std::vector<T> morsel(const std::vector<T>& keys, unsigned t) {
+    std::vector<T> out;
+    for (std::size_t i = t; i < keys.size(); i += threads) out.push_back(keys[i]);
+    return out;
+}
+
+struct Case {
+    Shape shape;
+    std::uint64_t keys;
+    bb::Hashing hashing;
+};
+
+// Small (in cache), and past the kernels' prefetch threshold; both hash kinds.
+const Case cases[] = {{Shape::word512, 20'000, {}},
+                      {Shape::split256, 20'000, {bb::HashKind::murmur3, 7}},
+                      {Shape::line512, 20'000, {bb::HashKind::xxh3, 3}},
+                      {Shape::word512, 400'000, {}}};
+
+}  // namespace
+
+TEST(ConcurrentFilter, ThreadsBuildTheSequentialFilterBitForBit) {
+    for (const Case& c : cases) {
+        SCOPED_TRACE(std::string(bb::to_string(c.shape)) + " " + std::to_string(c.keys));
+        const Params p = Params::for_fpr(c.keys, 0.01, c.shape);
+        const auto keys = bb::testing::random_keys(c.keys, 1, 0);
+        std::vector<std::string> strings;
+        for (std::size_t i = 0; i < c.keys / 8; ++i) strings.push_back("key-" + std::to_string(keys[i]));
+        std::vector<std::uint32_t> small;
+        for (std::size_t i = 0; i < c.keys / 8; ++i) small.push_back(static_cast<std::uint32_t>(keys[i] >> 7));
+
+        Filter sequential(p, c.hashing);
+        sequential.insert(keys);
+        sequential.insert(std::span<const std::string>(strings));
+        sequential.insert(std::span<const std::uint32_t>(small));
+
+        Filter shared(p, c.hashing);
+        bb::ConcurrentFilter view(shared);
+        on_threads([&](unsigned t) {
+            const auto mine = morsel(keys, t);
+            const auto my_strings = morsel(strings, t);
+            const auto my_small = morsel(small, t);
+            std::vector<std::string_view> views(my_strings.begin(), my_strings.end());
+            // Every input form: 64-bit keys in two halves, hashes, strings, views, 32-bit keys.
+            const std::span<const std::uint64_t> all(mine);
+            view.insert(all.first(all.size() / 2));
+            std::vector<std::uint64_t> hashes;
+            for (const auto k : all.subspan(all.size() / 2)) hashes.push_back(shared.hash(k));
+            view.insert_hashes(hashes);
+            if (t % 2 == 0) {
+                view.insert(std::span<const std::string>(my_strings));
+            } else {
+                view.insert(std::span<const std::string_view>(views));
+            }
+            view.insert(std::span<const std::uint32_t>(my_small));
+            if (!my_strings.empty()) view.insert(std::string_view(my_strings[0]));  // single keys, again
+            if (!mine.empty()) view.insert(mine[0]);
+        });
+        EXPECT_TRUE(shared == sequential);
+
+        // The view's probes answer as the filter's.
+        const auto queries = bb::testing::random_keys(5'000, 1, 0);
+        const auto absent = bb::testing::random_keys(5'000, 2, 1);
+        for (const auto* q : {&queries, &absent}) {
+            std::vector<std::uint8_t> a(q->size()), b(q->size());
+            view.contains(*q, a);
+            sequential.contains(*q, b);
+            EXPECT_EQ(a, b);
+            EXPECT_EQ(view.count(*q), sequential.count(*q));
+        }
+        EXPECT_EQ(view.count(std::span<const std::uint32_t>(small)), small.size());
+        EXPECT_TRUE(view.contains(std::string_view(strings.back())));
+        EXPECT_TRUE(view.contains(keys.back()));
+    }
+}
+
+// Probing threads run while inserting threads insert; each inserter publishes (release) how
+// many of its keys it has inserted, and a prober that reads that count (acquire) probes those
+// keys: none may be missing.
+TEST(ConcurrentFilter, ProbesNeverMissKeysInsertedBeforeThem) {
+    for (const Shape shape : {Shape::word512, Shape::split256, Shape::line512}) {
+        const std::size_t n = 200'000;
+        Filter f(Params::for_fpr(n, 0.01, shape));
+        bb::ConcurrentFilter view(f);
+        const auto keys = bb::testing::random_keys(n, 9, 0);
+        constexpr unsigned inserters = threads / 2;
+        constexpr std::size_t step = 1'000;
+        std::atomic<std::size_t> published[inserters] = {};
+        std::atomic<std::size_t> misses{0}, probed{0};
+        on_threads([&](unsigned t) {
+            if (t < inserters) {
+                const auto mine = morsel(keys, t);  // morsels of `threads`; inserters take the first ones
+                for (std::size_t at = 0; at < mine.size(); at += step) {
+                    const std::size_t len = std::min(step, mine.size() - at);
+                    view.insert(std::span<const std::uint64_t>(mine).subspan(at, len));
+                    published[t].store(at + len, std::memory_order_release);
+                }
+                return;
+            }
+            const unsigned source = t - inserters;
+            const auto theirs = morsel(keys, source);
+            std::vector<std::uint8_t> out;
+            for (std::size_t checked = 0; checked < theirs.size();) {
+                const std::size_t done = published[source].load(std::memory_order_acquire);
+                if (done == checked) {
+                    std::this_thread::yield();
+                    continue;
+                }
+                out.resize(done - checked);
+                view.contains(std::span<const std::uint64_t>(theirs).subspan(checked, done - checked), out);
+                for (const auto hit : out) misses += hit == 0;
+                // The earliest keys again, while the inserter is still adding others.
+                misses += view.count(std::span<const std::uint64_t>(theirs).first(std::min<std::size_t>(done, 64))) !=
+                          std::min<std::size_t>(done, 64);
+                probed += done - checked;
+                checked = done;
+            }
+        });
+        EXPECT_EQ(misses.load(), 0u) << bb::to_string(shape);
+        EXPECT_EQ(probed.load(), inserters * (n / threads));
+        // The inserters' keys are all there (the other morsels were never inserted).
+        std::size_t inserted = 0;
+        for (unsigned t = 0; t < inserters; ++t) {
+            const auto mine = morsel(keys, t);
+            EXPECT_EQ(f.count(mine), mine.size());
+            inserted += mine.size();
+        }
+        EXPECT_GT(inserted, 0u);
+    }
+}
+
+TEST(ConcurrentFilter, OutputSizeMismatchIsAnError) {
+    Filter f(Params::for_fpr(100, 0.01));
+    bb::ConcurrentFilter view(f);
+    const std::vector<std::uint64_t> keys(3);
+    std::vector<std::uint8_t> out(2);
+    EXPECT_THROW(view.contains(keys, out), bb::Error);
+    EXPECT_THROW(view.contains_hashes(keys, out), bb::Error);
+    EXPECT_EQ(&view.filter(), &f);
+}
