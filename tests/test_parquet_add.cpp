@@ -225,6 +225,15 @@ TEST(ParquetAdd, EachRowGroupGetsItsOwnValuesSizedForThem) {
     const pq::Reader original(in);
     EXPECT_TRUE(*r.bloom_filter(1, "s") == *original.bloom_filter(1, "s"));
 
+    // The thread count changes nothing in the file.
+    const auto with = [&](unsigned threads) {
+        auto o = add_options({"plain", "i64"}, true);
+        o.threads = threads;
+        pq::add_filters(in, out, o);
+        return read_file(out);
+    };
+    EXPECT_EQ(with(1), with(3));
+
     // --ndv sizes every filter alike; the values are still the row group's own.
     options.ndv = 100;
     options.columns = {"plain"};

@@ -246,6 +246,8 @@ struct AddOptions {
     /// Rebuild the filters the file already has for these columns (otherwise such a column is
     /// an error).
     bool replace = false;
+    /// Threads decoding column chunks (0: every core). The file written does not depend on it.
+    unsigned threads = 0;
 };
 
 /// One filter add_filters() wrote.

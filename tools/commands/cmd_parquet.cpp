@@ -139,6 +139,7 @@ int add(const ParsedArgs& args, const std::string& in) {
     }
     options.ndv = args.u64("ndv");
     options.replace = args.has("replace");
+    options.threads = static_cast<unsigned>(args.u64("threads", 0));
     const auto added = pq::add_filters(in, std::string(*out), options);
     std::string table = "row_group\tcolumn\tvalues\tdistinct\tfilter_bytes\tfpr\n";
     for (const auto& f : added) {
@@ -172,6 +173,7 @@ CommandSpec parquet_spec() {
                     fpr_option(" of each filter, for its row group's distinct values (add; default 0.01)"),
                     {"ndv", "N", "add: size every filter for N distinct values instead of its row group's own count"},
                     {"replace", "", "add: rebuild the filters the file already has for these columns"},
+                    {"threads", "T", "add: threads decoding column chunks (default 0: every core)"},
                     {"out", "OUT", "the file add writes (under a temporary name, then renamed; may be IN)"}},
         .positionals = {{"FILE.parquet | add", "a Parquet file (plaintext footer), or 'add' (then IN.parquet)", true},
                         {"IN.parquet", "for add: the file to copy", false}},
@@ -197,7 +199,7 @@ int run_parquet(const ParsedArgs& args) {
         return add(args, std::string(*in));
     }
     if (args.positional(1)) throw UsageError("unexpected argument '" + std::string(*args.positional(1)) + "' for 'parquet'");
-    for (const char* option : {"fpr", "ndv", "replace", "out"})
+    for (const char* option : {"fpr", "ndv", "replace", "threads", "out"})
         if (args.has(option)) throw UsageError(std::string("--") + option + " belongs to 'parquet add'");
     const pq::Reader reader{std::filesystem::path(first)};
     if (reader.metadata().row_groups.empty()) throw Error("'" + first + "' has no row groups");

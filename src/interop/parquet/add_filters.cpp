@@ -6,6 +6,7 @@
 // dropped when they are the last thing before the footer (as in a file this function wrote);
 // otherwise their bytes stay, unreferenced.
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <fstream>
 #include <limits>
@@ -14,6 +15,7 @@
 #include <string>
 
 #include "batchbloom/parquet.hpp"
+#include "engine/parallel.hpp"
 #include "format/family_file.hpp"
 #include "interop/parquet/bloom_header.hpp"
 #include "interop/parquet/chunk_filter.hpp"
@@ -84,6 +86,23 @@ std::uint64_t copied_bytes(std::ifstream& in, const std::filesystem::path& path,
     return std::max<std::uint64_t>(end, magic_bytes);
 }
 
+// One chunk's filter, serialized, and what add_filters reports about it.
+struct Built {
+    std::vector<std::byte> bytes;
+    AddedFilter info;
+};
+
+Built build(const Job& j, std::ifstream& in, const std::filesystem::path& path, const AddOptions& options) {
+    const ColumnChunk& c = *j.chunk;
+    const auto pages = read_at(in, path, j.pages_at, std::size_t(c.total_compressed_size));
+    ChunkFilterBuilder builder(std::uint64_t(c.num_values), options.fpp, options.ndv);
+    const std::int64_t values = hash_chunk_values(pages, c, builder);
+    const auto [filter, distinct, exact] = builder.finish();
+    return {filter.serialize(),
+            {j.row_group, c.path, values, distinct, exact, filter.bytes(), filter.predicted_fpr(),
+             c.bloom_filter_offset.has_value()}};
+}
+
 void copy_bytes(std::ifstream& in, const std::filesystem::path& path, std::uint64_t n, std::ostream& out) {
     constexpr std::size_t block = std::size_t(4) << 20;
     std::vector<char> buf(std::min<std::uint64_t>(n, block));
@@ -133,24 +152,34 @@ std::vector<AddedFilter> add_filters(const std::filesystem::path& in_path, const
     }
     const std::uint64_t body = copied_bytes(in, in_path, footer, meta, rebuilt);
 
+    // Chunks are decoded on `threads` threads, a window of them at a time (so that only a few
+    // filters wait in memory), and written in order.
+    const unsigned threads = detail::resolve_threads(options.threads);
+    const std::size_t window = 4 * std::size_t(threads);
     std::vector<AddedFilter> added;
     detail::save_atomically(out_path, [&](std::ostream& out) {
         copy_bytes(in, in_path, body, out);
         std::uint64_t at = body;
         std::map<ChunkIndex, ChunkFilter> located;
-        for (const Job& j : jobs) {
-            const ColumnChunk& c = *j.chunk;
-            const auto pages = read_at(in, in_path, j.pages_at, std::size_t(c.total_compressed_size));
-            ChunkFilterBuilder builder(std::uint64_t(c.num_values), options.fpp, options.ndv);
-            const std::int64_t values = hash_chunk_values(pages, c, builder);
-            const auto [filter, distinct, exact] = builder.finish();
-            const auto bytes = filter.serialize();
-            out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-            located[{j.row_group, j.column_index}] = {std::int64_t(at), static_cast<std::int32_t>(bytes.size()),
-                                                      exact ? std::optional(distinct) : std::nullopt};
-            added.push_back({j.row_group, c.path, values, distinct, exact, filter.bytes(), filter.predicted_fpr(),
-                             c.bloom_filter_offset.has_value()});
-            at += bytes.size();
+        for (std::size_t first = 0; first < jobs.size(); first += window) {
+            const std::size_t n = std::min(window, jobs.size() - first);
+            std::vector<Built> built(n);
+            std::atomic<std::size_t> next{0};
+            detail::each_thread(static_cast<unsigned>(std::min<std::size_t>(threads, n)), [&](unsigned) {
+                std::ifstream own(in_path, std::ios::binary);
+                if (!own) io_error(in_path, "open");
+                for (std::size_t k; (k = next++) < n;) built[k] = build(jobs[first + k], own, in_path, options);
+            });
+            for (std::size_t k = 0; k < n; ++k) {
+                const Job& j = jobs[first + k];
+                const auto& b = built[k];
+                out.write(reinterpret_cast<const char*>(b.bytes.data()), static_cast<std::streamsize>(b.bytes.size()));
+                located[{j.row_group, j.column_index}] = {std::int64_t(at), static_cast<std::int32_t>(b.bytes.size()),
+                                                          b.info.distinct_exact ? std::optional(b.info.distinct)
+                                                                                : std::nullopt};
+                added.push_back(b.info);
+                at += b.bytes.size();
+            }
         }
         const auto new_footer = rewrite_footer(footer.bytes, located);
         if (new_footer.size() > std::numeric_limits<std::uint32_t>::max()) throw Error("the new footer exceeds 4 GiB");

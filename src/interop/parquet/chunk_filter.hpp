@@ -11,11 +11,12 @@
 
 namespace batchbloom::parquet {
 
-/// Collects the distinct hashes exactly, up to `exact_limit` of them (16 bytes each at most);
-/// past that, inserts into a filter sized for `max_values` (the chunk's value count, an upper
-/// bound) and, at the end, estimates the distinct count from its fill and folds it to the size
-/// that count asks for. Folding a power-of-two split-block filter is exact, so the result is
-/// the filter built directly at that size; only the count is an estimate.
+/// Collects the hashes and counts the distinct ones exactly, up to `exact_limit` of them
+/// (deduplicating whenever the collection has doubled: memory about 16 bytes per distinct
+/// value); past that, inserts into a filter sized for `max_values` (the chunk's value count,
+/// an upper bound) and, at the end, estimates the distinct count from its fill and folds it to
+/// the size that count asks for. Folding a power-of-two split-block filter is exact, so the
+/// result is the filter built directly at that size; only the count is an estimate.
 class ChunkFilterBuilder final : public HashSink {
 public:
     static constexpr std::size_t default_exact_limit = std::size_t(1) << 24;
@@ -33,21 +34,16 @@ public:
     Result finish();
 
 private:
-    void grow();
-    void spill();
+    void compact();
 
     std::uint64_t max_values_;
     double fpp_;
     std::optional<std::uint64_t> ndv_;
     std::size_t exact_limit_;
-    // The exact set: open addressing on the hash itself (already uniform); 0 marks an empty
-    // slot, so a hash of 0 is kept aside.
-    std::vector<std::uint64_t> slots_;
-    std::size_t size_ = 0;
-    bool zero_ = false;
-    // Past the limit: the wide filter, fed in batches.
-    std::optional<SplitBlockFilter> wide_;
-    std::vector<std::uint64_t> pending_;
+    std::size_t compact_at_;
+    std::vector<std::uint64_t> hashes_;  // distinct up to the last compaction, then as they came
+    std::vector<std::uint64_t> scratch_, table_;
+    std::optional<SplitBlockFilter> wide_;  // past the limit; hashes_ then holds a batch for it
 };
 
 }  // namespace batchbloom::parquet
