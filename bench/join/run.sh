@@ -45,6 +45,10 @@ threads=$THREADS
 [[ $threads -gt 0 ]] || threads=$(nproc)
 "$PYTHON" bench/join/duckdb_join.py "$data" --reps "$REPS" --threads "$threads" --json "$data/duckdb.json" \
     --plans "$data/duckdb_plans.txt"
+if "$PYTHON" -c "import batchbloom.duckdb" 2>/dev/null; then
+    echo "== DuckDB with a batchbloom SQL function (batchbloom.duckdb)"
+    "$PYTHON" bench/join/duckdb_udf.py "$data" --reps "$REPS" --threads "$threads" --json "$data/duckdb_udf.json"
+fi
 echo "== report"
 "$PYTHON" bench/join/report.py "$data/cpp.json" "$data/duckdb.json" --manifest "$data/manifest.json" \
     --markdown "$data/results.md" --plot "$data/results.png"

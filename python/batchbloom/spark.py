@@ -31,7 +31,7 @@ from pyspark.sql import Column, DataFrame
 from . import arrow as _arrow
 from ._core import ClassicFilter, Filter
 
-__all__ = ["build", "build_spark", "filter", "semi_join"]
+__all__ = ["build", "build_spark", "filter", "may_contain", "semi_join"]
 
 _FILTER_SCHEMA = "filter binary"
 
@@ -125,7 +125,7 @@ def filter(df: DataFrame, column: str, bloom: Any) -> DataFrame:  # noqa: A001 -
     if column not in df.columns:
         raise ValueError(f"no column {column!r} in {df.columns}")
     index = df.columns.index(column)
-    bc = bloom if isinstance(bloom, Broadcast) else df.sparkSession.sparkContext.broadcast(bloom)
+    bc = _broadcast(bloom, df.sparkSession)
 
     def keep_candidates(batches):
         f = bc.value  # unpickled once per Python worker, then cached by PySpark
@@ -135,6 +135,29 @@ def filter(df: DataFrame, column: str, bloom: Any) -> DataFrame:  # noqa: A001 -
                 yield kept
 
     return df.mapInArrow(keep_candidates, df.schema)
+
+
+def _broadcast(bloom, spark):
+    return bloom if isinstance(bloom, Broadcast) else spark.sparkContext.broadcast(bloom)
+
+
+def may_contain(column: Union[str, Column], bloom: Any) -> Column:
+    """A boolean Column, True where the row's key may be in `bloom` (False for a null key), for
+    `df.where(may_contain("k", bloom))` or a select. A scalar Arrow UDF: only the key column
+    goes to Python and a boolean comes back, one batched probe per Arrow batch (filter() sends
+    whole rows). Needs PySpark 4.1 or later (pyspark.sql.functions.arrow_udf)."""
+    try:
+        from pyspark.sql.functions import arrow_udf
+    except ImportError as e:
+        raise ImportError("may_contain() needs PySpark 4.1 or later (arrow_udf); use filter() instead") from e
+    from pyspark.sql import SparkSession
+
+    bc = _broadcast(bloom, SparkSession.active())
+
+    def probe(keys):
+        return _arrow.mask(keys, bc.value)
+
+    return arrow_udf(probe, "boolean")(column)
 
 
 def semi_join(

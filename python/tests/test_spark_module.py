@@ -46,6 +46,20 @@ def test_build_and_filter(sides, column):
     assert len(rows) < sum(r[column] in matches for r in every) + 0.02 * len(every)
 
 
+def test_may_contain_column(sides):
+    pytest.importorskip("pyspark.sql.functions", reason="pyspark")
+    from pyspark.sql import functions
+
+    if not hasattr(functions, "arrow_udf"):
+        pytest.skip("may_contain needs PySpark 4.1 (arrow_udf)")
+    build, probe, every = sides
+    f = bbs.build(build, "s")
+    rows = probe.where(bbs.may_contain("s", f)).collect()
+    assert sorted(r["payload"] for r in rows) == sorted(r["payload"] for r in every if r["s"] in f)
+    flags = probe.select("payload", bbs.may_contain(probe.k, f).alias("hit")).collect()
+    assert {r["payload"] for r in flags if r["hit"]} == {r["payload"] for r in every if r["k"] is not None and r["k"] in f}
+
+
 def test_semi_join_equals_the_plain_join(sides):
     build, probe, _ = sides
     plain = probe.join(build.select("k"), on="k", how="left_semi")

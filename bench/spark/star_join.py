@@ -1,0 +1,260 @@
+"""A Bloom-filtered star join on Spark in local mode: the plain join, the old RDD pre-filter,
+batchbloom.spark, and Spark SQL's own runtime Bloom filter, timed with Spark's own metrics.
+
+    python bench/spark/star_join.py gen --out out/spark                # Parquet data, ~1 GB
+    python bench/spark/star_join.py run --data out/spark --build 200000 --match 0.01 [--json F]
+    python bench/spark/star_join.py report F                            # Markdown table
+
+Data (numpy, fixed seed): a dimension table dim(key, attr, label) of 4M rows with distinct
+random 62-bit keys and attr a permutation of 0..4M-1, so `attr < B` selects exactly B keys;
+for each (B, match) a fact table fact_<B>_<match>(key, amount) of 20M rows in 8 files, where a
+fraction `match` of the rows has a key among the B selected ones and the rest a key of the
+other dim rows (every fact key is in dim: a star join). The query:
+
+    SELECT count(*), sum(f.amount), sum(d.label)
+    FROM fact f JOIN (SELECT * FROM dim WHERE attr < B) d ON f.key = d.key
+
+Variants: `plain` (Spark's own plan, runtime Bloom filter off), `rdd` (the pre-filter of the
+former Spark example: filter built and probed row by row in rdd.mapPartitions), `module`
+(batchbloom.spark.build over d's keys, then batchbloom.spark.filter on f before the join),
+`udf` (the same filter as f.where(batchbloom.spark.may_contain("key", filter))), and
+`runtime` (spark.sql.optimizer.runtime.bloomFilter.enabled, with broadcast joins off and its
+size thresholds opened so that it applies; it only acts on shuffle joins). Each is timed wall
+clock, end to end (filter build included), and its jobs' stages are summed from Spark's status
+REST API: shuffle write and read bytes.
+"""
+import argparse
+import json
+import operator
+import os
+import sys
+import time
+import urllib.request
+
+import numpy as np
+
+DIM_ROWS = 4_000_000
+FACT_ROWS = 20_000_000
+FACT_FILES = 8
+BUILDS = (200_000, 2_000_000)
+MATCHES = (0.01, 0.10)
+
+
+def fact_name(build, match):
+    return f"fact_{build}_{int(round(match * 100))}pct"
+
+
+def gen(args):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rng = np.random.default_rng(20261125)
+    keys = np.unique(rng.integers(0, 2**62, size=int(DIM_ROWS * 1.001), dtype=np.int64))[:DIM_ROWS]
+    keys = rng.permutation(keys)
+    attr = rng.permutation(DIM_ROWS).astype(np.int64)
+    label = rng.integers(0, 1000, size=DIM_ROWS, dtype=np.int64)
+    os.makedirs(os.path.join(args.out, "dim"), exist_ok=True)
+    pq.write_table(pa.table({"key": keys, "attr": attr, "label": label}), os.path.join(args.out, "dim", "part-0.parquet"),
+                   row_group_size=1 << 20)
+    for build in BUILDS:
+        chosen, rest = keys[attr < build], keys[attr >= build]
+        for match in MATCHES:
+            hit = rng.random(FACT_ROWS) < match
+            fact_keys = np.where(hit, chosen[rng.integers(0, chosen.size, FACT_ROWS)],
+                                 rest[rng.integers(0, rest.size, FACT_ROWS)])
+            amount = rng.integers(1, 100, size=FACT_ROWS, dtype=np.int64)
+            d = os.path.join(args.out, fact_name(build, match))
+            os.makedirs(d, exist_ok=True)
+            for i, part in enumerate(np.array_split(np.arange(FACT_ROWS), FACT_FILES)):
+                pq.write_table(pa.table({"key": fact_keys[part], "amount": amount[part]}),
+                               os.path.join(d, f"part-{i}.parquet"), row_group_size=1 << 20)
+            print(f"{d}: {FACT_ROWS} rows, {int(hit.sum())} matching", flush=True)
+
+
+# ---- the baseline: the pre-filter of the Spark example batchbloom.spark replaced. Python
+# iterates the rows of rdd.mapPartitions, one contains() call per 65,536 rows.
+
+RDD_CHUNK = 65_536
+
+
+def rdd_prefilter(spark, fact, dim_keys, fpr=0.01):
+    import batchbloom
+
+    n = max(1, dim_keys.distinct().count())
+
+    def partition_filter(rows):
+        f = batchbloom.Filter(n, fpr)
+        f.insert(np.fromiter((row[0] for row in rows), dtype=np.int64))
+        yield f
+
+    bloom = dim_keys.rdd.mapPartitions(partition_filter).treeReduce(operator.or_, depth=2)
+    shared = spark.sparkContext.broadcast(bloom.to_bytes())
+    column = fact.columns.index("key")
+
+    def survivors(f, batch):
+        if not batch:
+            return []
+        hits = f.contains(np.fromiter((row[column] for row in batch), dtype=np.int64))
+        return [row for row, hit in zip(batch, hits) if hit]
+
+    def keep_candidates(rows):
+        f = batchbloom.Filter.from_bytes(shared.value)
+        batch = []
+        for row in rows:
+            batch.append(row)
+            if len(batch) == RDD_CHUNK:
+                yield from survivors(f, batch)
+                batch = []
+        yield from survivors(f, batch)
+
+    return spark.createDataFrame(fact.rdd.mapPartitions(keep_candidates), fact.schema), bloom.nbytes
+
+
+RUNTIME_CONF = {
+    "spark.sql.optimizer.runtime.bloomFilter.enabled": "true",
+    "spark.sql.autoBroadcastJoinThreshold": "-1",
+    "spark.sql.optimizer.runtime.bloomFilter.applicationSideScanSizeThreshold": "1MB",
+    "spark.sql.optimizer.runtime.bloomFilter.creationSideThreshold": "1GB",
+}
+
+
+def stage_metrics(spark, group):
+    """Shuffle write/read and input bytes summed over the stages of the jobs of `group`."""
+    sc = spark.sparkContext
+    tracker = sc.statusTracker()
+    stages = set()
+    for job in tracker.getJobIdsForGroup(group):
+        info = tracker.getJobInfo(job)
+        if info is not None:
+            stages.update(info.stageIds)
+    base = f"{sc.uiWebUrl}/api/v1/applications/{sc.applicationId}/stages"
+    totals = {"shuffle_write_bytes": 0, "shuffle_read_bytes": 0, "stages": 0}
+    for sid in sorted(stages):
+        try:
+            with urllib.request.urlopen(f"{base}/{sid}") as r:
+                attempts = json.load(r)
+        except urllib.error.HTTPError:  # a stage that never ran (skipped) is not in the store
+            continue
+        for a in attempts:
+            if a.get("status") == "SKIPPED":
+                continue
+            totals["shuffle_write_bytes"] += a.get("shuffleWriteBytes", 0)
+            totals["shuffle_read_bytes"] += a.get("shuffleReadBytes", 0)
+            totals["stages"] += 1
+    return totals
+
+
+def run(args):
+    from pyspark.sql import SparkSession, functions as F
+
+    import batchbloom.spark as bbs
+
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    spark = (SparkSession.builder.master(f"local[{args.cores}]").appName("batchbloom-star-join")
+             .config("spark.driver.memory", args.memory).config("spark.ui.showConsoleProgress", "false")
+             .getOrCreate())
+    spark.sparkContext.setLogLevel("ERROR")
+    defaults = {k: spark.conf.get(k) for k in list(RUNTIME_CONF) + ["spark.sql.adaptive.enabled"]}
+    dim = spark.read.parquet(os.path.join(args.data, "dim"))
+    fact = spark.read.parquet(os.path.join(args.data, fact_name(args.build, args.match)))
+    d = dim.where(F.col("attr") < args.build)
+
+    def answer(joined):
+        return tuple(joined.agg(F.count(F.lit(1)), F.sum("amount"), F.sum("label")).collect()[0])
+
+    def plain():
+        return answer(fact.join(d, "key")), {}
+
+    def rdd():
+        candidates, nbytes = rdd_prefilter(spark, fact, d.select("key"))
+        return answer(candidates.join(d, "key")), {"filter_bytes": nbytes}
+
+    def module():
+        bloom = bbs.build(d, "key", fpr=0.01)
+        return answer(bbs.filter(fact, "key", bloom).join(d, "key")), {"filter_bytes": bloom.nbytes}
+
+    def udf():
+        bloom = bbs.build(d, "key", fpr=0.01)
+        return answer(fact.where(bbs.may_contain("key", bloom)).join(d, "key")), {"filter_bytes": bloom.nbytes}
+
+    def runtime():
+        plan = fact.join(d, "key")._jdf.queryExecution().optimizedPlan().toString()
+        return answer(fact.join(d, "key")), {"runtime_filter_in_plan": "might_contain" in plan}
+
+    variants = {"plain": plain, "rdd": rdd, "module": module, "udf": udf, "runtime": runtime}
+    results = []
+    spark.conf.set("spark.sql.optimizer.runtime.bloomFilter.enabled", "false")
+    t = time.perf_counter()
+    expected = plain()[0]  # warm-up (JIT, Parquet footers), and the answer
+    print(f"warm-up plain: {time.perf_counter() - t:.1f} s, answer {expected}", flush=True)
+    # The first Python job of a session starts the Python workers (and imports pyarrow and
+    # batchbloom in them): a one-time cost, measured here and kept out of the variants.
+    t = time.perf_counter()
+    bbs.build(spark.range(0, 1000, numPartitions=args.cores), "id")
+    print(f"warm-up Python workers: {time.perf_counter() - t:.1f} s", flush=True)
+    for name in args.variants.split(","):
+        for rep in range(args.reps):
+            for k, v in defaults.items():
+                spark.conf.set(k, v)
+            spark.conf.set("spark.sql.optimizer.runtime.bloomFilter.enabled", "false")
+            if name == "runtime":
+                for k, v in RUNTIME_CONF.items():
+                    spark.conf.set(k, v)
+            group = f"{name}-{rep}"
+            spark.sparkContext.setJobGroup(group, group)
+            t = time.perf_counter()
+            got, extra = variants[name]()
+            wall = time.perf_counter() - t
+            metrics = stage_metrics(spark, group)
+            r = {"variant": name, "rep": rep, "build_keys": args.build, "match": args.match, "fact_rows": FACT_ROWS,
+                 "wall_s": round(wall, 2), "answer_ok": got == expected, **metrics, **extra}
+            print(json.dumps(r), flush=True)
+            if got != expected:
+                raise SystemExit(f"{name}: answer {got} != the plain join's {expected}")
+            results.append(r)
+    spark.stop()
+    if args.json:
+        with open(args.json, "a") as f:
+            for r in results:
+                f.write(json.dumps(r) + "\n")
+
+
+def report(args):
+    runs = [json.loads(line) for line in open(args.results) if line.strip()]
+    cases = sorted({(r["build_keys"], r["match"]) for r in runs})
+    print("| build keys | probe rows matching | variant | wall s (each run) | shuffle write MB | filter bytes |")
+    print("|---:|---:|---|---:|---:|---:|")
+    for build, match in cases:
+        for name in ("plain", "rdd", "module", "udf", "runtime"):
+            rs = [r for r in runs if (r["build_keys"], r["match"], r["variant"]) == (build, match, name)]
+            if not rs:
+                continue
+            wall = " / ".join(f"{r['wall_s']:.1f}" for r in rs)
+            mb = max(r["shuffle_write_bytes"] for r in rs) / 1e6
+            fb = rs[0].get("filter_bytes", "")
+            print(f"| {build:,} | {match:.0%} | {name} | {wall} | {mb:.1f} | {fb:,} |" if fb != "" else
+                  f"| {build:,} | {match:.0%} | {name} | {wall} | {mb:.1f} | |")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    g = sub.add_parser("gen")
+    g.add_argument("--out", required=True)
+    r = sub.add_parser("run")
+    r.add_argument("--data", required=True)
+    r.add_argument("--build", type=int, choices=BUILDS, required=True)
+    r.add_argument("--match", type=float, choices=MATCHES, required=True)
+    r.add_argument("--variants", default="plain,module,runtime,rdd")
+    r.add_argument("--reps", type=int, default=1)
+    r.add_argument("--cores", type=int, default=2)
+    r.add_argument("--memory", default="6g")
+    r.add_argument("--json", help="append one JSON line per run here")
+    p = sub.add_parser("report")
+    p.add_argument("results", help="the --json file of run")
+    args = ap.parse_args()
+    {"gen": gen, "run": run, "report": report}[args.cmd](args)
+
+
+if __name__ == "__main__":
+    main()
