@@ -404,6 +404,12 @@ TEST(Parquet, SyntheticFilesWithAndWithoutLength) {
     }
     write_file(path, synthetic_file(body, std::nullopt, std::nullopt));
     EXPECT_FALSE(pq::Reader(path).bloom_filter(0, "a.b").has_value());
+    // The schema has no leaf a.b, so the chunk's levels are unknown: its pages cannot be read.
+    EXPECT_FALSE(pq::Reader(path).column_chunk(0, "a.b").in_schema);
+    pq::AddOptions add;
+    add.columns = {"a.b"};
+    EXPECT_THROW(pq::add_filters(path, path + ".out", add), bb::FormatError);
+    EXPECT_FALSE(std::filesystem::exists(path + ".out"));
     std::filesystem::remove(path);
 }
 

@@ -172,6 +172,7 @@ private:
 struct ColumnChunk {
     std::string path;  ///< path_in_schema joined with '.'
     PhysicalType type = PhysicalType::int64;
+    bool in_schema = false;  ///< the schema has a leaf at `path`; the next three come from it
     std::int32_t type_length = 0;           ///< bytes per value of a FIXED_LEN_BYTE_ARRAY column
     std::int32_t max_definition_level = 0;  ///< from the schema: optional and repeated ancestors
     std::int32_t max_repetition_level = 0;  ///< from the schema: repeated ancestors

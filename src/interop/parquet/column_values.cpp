@@ -415,6 +415,9 @@ void check_hashable(const ColumnChunk& meta) {
     if (meta.type == PhysicalType::boolean || meta.type == PhysicalType::int96)
         throw Error("column '" + meta.path + "' is " + std::string(to_string(meta.type)) +
                     ", for which Parquet defines no Bloom filter hashing");
+    // Without its schema leaf, a column's levels are unknown and its pages cannot be split
+    // into levels and values.
+    if (!meta.in_schema) throw FormatError("column '" + meta.path + "' is not a leaf of the file's schema");
     if (meta.type == PhysicalType::fixed_len_byte_array && meta.type_length <= 0)
         throw FormatError("column '" + meta.path + "': FIXED_LEN_BYTE_ARRAY of length " +
                           std::to_string(meta.type_length));

@@ -22,7 +22,8 @@ protected:
 std::uint64_t pages_offset(const ColumnChunk& meta, std::uint64_t data_end);
 
 /// Throws Error if the chunk's values cannot be hashed (BOOLEAN or INT96: Parquet defines no
-/// Bloom filter hashing for them) and FormatError if its schema information is inconsistent.
+/// Bloom filter hashing for them) and FormatError if its schema information is missing or
+/// inconsistent.
 void check_hashable(const ColumnChunk& meta);
 
 /// Decodes every page of a column chunk (`pages`: the chunk's bytes, from its first page, as

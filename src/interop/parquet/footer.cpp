@@ -155,7 +155,7 @@ ColumnChunk read_column_metadata(CompactReader& r) {
     return c;
 }
 
-ColumnChunk read_column_chunk(CompactReader& r, const std::map<std::string, SchemaLeaf>& leaves) {
+ColumnChunk read_column_chunk(CompactReader& r) {
     namespace id = ids::column_chunk;
     std::optional<ColumnChunk> meta;
     bool external = false, encrypted = false;
@@ -178,15 +178,10 @@ ColumnChunk read_column_chunk(CompactReader& r, const std::map<std::string, Sche
     if (!meta) r.fail("ColumnChunk without plaintext meta_data (encrypted column?)");
     meta->external = external;
     meta->encrypted = encrypted;
-    if (const auto it = leaves.find(meta->path); it != leaves.end()) {
-        meta->type_length = it->second.type_length;
-        meta->max_definition_level = it->second.max_definition_level;
-        meta->max_repetition_level = it->second.max_repetition_level;
-    }
     return *meta;
 }
 
-RowGroup read_row_group(CompactReader& r, const std::map<std::string, SchemaLeaf>& leaves) {
+RowGroup read_row_group(CompactReader& r) {
     RowGroup g;
     bool have_columns = false;
     r.begin_struct();
@@ -195,7 +190,7 @@ RowGroup read_row_group(CompactReader& r, const std::map<std::string, SchemaLeaf
         if (f.id == ids::row_group::columns) {
             const auto h = r.read_list_header(f.type);
             if (h.element != Type::structure) r.fail("RowGroup.columns is not a list of structs");
-            for (std::size_t i = 0; i < h.size; ++i) g.columns.push_back(read_column_chunk(r, leaves));
+            for (std::size_t i = 0; i < h.size; ++i) g.columns.push_back(read_column_chunk(r));
             have_columns = true;
         } else if (f.id == ids::row_group::num_rows) {
             g.num_rows = r.read_i64(f.type);
@@ -266,14 +261,13 @@ FileMetadata parse_file_metadata(std::span<const std::byte> footer) {
     Field f;
     while (r.next_field(f)) {
         if (f.id == id::schema) {
-            // Writers put the schema before the row groups; the leaves' levels need it first.
             leaves = read_schema(r, f.type);
         } else if (f.id == id::num_rows) {
             m.num_rows = r.read_i64(f.type);
         } else if (f.id == id::row_groups) {
             const auto h = r.read_list_header(f.type);
             if (h.element != Type::structure) r.fail("FileMetaData.row_groups is not a list of structs");
-            for (std::size_t i = 0; i < h.size; ++i) m.row_groups.push_back(read_row_group(r, leaves));
+            for (std::size_t i = 0; i < h.size; ++i) m.row_groups.push_back(read_row_group(r));
             have_row_groups = true;
         } else if (f.id == id::encryption_algorithm) {
             m.encrypted = true;
@@ -283,6 +277,16 @@ FileMetadata parse_file_metadata(std::span<const std::byte> footer) {
         }
     }
     if (!have_row_groups) r.fail("FileMetaData without row_groups");
+    for (auto& g : m.row_groups) {
+        for (auto& c : g.columns) {
+            const auto it = leaves.find(c.path);
+            if (it == leaves.end()) continue;
+            c.in_schema = true;
+            c.type_length = it->second.type_length;
+            c.max_definition_level = it->second.max_definition_level;
+            c.max_repetition_level = it->second.max_repetition_level;
+        }
+    }
     return m;
 }
 
