@@ -33,6 +33,7 @@ from ._core import (
     __version__,
     available_backends,
     estimated_jaccard,
+    load_any,
     resolve_backend,
 )
 
@@ -51,5 +52,6 @@ __all__ = [
     "__version__",
     "available_backends",
     "estimated_jaccard",
+    "load_any",
     "resolve_backend",
 ]

@@ -44,6 +44,12 @@ def available_backends() -> list[str]:
 def resolve_backend(name: BackendName = "auto") -> str:
     """The engine `name` runs on here ('auto': BATCHBLOOM_BACKEND if set, else the best one)."""
 
+def load_any(
+    source: str | os.PathLike[str] | bytes | bytearray | memoryview | npt.NDArray[np.uint8],
+) -> Filter | CountingFilter | DeletableFilter | ScalableFilter | ClassicFilter:
+    """The filter a saved file (or its bytes) holds, as its own type; Spark's serialized
+    BloomFilter is a ClassicFilter. FormatError if it is no filter, OSError if unreadable."""
+
 def estimated_jaccard(a: Filter, b: Filter) -> float:
     """Jaccard similarity of the key sets behind two compatible filters, from their fills."""
 

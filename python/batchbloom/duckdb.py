@@ -2,7 +2,7 @@
 
     import duckdb, batchbloom.duckdb
     con = duckdb.connect()
-    batchbloom.duckdb.register(con, batchbloom.Filter.load("orders.bbf"))   # any filter object
+    batchbloom.duckdb.register(con, "orders.bbf")           # a saved filter of any kind, or a filter
     con.execute("SELECT count(*) FROM lineitem WHERE bloom_may_contain(l_orderkey)")
 
 DuckDB calls the function once per vector of rows (2048 by default) with an Arrow array; the
@@ -13,9 +13,11 @@ deterministic, so DuckDB may reorder it like any other predicate.
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from . import arrow as _arrow
+from ._core import load_any
 
 __all__ = ["register"]
 
@@ -24,10 +26,13 @@ def register(con: Any, bloom: Any, *, name: str = "bloom_may_contain", key_type:
     """Registers `name`(key) -> BOOLEAN on the DuckDB connection `con`: True where the key may be
     in `bloom`, False where it certainly is not.
 
-    bloom: any batchbloom filter (Filter, ClassicFilter, ScalableFilter, ...).
+    bloom: any batchbloom filter (Filter, ClassicFilter, ScalableFilter, ...), or a saved one: a
+    path, or its bytes (read by batchbloom.load_any; Spark's serialized BloomFilter too).
     key_type: the SQL type of the argument (BIGINT, INTEGER, UBIGINT, VARCHAR, BLOB, ...):
     integers are keys by value, VARCHAR by its UTF-8 bytes, as everywhere in batchbloom.
     Returns the filter."""
+    if isinstance(bloom, (str, os.PathLike, bytes, bytearray, memoryview)):
+        bloom = load_any(bloom)
 
     def may_contain(keys):
         return _arrow.mask(keys, bloom)

@@ -40,5 +40,6 @@ NB_MODULE(_core, m) {
     batchbloom::python::bind_classic(m);
     batchbloom::python::bind_deletable(m);
     batchbloom::python::bind_join(m);
+    batchbloom::python::bind_load_any(m);
     batchbloom::python::bind_concurrent(m);
 }

@@ -77,6 +77,7 @@ void bind_scalable(nb::module_& m);
 void bind_classic(nb::module_& m);
 void bind_deletable(nb::module_& m);
 void bind_join(nb::module_& m);
+void bind_load_any(nb::module_& m);
 void bind_concurrent(nb::module_& m);
 
 }  // namespace batchbloom::python

@@ -42,6 +42,18 @@ def test_where_bloom_may_contain(con, rng):
     assert plain == pre == (sum(1 for i in range(build.size) if i % 97 != 0),)
 
 
+def test_saved_filters(con, tmp_path):
+    f = batchbloom.ClassicFilter.spark(100, 0.01)
+    f.insert(np.arange(100))
+    (tmp_path / "spark.bin").write_bytes(f.to_spark_bytes())
+    g = batchbloom.Filter(100, 0.01)
+    g.insert(np.arange(50))
+    g.save(tmp_path / "g.bbf")
+    assert bbd.register(con, tmp_path / "spark.bin") == f
+    assert bbd.register(con, str(tmp_path / "g.bbf"), name="in_g") == g
+    assert rows(con, "SELECT count(*) FROM range(100) r(i) WHERE bloom_may_contain(i) AND in_g(i)")[0][0] >= 50
+
+
 def test_string_keys_and_other_filter_types(con):
     words = [f"w{i}" for i in range(500)]
     spark = batchbloom.ClassicFilter.spark(500, 0.03)

@@ -34,7 +34,7 @@ def test_stubs_cover_the_public_api():
 
 
 def test_everything_public_has_a_docstring():
-    for name in ("Filter", "Params", "available_backends", "resolve_backend", "estimated_jaccard"):
+    for name in ("Filter", "Params", "available_backends", "resolve_backend", "estimated_jaccard", "load_any"):
         assert getattr(batchbloom, name).__doc__
     for name in ("insert", "contains", "count", "to_bytes", "from_bytes", "save", "load", "fold"):
         assert getattr(batchbloom.Filter, name).__doc__
