@@ -30,7 +30,7 @@ constexpr Command commands[] = {
     {"intersect", "write the intersection (AND) of two compatible filters", intersect_spec, run_intersect},
     {"fold", "write a filter folded to half its blocks", fold_spec, run_fold},
     {"join", "print the probe rows that survive a Bloom-join pre-filter", join_spec, run_join},
-    {"parquet", "list, probe or rebuild the Bloom filters of a Parquet file", parquet_spec, run_parquet},
+    {"parquet", "list or probe the Bloom filters of a Parquet file, or add them to a copy", parquet_spec, run_parquet},
 };
 
 std::string program_usage() {

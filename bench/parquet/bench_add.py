@@ -14,7 +14,8 @@ back to PLAIN, no Bloom filters): N rows (default 12M) in G row groups (default 
 measure times, --repeat times each (wall clock, sorted):
   * add:      batchbloom parquet add plain.parquet --column id --column name --fpr 0.01, on one
               thread and on every core (--threads 1, 0);
-  * cp:       copying the file (most of what add writes is a copy);
+  * cp:       copying the file (most of what add writes is a copy), and copying it then
+              fsyncing the copy (`sync FILE`), as add does before renaming its output into place;
   * pyarrow:  pq.read_table + pq.write_table with the same row groups and codec and
               bloom_filter_options for both columns (ndv = rows per row group, fpp 0.01),
               the only way PyArrow offers to give an existing file filters;
@@ -116,6 +117,9 @@ def measure(args):
     # What copying the bytes alone costs (the copy is most of what add writes).
     report["cp_seconds"] = sorted(timed(lambda: subprocess.run(["cp", src, rewritten], check=True))
                                   for _ in range(args.repeat))
+    report["cp_fsync_seconds"] = sorted(
+        timed(lambda: [subprocess.run(c, check=True) for c in (["cp", src, rewritten], ["sync", rewritten])])
+        for _ in range(args.repeat))
 
     def rewrite():
         t = pq.read_table(src)
