@@ -1,7 +1,16 @@
 #pragma once
-// Shared test helpers: deterministic key sets.
+// Shared test helpers: deterministic key sets, temporary directories, whole-file reads.
 #include <batchbloom/hash.hpp>
+#include <stdlib.h>
+
+#include <algorithm>
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <stdexcept>
+#include <string>
+#include <system_error>
 #include <vector>
 
 namespace batchbloom::testing {
@@ -25,6 +34,39 @@ inline std::vector<std::uint64_t> random_keys(std::size_t n, std::uint64_t seed,
     std::vector<std::uint64_t> keys(n);
     for (auto& k : keys) k = (g.next() & ~std::uint64_t(1)) | parity;
     return keys;
+}
+
+/// A fresh directory under the system's temporary directory, removed with its contents.
+class TempDir {
+public:
+    TempDir() {
+        std::string tmpl = (std::filesystem::temp_directory_path() / "batchbloom-test-XXXXXX").string();
+        if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+        path_ = tmpl;
+    }
+    ~TempDir() {
+        std::error_code ec;
+        std::filesystem::remove_all(path_, ec);
+    }
+    TempDir(const TempDir&) = delete;
+    TempDir& operator=(const TempDir&) = delete;
+    const std::filesystem::path& path() const { return path_; }
+    /// The names in the directory, sorted.
+    std::vector<std::string> entries() const { return entries_of(path_); }
+    static std::vector<std::string> entries_of(const std::filesystem::path& dir) {
+        std::vector<std::string> r;
+        for (const auto& e : std::filesystem::directory_iterator(dir)) r.push_back(e.path().filename().string());
+        std::sort(r.begin(), r.end());
+        return r;
+    }
+
+private:
+    std::filesystem::path path_;
+};
+
+inline std::string read_file(const std::filesystem::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
 }  // namespace batchbloom::testing

@@ -47,6 +47,7 @@
 #include "batchbloom/hash.hpp"
 #include "batchbloom/layout.hpp"
 #include "batchbloom/params.hpp"
+#include "support.hpp"
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define BB_TEST_SANITIZED 1
@@ -202,35 +203,8 @@ Filled make_filled(const Params& params, const Hashing& hashing, std::size_t n =
 }
 
 // A unique directory under the system temp directory, removed with everything in it.
-class TempDir {
-public:
-    TempDir() {
-        std::string tmpl = (fs::temp_directory_path() / "batchbloom-format-XXXXXX").string();
-        if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-        path_ = tmpl;
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(path_, ec);
-    }
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-    const fs::path& path() const { return path_; }
-    std::vector<std::string> entries() const {
-        std::vector<std::string> r;
-        for (const auto& e : fs::directory_iterator(path_)) r.push_back(e.path().filename().string());
-        std::sort(r.begin(), r.end());
-        return r;
-    }
-
-private:
-    fs::path path_;
-};
-
-std::string read_file(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
+using batchbloom::testing::read_file;
+using batchbloom::testing::TempDir;
 
 void write_file(const fs::path& p, const std::string& bytes) {
     std::ofstream out(p, std::ios::binary | std::ios::trunc);

@@ -207,7 +207,9 @@ void def_value(nb::class_<Locked<F>>& cls) {
             [](const L& self, const std::filesystem::path& path) {
                 file_op([&] { read_locked(self, false, [&](const F& f) { f.save(path); }); });
             },
-            nb::arg("path"), "Writes the filter to path atomically (a temporary file, then rename).")
+            nb::arg("path"),
+            "Writes the filter to path atomically (a temporary file, then rename); a symbolic link's\n"
+            "target is replaced and the link kept; a FIFO or character device is written in place.")
         .def_static(
             "load",
             [](const std::filesystem::path& path) {

@@ -72,3 +72,12 @@ def test_file_errors_are_os_errors(filt, tmp_path):
         filt.save(tmp_path / "no" / "such" / "dir" / "f.bbf")
     with pytest.raises(TypeError):
         batchbloom.Filter.from_bytes("a str is not bytes")
+
+
+def test_save_follows_links_and_never_replaces_devices(filt, tmp_path):
+    (tmp_path / "link.bbf").symlink_to("target.bbf")  # dangling: the target is created
+    filt.save(tmp_path / "link.bbf")
+    assert (tmp_path / "link.bbf").is_symlink()
+    assert (tmp_path / "target.bbf").read_bytes() == filt.to_bytes()
+    with pytest.raises(OSError, match="'/dev/full': No space left on device"):
+        filt.save("/dev/full")

@@ -1,4 +1,5 @@
 #include "batchbloom/counting.hpp"
+#include "batchbloom/atomic_file.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -311,7 +312,7 @@ void CountingFilter::save(std::ostream& out) const {
 }
 
 void CountingFilter::save(const std::filesystem::path& path) const {
-    detail::save_atomically(path, [&](std::ostream& out) { save(out); });
+    write_file(path, [&](std::ostream& out) { save(out); });
 }
 
 CountingFilter CountingFilter::load(std::istream& in) {

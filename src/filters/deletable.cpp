@@ -1,4 +1,5 @@
 #include "batchbloom/deletable.hpp"
+#include "batchbloom/atomic_file.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -150,7 +151,7 @@ void DeletableFilter::save(std::ostream& out) const {
 }
 
 void DeletableFilter::save(const std::filesystem::path& path) const {
-    detail::save_atomically(path, [&](std::ostream& out) { save(out); });
+    write_file(path, [&](std::ostream& out) { save(out); });
 }
 
 DeletableFilter DeletableFilter::load(std::istream& in) {

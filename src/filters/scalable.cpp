@@ -1,4 +1,5 @@
 #include "batchbloom/scalable.hpp"
+#include "batchbloom/atomic_file.hpp"
 
 #include <cmath>
 #include <cstring>
@@ -243,7 +244,7 @@ void ScalableFilter::save(std::ostream& out) const {
 }
 
 void ScalableFilter::save(const std::filesystem::path& path) const {
-    detail::save_atomically(path, [&](std::ostream& out) { save(out); });
+    write_file(path, [&](std::ostream& out) { save(out); });
 }
 
 ScalableFilter ScalableFilter::load(std::istream& in) {

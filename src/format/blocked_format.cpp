@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "batchbloom/file_kind.hpp"
+#include "batchbloom/atomic_file.hpp"
 #include "batchbloom/filter.hpp"
 #include "format/family_file.hpp"
 #include "format/header_bytes.hpp"
@@ -109,7 +110,7 @@ void Filter::save(std::ostream& out, const SaveOptions& options) const {
 }
 
 void Filter::save(const std::filesystem::path& path, const SaveOptions& options) const {
-    detail::save_atomically(path, [&](std::ostream& out) { save(out, options); });
+    write_file(path, [&](std::ostream& out) { save(out, options); });
 }
 
 namespace {

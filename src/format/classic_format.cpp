@@ -34,6 +34,7 @@
 #include <string>
 
 #include "batchbloom/classic.hpp"
+#include "batchbloom/atomic_file.hpp"
 #include "batchbloom/file_kind.hpp"
 #include "format/family_file.hpp"
 #include "format/header_bytes.hpp"
@@ -150,7 +151,7 @@ void ClassicFilter::save(std::ostream& out) const {
 }
 
 void ClassicFilter::save(const std::filesystem::path& path) const {
-    detail::save_atomically(path, [this](std::ostream& out) { save(out); });
+    write_file(path, [this](std::ostream& out) { save(out); });
 }
 
 ClassicFilter ClassicFilter::load(std::istream& in) { return load_batchbloom(in); }

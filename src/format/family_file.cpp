@@ -1,15 +1,10 @@
 #include "format/family_file.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstring>
-#include <random>
 #include <string>
-#include <system_error>
 
 // The streaming XXH3 state, compiled into this translation unit only (as in hash.cpp).
 #define XXH_INLINE_ALL
@@ -88,40 +83,6 @@ void write_family(std::ostream& out, const FamilyHeader& fh, std::span<const std
     for (const auto piece : payload)
         out.write(reinterpret_cast<const char*>(piece.data()), static_cast<std::streamsize>(piece.size()));
     if (!out) throw Error("cannot write the filter: the output stream failed");
-}
-
-void save_atomically(const std::filesystem::path& path, const std::function<void(std::ostream&)>& write) {
-    std::random_device rd;
-    const std::filesystem::path tmp = path.string() + ".tmp-" + std::to_string(rd());
-    try {
-        {
-            std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-            if (!out) throw Error("cannot create '" + tmp.string() + "': " + std::strerror(errno));
-            write(out);
-            out.flush();
-            if (!out) throw Error("cannot write '" + tmp.string() + "'");
-        }
-        // Durable before it becomes visible: sync the data, rename, then sync the directory.
-        const int fd = ::open(tmp.c_str(), O_RDONLY);
-        const bool synced = fd >= 0 && ::fsync(fd) == 0;
-        const int err = errno;
-        if (fd >= 0) ::close(fd);
-        if (!synced) throw Error("cannot write '" + tmp.string() + "': " + std::strerror(err));
-        std::filesystem::rename(tmp, path);
-        const auto dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
-        if (const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY); dfd >= 0) {
-            ::fsync(dfd);  // a directory that cannot be synced only loses durability of the rename
-            ::close(dfd);
-        }
-    } catch (const std::filesystem::filesystem_error& e) {
-        std::error_code ec;
-        std::filesystem::remove(tmp, ec);
-        throw Error("cannot replace '" + path.string() + "': " + e.code().message());
-    } catch (...) {
-        std::error_code ec;
-        std::filesystem::remove(tmp, ec);
-        throw;
-    }
 }
 
 FamilyHeader read_family_header(std::istream& in, FileKind expected) {

@@ -48,10 +48,6 @@ struct FamilyHeader {
 /// Writes the header (with the payload checksum) and then the payload pieces in order.
 void write_family(std::ostream& out, const FamilyHeader& h, std::span<const std::span<const std::byte>> payload);
 
-/// Calls write(stream) on a temporary file beside `path`, then renames it over `path`, so
-/// readers see the old file or the complete new one.
-void save_atomically(const std::filesystem::path& path, const std::function<void(std::ostream&)>& write);
-
 /// Reads a header and checks magic, version, checksum, kind == expected, reserved fields,
 /// params and hashing. The payload length is the caller's to check (it depends on the kind).
 FamilyHeader read_family_header(std::istream& in, FileKind expected);

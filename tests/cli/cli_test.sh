@@ -4,7 +4,8 @@
 #   cli_test.sh BATCHBLOOM_BINARY SCRATCH_DIR [SECTION...]
 #
 # Runs the named sections (default: all) in SCRATCH_DIR, which is emptied first. Sections:
-# size build_query u64 stdin info fpr rebuild errors bench algebra join parquet family classic zstd.
+# size build_query u64 stdin info fpr rebuild errors bench algebra join parquet family classic zstd
+# save_paths save_kill.
 set -euo pipefail
 
 if [[ $# -lt 2 ]]; then
@@ -578,7 +579,89 @@ section_zstd() {
     [[ ! -e x.bbf ]] || fail "a failed command wrote its output"
 }
 
-all_sections=(size build_query u64 stdin info fpr rebuild errors bench algebra join parquet family classic zstd)
+# --out PATH: what each kind of path gets (the library's write_file; nodes made here only).
+section_save_paths() {
+    seq 1 500 >keys.txt
+    "$BB" build --fpr 0.01 --out - keys.txt >expected.bbf 2>/dev/null
+    "$BB" query expected.bbf keys.txt | cmp -s - keys.txt || fail "--out - did not write the filter to stdout"
+    # A symbolic link is followed: its target replaced, the link kept.
+    mkdir real && ln -s real/t.bbf l.bbf
+    "$BB" build --fpr 0.01 --out l.bbf keys.txt 2>/dev/null
+    [[ -L l.bbf ]] || fail "the link became a file"
+    cmp -s real/t.bbf expected.bbf || fail "the link's target does not hold the filter"
+    "$BB" insert l.bbf keys.txt >/dev/null 2>&1
+    [[ -L l.bbf ]] || fail "insert replaced the link"
+    # A FIFO is written in place and stays a FIFO.
+    mkfifo p
+    cat p >from_fifo &
+    "$BB" build --fpr 0.01 --out p keys.txt 2>/dev/null
+    wait
+    [[ -p p ]] || fail "the FIFO was replaced"
+    cmp -s from_fifo expected.bbf || fail "the FIFO's reader did not get the filter"
+    if [[ $EUID -eq 0 ]]; then  # a device node of our own: written in place, never replaced
+        mknod n c 1 3
+        "$BB" build --fpr 0.01 --out n keys.txt 2>/dev/null
+        [[ -c n ]] || fail "the device node was replaced"
+    fi
+    expect_fail "cannot write '/dev/full': No space left on device" "$BB" build --fpr 0.01 --out /dev/full keys.txt
+    [[ -c /dev/full ]] || fail "/dev/full is no longer a device"
+    mkdir d
+    expect_fail "cannot write 'd': it is a directory" "$BB" build --fpr 0.01 --out d keys.txt
+    # 'parquet add' goes through the same writer: a link planted at a guessable temporary name is
+    # never followed.
+    echo victim >victim.txt
+    ln -s victim.txt new.parquet.tmp
+    ln -s victim.txt .new.parquet.tmp
+    "$BB" parquet add "$DATA/pyarrow_bloom.parquet" --column plain --out new.parquet >/dev/null
+    [[ $(cat victim.txt) == victim ]] || fail "the Parquet rewrite wrote through a planted link"
+    [[ -f new.parquet && ! -L new.parquet ]] || fail "new.parquet is not a regular file"
+    # A full file system (a 256 KiB tmpfs, where we may mount one): a clear error, the old file intact.
+    mkdir small
+    local mounted=0
+    if [[ $EUID -eq 0 ]] && mount -t tmpfs -o size=256k tmpfs small 2>/dev/null; then mounted=1; fi
+    if [[ $mounted -eq 1 ]]; then
+        "$BB" build --fpr 0.01 --out small/f.bbf keys.txt 2>/dev/null
+        cp small/f.bbf old.bbf
+        local rc=0
+        "$BB" build --fpr 0.01 --n 1000000 --out small/f.bbf keys.txt 2>full.err || rc=$?
+        ls -A small >small.list
+        umount small
+        [[ $rc -eq 1 ]] || fail "a build onto a full file system exited with $rc"
+        grep -q "cannot write 'small/f.bbf': No space left on device" full.err || fail "full disk: $(cat full.err)"
+        [[ $(cat small.list) == f.bbf ]] || fail "full disk left: $(cat small.list)"
+    else
+        echo "save_paths: no tmpfs mounted (not root, or not allowed): the full-file-system case is not run"
+    fi
+    [[ -z $(ls -A | grep -E '^\..*tmp') ]] || fail "temporary files left behind: $(ls -A)"
+}
+
+# SIGKILL `build --out F` at random moments: F is always the complete old or the complete new
+# filter (a killed writer may leave its temporary file behind, never a partial F).
+section_save_kill() {
+    seq 1 200000 >keys.txt
+    "$BB" build --fpr 0.01 --out old.bbf keys.txt 2>/dev/null
+    "$BB" build --fpr 0.001 --n 4000000 --out new.bbf keys.txt 2>/dev/null
+    local runs=60 old=0 new=0
+    for ((i = 0; i < runs; ++i)); do
+        cp old.bbf F.bbf
+        "$BB" build --fpr 0.001 --n 4000000 --out F.bbf keys.txt 2>/dev/null &
+        local pid=$!
+        sleep "0.0$(printf '%02d' $((RANDOM % 60)))"
+        kill -KILL "$pid" 2>/dev/null || true
+        wait "$pid" 2>/dev/null || true
+        if cmp -s F.bbf old.bbf; then
+            old=$((old + 1))
+        elif cmp -s F.bbf new.bbf; then
+            new=$((new + 1))
+        else
+            fail "after a kill, F.bbf is neither the old nor the new filter (run $i)"
+        fi
+        rm -f .F.bbf.tmp-*
+    done
+    echo "save_kill: $runs runs killed at random moments: F was the old filter $old times, the new one $new times"
+}
+
+all_sections=(size build_query u64 stdin info fpr rebuild errors bench algebra join parquet family classic zstd save_paths save_kill)
 sections=("$@")
 [[ ${#sections[@]} -gt 0 ]] || sections=("${all_sections[@]}")
 for s in "${sections[@]}"; do

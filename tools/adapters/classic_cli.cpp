@@ -3,7 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
+#include <ostream>
 #include <limits>
 #include <stdexcept>
 #include <vector>
@@ -113,15 +113,7 @@ int build_classic(const ParsedArgs& args) {
     filter.insert(views);
 
     const std::filesystem::path path{std::string(*out)};
-    if (spark) {
-        std::ofstream file(path, std::ios::binary | std::ios::trunc);
-        if (!file) throw std::runtime_error("cannot create '" + path.string() + "'");
-        filter.write_spark(file);
-        file.close();
-        if (!file) throw std::runtime_error("cannot write '" + path.string() + "'");
-    } else {
-        filter.save(path);
-    }
+    write_output(path.string(), [&](std::ostream& o) { spark ? filter.write_spark(o) : filter.save(o); });
     std::fprintf(stderr, "batchbloom: wrote %s (%s): %llu keys read, n=%llu, %llu bits, k=%u, predicted FPR %s\n",
                  path.c_str(), std::string(to_string(hashing.scheme)).c_str(),
                  static_cast<unsigned long long>(reader.keys_read()), static_cast<unsigned long long>(n),

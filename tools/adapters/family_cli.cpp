@@ -10,6 +10,7 @@
 #include "common/common_options.hpp"
 #include "common/key_input.hpp"
 #include "common/text_format.hpp"
+#include "common/stdout_output.hpp"
 
 namespace batchbloom::cli {
 
@@ -96,7 +97,7 @@ int build_family(const ParsedArgs& args) {
         sp.shape = shape;
         ScalableFilter f(sp, hashing);
         f.insert_hashes(hashes);
-        f.save(path);
+        write_output(path.string(), [&](std::ostream& o) { f.save(o); });
         what = std::to_string(f.stages().size()) + " stage(s), " + std::to_string(f.bytes()) +
                " bytes, FPR bound " + format_number(f.fpr_bound(), 4);
     } else {
@@ -104,14 +105,14 @@ int build_family(const ParsedArgs& args) {
         if (format == "counting") {
             CountingFilter f(params, hashing);
             f.insert_hashes(hashes);
-            f.save(path);
+            write_output(path.string(), [&](std::ostream& o) { f.save(o); });
             what = std::to_string(f.bytes().size()) + " bytes of 4-bit counters";
         } else {
             const auto region_bits = args.u64("region-bits", DeletableFilter::default_region_bits);
             if (region_bits > 4096) throw UsageError("--region-bits is too large");
             DeletableFilter f(params, static_cast<unsigned>(region_bits), hashing);
             for (auto h : hashes) f.insert_hash(h);
-            f.save(path);
+            write_output(path.string(), [&](std::ostream& o) { f.save(o); });
             what = std::to_string(f.regions()) + " regions of " + std::to_string(region_bits) + " bits, " +
                    format_number(100.0 * double(f.collided_regions()) / double(f.regions()), 3) + "% collided";
         }

@@ -5,6 +5,7 @@
 
 #include <batchbloom/filter.hpp>
 
+#include "common/stdout_output.hpp"
 #include "commands/commands.hpp"
 
 namespace batchbloom::cli {
@@ -36,7 +37,7 @@ int combine(const ParsedArgs& args, const char* command, Op op) {
     const auto out = out_path(args, command);
     Filter result = load(*args.positional(0));
     op(result, load(*args.positional(1)));
-    result.save(out);
+    write_output(out.string(), [&](std::ostream& o) { result.save(o); });
     return 0;
 }
 
@@ -71,7 +72,8 @@ CommandSpec fold_spec() {
 }
 int run_fold(const ParsedArgs& args) {
     const auto out = out_path(args, "fold");
-    load(*args.positional(0)).fold().save(out);
+    const Filter folded = load(*args.positional(0)).fold();
+    write_output(out.string(), [&](std::ostream& o) { folded.save(o); });
     return 0;
 }
 

@@ -13,6 +13,7 @@
 #include "common/distinct.hpp"
 #include "common/key_input.hpp"
 #include "common/text_format.hpp"
+#include "common/stdout_output.hpp"
 
 namespace batchbloom::cli {
 
@@ -83,7 +84,7 @@ int run_build(const ParsedArgs& args) {
     const Params params = sizing.params(n, shape);
     Filter filter(params, hashing);
     filter.insert_hashes(hashes);
-    filter.save(std::filesystem::path(std::string(*out)), save_options);
+    write_output(*out, [&](std::ostream& o) { filter.save(o, save_options); });
 
     std::fprintf(stderr, "batchbloom: wrote %s: %llu keys read, n=%llu%s, %llu blocks, %llu bytes, k=%u, predicted FPR %s\n",
                  std::string(*out).c_str(), static_cast<unsigned long long>(reader.keys_read()),

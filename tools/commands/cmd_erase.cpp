@@ -10,6 +10,7 @@
 
 #include "commands/commands.hpp"
 #include "adapters/family_cli.hpp"
+#include "common/stdout_output.hpp"
 
 namespace batchbloom::cli {
 
@@ -42,7 +43,7 @@ int run_erase(const ParsedArgs& args) {
         total = hashes.size();
         erased = f.erase_hashes(hashes);
         refused = total - erased;
-        f.save(out);
+        write_output(out.string(), [&](std::ostream& o) { f.save(o); });
     } else if (kind == FileKind::deletable) {
         auto f = DeletableFilter::load(path);
         const auto hashes = read_hashes(input, args.has("u64"), f.hashing());
@@ -54,7 +55,7 @@ int run_erase(const ParsedArgs& args) {
                 case EraseResult::not_deletable: ++stuck; break;
             }
         }
-        f.save(out);
+        write_output(out.string(), [&](std::ostream& o) { f.save(o); });
     } else {
         throw std::runtime_error("'" + path.string() + "' holds a " + std::string(to_string(kind)) +
                                  " filter, which cannot erase keys (build one with --format counting or deletable)");

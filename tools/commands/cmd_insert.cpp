@@ -11,6 +11,7 @@
 
 #include "commands/commands.hpp"
 #include "adapters/family_cli.hpp"
+#include "common/stdout_output.hpp"
 
 namespace batchbloom::cli {
 
@@ -39,7 +40,7 @@ int run_insert(const ParsedArgs& args) {
         const auto hashes = read_hashes(input, u64, f.hashing());
         add(f, hashes);
         n = hashes.size();
-        f.save(out);
+        write_output(out.string(), [&](std::ostream& o) { f.save(o); });
     };
     switch (const FileKind kind = file_kind(path)) {
         case FileKind::plain:

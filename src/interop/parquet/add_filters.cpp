@@ -14,9 +14,9 @@
 #include <set>
 #include <string>
 
+#include "batchbloom/atomic_file.hpp"
 #include "batchbloom/parquet.hpp"
 #include "engine/parallel.hpp"
-#include "format/family_file.hpp"
 #include "interop/parquet/bloom_header.hpp"
 #include "interop/parquet/chunk_filter.hpp"
 #include "interop/parquet/column_values.hpp"
@@ -157,7 +157,7 @@ std::vector<AddedFilter> add_filters(const std::filesystem::path& in_path, const
     const unsigned threads = detail::resolve_threads(options.threads);
     const std::size_t window = 4 * std::size_t(threads);
     std::vector<AddedFilter> added;
-    detail::save_atomically(out_path, [&](std::ostream& out) {
+    write_file(out_path, [&](std::ostream& out) {
         copy_bytes(in, in_path, body, out);
         std::uint64_t at = body;
         std::map<ChunkIndex, ChunkFilter> located;

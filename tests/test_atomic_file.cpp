@@ -1,0 +1,213 @@
+// write_file, behind every save(path): what it does with each kind of path (regular file,
+// symbolic link, dangling link, FIFO, character device, directory, unwritable directory, full
+// device), and that a failure names the user's path and leaves the old file and no temporary.
+#include <batchbloom/atomic_file.hpp>
+#include <batchbloom/error.hpp>
+#include <batchbloom/filter.hpp>
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <ostream>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include "support.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using batchbloom::Error;
+using batchbloom::Filter;
+using batchbloom::Params;
+using batchbloom::write_file;
+using batchbloom::testing::read_file;
+using batchbloom::testing::TempDir;
+
+void put(const fs::path& p, const std::string& bytes) {
+    write_file(p, [&](std::ostream& o) { o << bytes; });
+}
+
+void put_plain(const fs::path& p, const std::string& bytes) {
+    std::ofstream(p, std::ios::binary) << bytes;
+}
+
+// The message of the Error that fn throws ("" if it throws none).
+template <class Fn>
+std::string error_of(Fn&& fn) {
+    try {
+        fn();
+    } catch (const Error& e) {
+        return e.what();
+    }
+    return "";
+}
+
+bool is_link(const fs::path& p) { return fs::is_symlink(fs::symlink_status(p)); }
+
+TEST(WriteFile, CreatesAndReplacesRegularFilesLeavingNoTemporaries) {
+    TempDir dir;
+    const fs::path p = dir.path() / "f.bin";
+    put(p, "first");
+    EXPECT_EQ(read_file(p), "first");
+    put(p, std::string(300000, 'x'));  // larger than the stream buffer
+    EXPECT_EQ(read_file(p), std::string(300000, 'x'));
+    put(p, "");
+    EXPECT_EQ(read_file(p), "");
+    EXPECT_EQ(dir.entries(), std::vector<std::string>{"f.bin"});
+}
+
+TEST(WriteFile, KeepsTheReplacedFilesPermissions) {
+    TempDir dir;
+    const fs::path p = dir.path() / "f.bin";
+    put_plain(p, "old");
+    fs::permissions(p, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
+    put(p, "new");
+    EXPECT_EQ(read_file(p), "new");
+    EXPECT_EQ(fs::status(p).permissions() & fs::perms::all,
+              fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
+}
+
+TEST(WriteFile, FollowsASymlinkAndReplacesItsTarget) {
+    TempDir dir;
+    fs::create_directory(dir.path() / "real");
+    put_plain(dir.path() / "real" / "t.bin", "old");
+    fs::create_symlink("real/t.bin", dir.path() / "hop");    // relative, into another directory
+    fs::create_symlink(dir.path() / "hop", dir.path() / "l.bin");  // absolute, to another link
+    put(dir.path() / "l.bin", "new");
+    EXPECT_TRUE(is_link(dir.path() / "l.bin"));
+    EXPECT_TRUE(is_link(dir.path() / "hop"));
+    EXPECT_EQ(read_file(dir.path() / "real" / "t.bin"), "new");
+    EXPECT_EQ(dir.entries(), (std::vector<std::string>{"hop", "l.bin", "real"}));
+    EXPECT_EQ(TempDir::entries_of(dir.path() / "real"), std::vector<std::string>{"t.bin"});
+}
+
+TEST(WriteFile, ADanglingSymlinkCreatesItsTarget) {
+    TempDir dir;
+    fs::create_symlink("target.bin", dir.path() / "l.bin");
+    put(dir.path() / "l.bin", "new");
+    EXPECT_TRUE(is_link(dir.path() / "l.bin"));
+    EXPECT_EQ(read_file(dir.path() / "target.bin"), "new");
+}
+
+TEST(WriteFile, ASymlinkLoopIsAnError) {
+    TempDir dir;
+    fs::create_symlink("b", dir.path() / "a");
+    fs::create_symlink("a", dir.path() / "b");
+    const std::string msg = error_of([&] { put(dir.path() / "a", "x"); });
+    EXPECT_NE(msg.find((dir.path() / "a").string()), std::string::npos) << msg;
+    EXPECT_TRUE(is_link(dir.path() / "a"));
+    EXPECT_TRUE(is_link(dir.path() / "b"));
+}
+
+TEST(WriteFile, AFifoIsWrittenInPlaceAndStaysAFifo) {
+    TempDir dir;
+    const fs::path p = dir.path() / "fifo";
+    ASSERT_EQ(::mkfifo(p.c_str(), 0600), 0);
+    std::string got;
+    std::thread reader([&] { got = read_file(p); });
+    put(p, "through the pipe");
+    reader.join();
+    EXPECT_EQ(got, "through the pipe");
+    EXPECT_TRUE(fs::is_fifo(fs::symlink_status(p)));
+    EXPECT_EQ(dir.entries(), std::vector<std::string>{"fifo"});
+}
+
+TEST(WriteFile, ACharacterDeviceIsWrittenInPlaceAndStaysADevice) {
+    TempDir dir;
+    fs::path p = "/dev/null";
+    if (::geteuid() == 0) {  // a node of our own, as the library must not replace it
+        p = dir.path() / "null";
+        ASSERT_EQ(::mknod(p.c_str(), S_IFCHR | 0666, makedev(1, 3)), 0);
+    }
+    put(p, "discarded");
+    EXPECT_TRUE(fs::is_character_file(fs::symlink_status(p)));
+    fs::create_symlink(p, dir.path() / "l");  // a link to a device: the device is written, the link stays
+    put(dir.path() / "l", "discarded");
+    EXPECT_TRUE(is_link(dir.path() / "l"));
+    EXPECT_TRUE(fs::is_character_file(fs::symlink_status(p)));
+}
+
+TEST(WriteFile, AFullDeviceIsAClearError) {
+    const std::string msg = error_of([] { put("/dev/full", "x"); });
+    EXPECT_NE(msg.find("'/dev/full'"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("No space left"), std::string::npos) << msg;
+    EXPECT_TRUE(fs::is_character_file("/dev/full"));
+}
+
+TEST(WriteFile, ADirectoryIsRefused) {
+    TempDir dir;
+    fs::create_directory(dir.path() / "sub");
+    const std::string msg = error_of([&] { put(dir.path() / "sub", "x"); });
+    EXPECT_NE(msg.find("is a directory"), std::string::npos) << msg;
+    EXPECT_TRUE(fs::is_empty(dir.path() / "sub"));
+    EXPECT_EQ(dir.entries(), std::vector<std::string>{"sub"});
+}
+
+TEST(WriteFile, AFailingWriterLeavesTheOldFileAndNoTemporary) {
+    TempDir dir;
+    const fs::path p = dir.path() / "f.bin";
+    put_plain(p, "old");
+    EXPECT_THROW(write_file(p,
+                            [](std::ostream& o) {
+                                o << std::string(100000, 'y');
+                                throw Error("writer gave up");
+                            }),
+                 Error);
+    EXPECT_EQ(read_file(p), "old");
+    EXPECT_EQ(dir.entries(), std::vector<std::string>{"f.bin"});
+}
+
+TEST(WriteFile, MissingDirectoryNamesThePath) {
+    TempDir dir;
+    const fs::path p = dir.path() / "nope" / "f.bin";
+    const std::string msg = error_of([&] { put(p, "x"); });
+    EXPECT_NE(msg.find("'" + p.string() + "'"), std::string::npos) << msg;
+    EXPECT_EQ(msg.find(".tmp-"), std::string::npos) << "names the temporary file: " << msg;
+}
+
+// An unwritable directory: run as an unprivileged user in a child when we are root (root
+// writes anywhere), else with the directory's write permission removed.
+TEST(WriteFile, AnUnwritableDirectoryIsAClearErrorAndTheOldFileStays) {
+    TempDir dir;
+    const fs::path sub = dir.path() / "ro";
+    fs::create_directory(sub);
+    const fs::path p = sub / "f.bin";
+    put_plain(p, "old");
+    fs::permissions(sub, fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read |
+                             fs::perms::group_exec | fs::perms::others_read | fs::perms::others_exec);
+    fs::permissions(dir.path(), fs::perms::others_exec, fs::perm_options::add);
+    auto attempt = [&] { return error_of([&] { Filter(Params::make(batchbloom::Shape::word512, 2, 4)).save(p); }); };
+    if (::geteuid() == 0) {
+        const pid_t child = ::fork();
+        ASSERT_GE(child, 0);
+        if (child == 0) {
+            if (::setgid(65534) != 0 || ::setuid(65534) != 0) ::_exit(3);
+            const std::string msg = attempt();
+            const bool ok = msg.find("'" + p.string() + "'") != std::string::npos &&
+                            msg.find("Permission denied") != std::string::npos;
+            ::_exit(ok ? 0 : 1);
+        }
+        int status = 0;
+        ASSERT_EQ(::waitpid(child, &status, 0), child);
+        ASSERT_TRUE(WIFEXITED(status));
+        if (WEXITSTATUS(status) == 3) GTEST_SKIP() << "cannot drop root privileges here";
+        EXPECT_EQ(WEXITSTATUS(status), 0) << "the error did not name the path and the reason";
+    } else {
+        const std::string msg = attempt();
+        EXPECT_NE(msg.find("'" + p.string() + "'"), std::string::npos) << msg;
+        EXPECT_NE(msg.find("Permission denied"), std::string::npos) << msg;
+    }
+    fs::permissions(sub, fs::perms::owner_write, fs::perm_options::add);
+    EXPECT_EQ(read_file(p), "old");
+    EXPECT_EQ(TempDir::entries_of(sub), std::vector<std::string>{"f.bin"});
+}
+
+}  // namespace
