@@ -64,7 +64,7 @@ private:
     std::filesystem::path path_;
 };
 
-inline std::string read_file(const std::filesystem::path& p) {
+inline std::string file_contents(const std::filesystem::path& p) {
     std::ifstream in(p, std::ios::binary);
     return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }

@@ -28,7 +28,7 @@ using batchbloom::Error;
 using batchbloom::Filter;
 using batchbloom::Params;
 using batchbloom::write_file;
-using batchbloom::testing::read_file;
+using batchbloom::testing::file_contents;
 using batchbloom::testing::TempDir;
 
 void put(const fs::path& p, const std::string& bytes) {
@@ -56,11 +56,11 @@ TEST(WriteFile, CreatesAndReplacesRegularFilesLeavingNoTemporaries) {
     TempDir dir;
     const fs::path p = dir.path() / "f.bin";
     put(p, "first");
-    EXPECT_EQ(read_file(p), "first");
+    EXPECT_EQ(file_contents(p), "first");
     put(p, std::string(300000, 'x'));  // larger than the stream buffer
-    EXPECT_EQ(read_file(p), std::string(300000, 'x'));
+    EXPECT_EQ(file_contents(p), std::string(300000, 'x'));
     put(p, "");
-    EXPECT_EQ(read_file(p), "");
+    EXPECT_EQ(file_contents(p), "");
     EXPECT_EQ(dir.entries(), std::vector<std::string>{"f.bin"});
 }
 
@@ -70,7 +70,7 @@ TEST(WriteFile, KeepsTheReplacedFilesPermissions) {
     put_plain(p, "old");
     fs::permissions(p, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
     put(p, "new");
-    EXPECT_EQ(read_file(p), "new");
+    EXPECT_EQ(file_contents(p), "new");
     EXPECT_EQ(fs::status(p).permissions() & fs::perms::all,
               fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
 }
@@ -84,7 +84,7 @@ TEST(WriteFile, FollowsASymlinkAndReplacesItsTarget) {
     put(dir.path() / "l.bin", "new");
     EXPECT_TRUE(is_link(dir.path() / "l.bin"));
     EXPECT_TRUE(is_link(dir.path() / "hop"));
-    EXPECT_EQ(read_file(dir.path() / "real" / "t.bin"), "new");
+    EXPECT_EQ(file_contents(dir.path() / "real" / "t.bin"), "new");
     EXPECT_EQ(dir.entries(), (std::vector<std::string>{"hop", "l.bin", "real"}));
     EXPECT_EQ(TempDir::entries_of(dir.path() / "real"), std::vector<std::string>{"t.bin"});
 }
@@ -94,7 +94,7 @@ TEST(WriteFile, ADanglingSymlinkCreatesItsTarget) {
     fs::create_symlink("target.bin", dir.path() / "l.bin");
     put(dir.path() / "l.bin", "new");
     EXPECT_TRUE(is_link(dir.path() / "l.bin"));
-    EXPECT_EQ(read_file(dir.path() / "target.bin"), "new");
+    EXPECT_EQ(file_contents(dir.path() / "target.bin"), "new");
 }
 
 TEST(WriteFile, ASymlinkLoopIsAnError) {
@@ -112,7 +112,7 @@ TEST(WriteFile, AFifoIsWrittenInPlaceAndStaysAFifo) {
     const fs::path p = dir.path() / "fifo";
     ASSERT_EQ(::mkfifo(p.c_str(), 0600), 0);
     std::string got;
-    std::thread reader([&] { got = read_file(p); });
+    std::thread reader([&] { got = file_contents(p); });
     put(p, "through the pipe");
     reader.join();
     EXPECT_EQ(got, "through the pipe");
@@ -161,7 +161,7 @@ TEST(WriteFile, AFailingWriterLeavesTheOldFileAndNoTemporary) {
                                 throw Error("writer gave up");
                             }),
                  Error);
-    EXPECT_EQ(read_file(p), "old");
+    EXPECT_EQ(file_contents(p), "old");
     EXPECT_EQ(dir.entries(), std::vector<std::string>{"f.bin"});
 }
 
@@ -206,7 +206,7 @@ TEST(WriteFile, AnUnwritableDirectoryIsAClearErrorAndTheOldFileStays) {
         EXPECT_NE(msg.find("Permission denied"), std::string::npos) << msg;
     }
     fs::permissions(sub, fs::perms::owner_write, fs::perm_options::add);
-    EXPECT_EQ(read_file(p), "old");
+    EXPECT_EQ(file_contents(p), "old");
     EXPECT_EQ(TempDir::entries_of(sub), std::vector<std::string>{"f.bin"});
 }
 

@@ -8,7 +8,8 @@
 //        8    2 format version (1)
 //       10    1 filter kind (1 = blocked Bloom filter)
 //       11    1 block shape        12  1 hash kind        13  1 k
-//       14    2 reserved, zero
+//       14    1 key kinds: 0 = not recorded, else 0x80 | 1 (integers) | 2 (byte strings)
+//       15    1 reserved, zero
 //       16    8 hash seed          24  8 blocks           32  8 payload length in bytes
 //       40    8 XXH3-64 (seed 0) of the payload
 //       48    8 reserved, zero
@@ -72,7 +73,7 @@ using batchbloom::Shape;
 
 constexpr std::size_t kHeaderSize = 64;
 constexpr std::size_t kOffVersion = 8, kOffKind = 10, kOffShape = 11, kOffHashKind = 12, kOffK = 13,
-                      kOffReserved1 = 14, kOffSeed = 16, kOffBlocks = 24, kOffLength = 32, kOffPayloadSum = 40,
+                      kOffKeyKinds = 14, kOffReserved1 = 15, kOffSeed = 16, kOffBlocks = 24, kOffLength = 32, kOffPayloadSum = 40,
                       kOffReserved2 = 48, kOffHeaderSum = 56;
 
 // ---- helpers -------------------------------------------------------------------------------
@@ -203,7 +204,7 @@ Filled make_filled(const Params& params, const Hashing& hashing, std::size_t n =
 }
 
 // A unique directory under the system temp directory, removed with everything in it.
-using batchbloom::testing::read_file;
+using batchbloom::testing::file_contents;
 using batchbloom::testing::TempDir;
 
 void write_file(const fs::path& p, const std::string& bytes) {
@@ -241,7 +242,10 @@ TEST(FormatLayout, HeaderFieldsAreWhereTheFormatSaysTheyAre) {
     EXPECT_EQ(get<std::uint8_t>(s, kOffShape), static_cast<std::uint8_t>(Shape::line512));
     EXPECT_EQ(get<std::uint8_t>(s, kOffHashKind), static_cast<std::uint8_t>(HashKind::murmur3));
     EXPECT_EQ(get<std::uint8_t>(s, kOffK), 11);
-    EXPECT_EQ(get<std::uint16_t>(s, kOffReserved1), 0);
+    const batchbloom::KeyKinds kinds = f.filter.key_kinds();
+    ASSERT_TRUE(kinds.recorded);
+    EXPECT_EQ(get<std::uint8_t>(s, kOffKeyKinds), 0x80 | (kinds.integers ? 1 : 0) | (kinds.bytes ? 2 : 0));
+    EXPECT_EQ(get<std::uint8_t>(s, kOffReserved1), 0);
     EXPECT_EQ(get<std::uint64_t>(s, kOffSeed), 0xA1B2C3D4ULL);
     EXPECT_EQ(get<std::uint64_t>(s, kOffBlocks), 5u);
     EXPECT_EQ(get<std::uint64_t>(s, kOffLength), params.bytes());
@@ -351,7 +355,7 @@ TEST(FormatRoundTrip, ThroughAFile) {
             EXPECT_TRUE(g == f.filter);
             EXPECT_TRUE(contains_all(g, f));
             // The file holds exactly what save(ostream) writes.
-            EXPECT_EQ(read_file(p), save_to_string(f.filter));
+            EXPECT_EQ(file_contents(p), save_to_string(f.filter));
             // And load(istream) reads a saved file too.
             std::ifstream in(p, std::ios::binary);
             EXPECT_TRUE(Filter::load(in) == f.filter);
@@ -496,7 +500,9 @@ TEST(FormatReject, WellSealedHeadersWithInvalidFields) {
         {"k 0", [](std::string& s) { put<std::uint8_t>(s, kOffK, 0); }, {"k "}},
         {"k 17", [](std::string& s) { put<std::uint8_t>(s, kOffK, 17); }, {"k "}},
         {"k 255", [](std::string& s) { put<std::uint8_t>(s, kOffK, 255); }, {"k "}},
-        {"reserved 14", [](std::string& s) { put<std::uint16_t>(s, kOffReserved1, 1); }, {"reserved"}},
+        {"reserved 15", [](std::string& s) { put<std::uint8_t>(s, kOffReserved1, 1); }, {"reserved"}},
+        {"key kinds 0x01", [](std::string& s) { put<std::uint8_t>(s, kOffKeyKinds, 0x01); }, {"key-kinds"}},
+        {"key kinds 0x84", [](std::string& s) { put<std::uint8_t>(s, kOffKeyKinds, 0x84); }, {"key-kinds"}},
         {"reserved 48", [](std::string& s) { put<std::uint64_t>(s, kOffReserved2, 1ULL << 63); }, {"reserved"}},
         {"murmur3 seed 2^32", [](std::string& s) { put<std::uint64_t>(s, kOffSeed, 1ULL << 32); }, {"seed"}},
         {"blocks 0", [](std::string& s) {
@@ -771,12 +777,12 @@ TEST(FormatFile, SaveOverAnExistingFileReplacesItAndLeavesNoTemporaries) {
 
     const Filled a = reference_filter();
     a.filter.save(p);
-    EXPECT_EQ(read_file(p), save_to_string(a.filter));
+    EXPECT_EQ(file_contents(p), save_to_string(a.filter));
     EXPECT_EQ(dir.entries(), std::vector<std::string>{"filter.bbf"});
 
     const Filled b = make_filled(Params::make(Shape::split256, 3, 4), Hashing{HashKind::xxh3, 8}, 20, 8);
     b.filter.save(p);
-    EXPECT_EQ(read_file(p), save_to_string(b.filter));
+    EXPECT_EQ(file_contents(p), save_to_string(b.filter));
     EXPECT_TRUE(Filter::load(p) == b.filter);
     EXPECT_EQ(dir.entries(), std::vector<std::string>{"filter.bbf"});
 }

@@ -31,6 +31,7 @@
 #include "backend.hpp"
 #include "error.hpp"
 #include "hash.hpp"
+#include "key_kinds.hpp"
 
 namespace batchbloom {
 
@@ -124,6 +125,11 @@ public:
     void contains(std::span<const std::string_view> keys, std::span<std::uint8_t> out) const;
     std::size_t count(std::span<const std::string_view> keys) const;
 
+    /// The kinds of keys inserted (key_kinds.hpp; as Filter). The batchbloom file keeps them;
+    /// Spark's form has no place for them, so a filter read from it has them not_recorded().
+    KeyKinds key_kinds() const noexcept { return key_kinds_; }
+    void add_key_kinds(const KeyKinds& kinds) noexcept { key_kinds_ = key_kinds_ | kinds; }
+
     void clear() noexcept;
     /// Fraction of the m bits that are set.
     double fill_ratio() const noexcept;
@@ -167,6 +173,7 @@ private:
     ClassicHashing hashing_;
     Backend backend_;
     unsigned threads_ = 0;
+    KeyKinds key_kinds_ = KeyKinds::none();
     std::vector<std::uint64_t> words_;
 };
 

@@ -44,6 +44,7 @@
 #include "error.hpp"
 #include "filter.hpp"
 #include "hash.hpp"
+#include "key_kinds.hpp"
 #include "params.hpp"
 
 namespace batchbloom {
@@ -79,8 +80,14 @@ public:
     unsigned threads() const noexcept { return threads_; }
 
     // ---- keys (32-bit integers are widened, as in Filter) --------------------------------
-    void insert(std::uint64_t key) { insert_hash(hash(key)); }
-    void insert(std::string_view key) { insert_hash(hash(key)); }
+    void insert(std::uint64_t key) {
+        add_key_kinds(KeyKinds::only_integers());
+        insert_hash(hash(key));
+    }
+    void insert(std::string_view key) {
+        add_key_kinds(KeyKinds::only_bytes());
+        insert_hash(hash(key));
+    }
     void insert(std::span<const std::uint64_t> keys);
     void insert(std::span<const std::uint32_t> keys);
     void insert(std::span<const std::string_view> keys);
@@ -111,6 +118,11 @@ public:
     void insert_hashes(std::span<const std::uint64_t> hashes);
     std::size_t erase_hashes(std::span<const std::uint64_t> hashes, std::span<std::uint8_t> erased = {});
     void contains_hashes(std::span<const std::uint64_t> hashes, std::span<std::uint8_t> out) const;
+
+    // ---- key kinds (key_kinds.hpp; as Filter) --------------------------------------------
+    KeyKinds key_kinds() const noexcept { return key_kinds_; }
+    /// For keys inserted as hashes (insert_hash[es] records nothing). Erasing changes nothing.
+    void add_key_kinds(const KeyKinds& kinds) noexcept { key_kinds_ = key_kinds_ | kinds; }
 
     // ---- state ------------------------------------------------------------------------
     /// Counter of bit `bit` (as numbered in the plain block: word * word bits + bit in word)
@@ -151,6 +163,7 @@ private:
     Hashing hashing_;
     Backend backend_ = Backend::automatic;
     unsigned threads_ = 0;
+    KeyKinds key_kinds_ = KeyKinds::none();
     std::unique_ptr<std::byte[], Free> data_;  // 64-byte aligned planes
 };
 

@@ -60,8 +60,14 @@ public:
     void set_backend(Backend b) { bits_.set_backend(b); }
     Backend backend() const noexcept { return bits_.backend(); }
 
-    void insert(std::uint64_t key) { insert_hash(bits_.hash(key)); }
-    void insert(std::string_view key) { insert_hash(bits_.hash(key)); }
+    void insert(std::uint64_t key) {
+        add_key_kinds(KeyKinds::only_integers());
+        insert_hash(bits_.hash(key));
+    }
+    void insert(std::string_view key) {
+        add_key_kinds(KeyKinds::only_bytes());
+        insert_hash(bits_.hash(key));
+    }
     void insert(std::span<const std::uint64_t> keys);
     void insert(std::span<const std::string_view> keys);
     void insert_hash(std::uint64_t hash);
@@ -85,6 +91,11 @@ public:
     /// The plain filter (the bits); byte-identical to a Filter of the present keys as long
     /// as nothing was erased.
     const Filter& filter() const noexcept { return bits_; }
+    /// The kinds of keys inserted (key_kinds.hpp; as Filter, and the same as filter().key_kinds()).
+    KeyKinds key_kinds() const noexcept { return bits_.key_kinds(); }
+    /// For keys inserted as hashes (insert_hash records nothing).
+    void add_key_kinds(const KeyKinds& kinds) noexcept { bits_.add_key_kinds(kinds); }
+
     /// Number of regions marked as collided.
     std::uint64_t collided_regions() const noexcept;
     /// The collision bitmap, one bit per region (bit r%64 of word r/64).

@@ -12,6 +12,7 @@
 #include "backend.hpp"
 #include "error.hpp"
 #include "hash.hpp"
+#include "key_kinds.hpp"
 #include "params.hpp"
 
 namespace batchbloom {
@@ -98,8 +99,16 @@ public:
     void contains_hashes(std::span<const std::uint64_t> hashes, std::span<std::uint8_t> out) const;
     std::size_t count_hashes(std::span<const std::uint64_t> hashes) const;
 
+    // ---- key kinds (key_kinds.hpp) -------------------------------------------------------
+    /// The kinds of keys inserted so far: recorded by the key inserts, saved in the file,
+    /// merged by the set algebra; not part of ==.
+    KeyKinds key_kinds() const noexcept { return key_kinds_; }
+    /// Adds kinds to the record, for keys inserted as pre-computed hashes (insert_hash and
+    /// insert_hashes record nothing); adding not_recorded() makes the record unknown.
+    void add_key_kinds(const KeyKinds& kinds) noexcept { key_kinds_ = key_kinds_ | kinds; }
+
     // ---- state and estimates -----------------------------------------------------------
-    /// Sets every bit to zero.
+    /// Sets every bit to zero (the key kinds stay: clearing does not tell what goes in next).
     void clear() noexcept;
     /// Fraction of bits set.
     double fill_ratio() const noexcept;
@@ -159,6 +168,7 @@ private:
     Backend backend_;
     unsigned threads_ = 0;
     BatchPath path_ = BatchPath::automatic;
+    KeyKinds key_kinds_ = KeyKinds::none();
     std::byte* data_ = nullptr;  // owned; 64-byte aligned (2 MiB for large filters)
 };
 

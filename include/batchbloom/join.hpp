@@ -76,6 +76,8 @@ public:
     /// The filter (params, hashing, bits); it can be saved and probed like any other. It is set
     /// to one thread: the join filter spreads its own threads over chunks.
     const Filter& filter() const noexcept { return filter_; }
+    /// The kind of the build keys (key_kinds.hpp): integers or byte strings; none if empty.
+    KeyKinds key_kinds() const noexcept { return filter_.key_kinds(); }
     /// The number of build keys the filter was sized for (distinct keys unless given).
     std::uint64_t sized_for() const noexcept { return sized_for_; }
     /// The FPR the sizing model predicts for a probe key that is not among the build keys.

@@ -33,6 +33,7 @@
 #include "error.hpp"
 #include "filter.hpp"
 #include "hash.hpp"
+#include "key_kinds.hpp"
 #include "params.hpp"
 
 namespace batchbloom {
@@ -88,6 +89,12 @@ public:
     void insert_hashes(std::span<const std::uint64_t> hashes);
     void contains_hashes(std::span<const std::uint64_t> hashes, std::span<std::uint8_t> out) const;
 
+    /// The kinds of keys inserted (key_kinds.hpp; as Filter). Saved for the whole filter: the
+    /// stages of a loaded filter all report it.
+    KeyKinds key_kinds() const noexcept { return key_kinds_; }
+    /// For keys inserted as hashes (insert_hashes records nothing).
+    void add_key_kinds(const KeyKinds& kinds) noexcept { key_kinds_ = key_kinds_ | kinds; }
+
     /// Keys inserted so far (duplicates included).
     std::uint64_t size() const noexcept;
     /// The stages, oldest first, and the keys each took.
@@ -129,6 +136,7 @@ private:
     Hashing hashing_;
     Backend backend_;
     unsigned threads_ = 0;
+    KeyKinds key_kinds_ = KeyKinds::none();
     std::vector<Filter> stages_;
     std::vector<std::uint64_t> sizes_;  // keys inserted into each stage
 };

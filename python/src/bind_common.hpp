@@ -219,6 +219,18 @@ void def_value(nb::class_<Locked<F>>& cls) {
                 });
             },
             nb::arg("path"), "Reads a saved filter; FormatError if it is corrupt, OSError if unreadable.")
+        .def_prop_ro(
+            "key_kinds",
+            [](const L& self) -> nb::object {
+                const KeyKinds k = read_locked(self, true, [](const F& f) { return f.key_kinds(); });
+                if (!k.recorded) return nb::none();
+                nb::list kinds;
+                if (k.integers) kinds.append("integers");
+                if (k.bytes) kinds.append("bytes");
+                return nb::frozenset(kinds);
+            },
+            "The kinds of keys inserted, saved with the filter: a frozenset of 'integers' and 'bytes'\n"
+            "(str keys count as bytes), or None when not recorded (a file from before the record).")
         .def("__getstate__", &locked_bytes<F>)
         .def("__setstate__", [](L* self, nb::handle state) { new (self) L(from_bytes<F>(state)); });
     cls.attr("__hash__") = nb::none();

@@ -1,5 +1,6 @@
 """to_bytes/from_bytes, save/load and pickling; corrupt input raises FormatError."""
 import pickle
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -81,3 +82,17 @@ def test_save_follows_links_and_never_replaces_devices(filt, tmp_path):
     assert (tmp_path / "target.bbf").read_bytes() == filt.to_bytes()
     with pytest.raises(OSError, match="'/dev/full': No space left on device"):
         filt.save("/dev/full")
+
+
+def test_key_kinds_are_recorded_and_saved(tmp_path):
+    f = batchbloom.Filter(n=100, fpr=0.01)
+    assert f.key_kinds == frozenset()
+    f.insert(np.arange(10, dtype=np.uint64))
+    assert f.key_kinds == {"integers"}
+    f.insert(["a", b"b"])
+    assert batchbloom.Filter.from_bytes(f.to_bytes()).key_kinds == {"integers", "bytes"}
+    old = Path(__file__).resolve().parents[2] / "tests" / "data" / "golden" / "blocked_word512.bbf"
+    assert batchbloom.Filter.load(old).key_kinds is None  # written before the record existed
+    for g in (batchbloom.CountingFilter(n=100, fpr=0.01), batchbloom.ScalableFilter(100)):
+        g.insert(["x"])
+        assert type(g).from_bytes(g.to_bytes()).key_kinds == {"bytes"}

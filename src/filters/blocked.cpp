@@ -54,7 +54,7 @@ Filter::Filter(const Params& params, const Hashing& hashing, Backend backend)
 
 Filter::Filter(const Filter& other)
     : params_(other.params_), hashing_(other.hashing_), backend_(other.backend_), threads_(other.threads_), path_(other.path_),
-      data_(allocate_zeroed(other.params_.bytes())) {
+      key_kinds_(other.key_kinds_), data_(allocate_zeroed(other.params_.bytes())) {
     std::memcpy(data_, other.data_, params_.bytes());
 }
 
@@ -65,7 +65,7 @@ Filter& Filter::operator=(const Filter& other) {
 
 Filter::Filter(Filter&& other) noexcept
     : params_(other.params_), hashing_(other.hashing_), backend_(other.backend_), threads_(other.threads_), path_(other.path_),
-      data_(std::exchange(other.data_, nullptr)) {}
+      key_kinds_(other.key_kinds_), data_(std::exchange(other.data_, nullptr)) {}
 
 Filter& Filter::operator=(Filter&& other) noexcept {
     std::swap(params_, other.params_);
@@ -73,6 +73,7 @@ Filter& Filter::operator=(Filter&& other) noexcept {
     std::swap(backend_, other.backend_);
     std::swap(threads_, other.threads_);
     std::swap(path_, other.path_);
+    std::swap(key_kinds_, other.key_kinds_);
     std::swap(data_, other.data_);
     return *this;
 }
@@ -104,6 +105,7 @@ detail::BatchConfig batch_config(const Filter& f) noexcept {
 
 template <class Key>
 void Filter::insert_keys(std::span<const Key> keys) {
+    key_kinds_ = key_kinds_ | detail::kinds_of<Key>(keys.size());
     const auto& e = engine(backend_);
     detail::feed_keys(hashing_, keys, [&](const std::uint64_t* v, std::size_t n, detail::KeyMode m, std::size_t) {
         detail::bulk_insert(e, ref(params_, data_), v, n, m, batch_config(*this));
@@ -166,8 +168,14 @@ void Filter::contains_bitmap(std::span<const std::string_view> keys, std::span<s
 }
 
 // Single keys: the reference engine directly (no engine resolution or threads for one key).
-void Filter::insert(std::uint64_t key) { insert_hash(hash(key)); }
-void Filter::insert(std::string_view key) { insert_hash(hash(key)); }
+void Filter::insert(std::uint64_t key) {
+    add_key_kinds(KeyKinds::only_integers());
+    insert_hash(hash(key));
+}
+void Filter::insert(std::string_view key) {
+    add_key_kinds(KeyKinds::only_bytes());
+    insert_hash(hash(key));
+}
 bool Filter::contains(std::uint64_t key) const { return contains_hash(hash(key)); }
 bool Filter::contains(std::string_view key) const { return contains_hash(hash(key)); }
 
@@ -288,12 +296,14 @@ void combine(std::byte* dst, const std::byte* src, std::uint64_t bytes, Op op) {
 
 Filter& Filter::operator|=(const Filter& other) {
     require_compatible(*this, other, "union");
+    key_kinds_ = key_kinds_ | other.key_kinds_;
     combine(data_, other.data_, params_.bytes(), [](std::uint64_t a, std::uint64_t b) { return a | b; });
     return *this;
 }
 
 Filter& Filter::operator&=(const Filter& other) {
     require_compatible(*this, other, "intersection");
+    key_kinds_ = key_kinds_ & other.key_kinds_;
     combine(data_, other.data_, params_.bytes(), [](std::uint64_t a, std::uint64_t b) { return a & b; });
     return *this;
 }
@@ -304,6 +314,7 @@ Filter Filter::fold() const {
     Filter half(Params::make(params_.shape, params_.blocks / 2, params_.k), hashing_, backend_);
     half.threads_ = threads_;
     half.path_ = path_;
+    half.key_kinds_ = key_kinds_;
     const std::uint64_t block = params_.block_bytes();
     for (std::uint64_t i = 0; i < half.params_.blocks; ++i) {
         std::memcpy(half.data_ + i * block, data_ + 2 * i * block, block);

@@ -13,6 +13,7 @@
 #include "batchbloom/params.hpp"
 #include "core/classic_scheme.hpp"
 #include "engine/engine.hpp"
+#include "filters/key_hashes.hpp"
 #include "engine/parallel.hpp"
 
 namespace batchbloom {
@@ -228,15 +229,23 @@ void check_out(std::size_t keys, std::size_t out) {
 }  // namespace
 
 // Single keys: the reference kernels directly (no engine resolution or threads for one key).
-void ClassicFilter::insert(std::uint64_t key) { insert_one(words_.data(), params_, hashing_, key); }
-void ClassicFilter::insert(std::string_view key) { insert_one(words_.data(), params_, hashing_, key); }
+void ClassicFilter::insert(std::uint64_t key) {
+    add_key_kinds(KeyKinds::only_integers());
+    insert_one(words_.data(), params_, hashing_, key);
+}
+void ClassicFilter::insert(std::string_view key) {
+    add_key_kinds(KeyKinds::only_bytes());
+    insert_one(words_.data(), params_, hashing_, key);
+}
 bool ClassicFilter::contains(std::uint64_t key) const { return contains_one(words_.data(), params_, hashing_, key); }
 bool ClassicFilter::contains(std::string_view key) const { return contains_one(words_.data(), params_, hashing_, key); }
 
 void ClassicFilter::insert(std::span<const std::uint64_t> keys) {
+    add_key_kinds(detail::kinds_of<std::uint64_t>(keys.size()));
     insert_all(detail::classic_kernels(backend_), words_, params_, hashing_, keys, threads_);
 }
 void ClassicFilter::insert(std::span<const std::string_view> keys) {
+    add_key_kinds(detail::kinds_of<std::string_view>(keys.size()));
     insert_all(detail::classic_kernels(backend_), words_, params_, hashing_, keys, threads_);
 }
 void ClassicFilter::contains(std::span<const std::uint64_t> keys, std::span<std::uint8_t> out) const {
@@ -291,12 +300,14 @@ void require_compatible(const ClassicFilter& a, const ClassicFilter& b, const ch
 
 ClassicFilter& ClassicFilter::operator|=(const ClassicFilter& other) {
     require_compatible(*this, other, "union");
+    key_kinds_ = key_kinds_ | other.key_kinds_;
     for (std::size_t i = 0; i < words_.size(); ++i) words_[i] |= other.words_[i];
     return *this;
 }
 
 ClassicFilter& ClassicFilter::operator&=(const ClassicFilter& other) {
     require_compatible(*this, other, "intersection");
+    key_kinds_ = key_kinds_ & other.key_kinds_;
     for (std::size_t i = 0; i < words_.size(); ++i) words_[i] &= other.words_[i];
     return *this;
 }

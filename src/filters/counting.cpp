@@ -50,7 +50,7 @@ CountingFilter::CountingFilter(const Params& params, const Hashing& hashing, Bac
 
 CountingFilter::CountingFilter(const CountingFilter& other)
     : params_(other.params_), hashing_(other.hashing_), backend_(other.backend_), threads_(other.threads_),
-      data_(allocate_planes(4 * other.params_.bytes())) {
+      key_kinds_(other.key_kinds_), data_(allocate_planes(4 * other.params_.bytes())) {
     std::memcpy(data_.get(), other.data_.get(), 4 * params_.bytes());
 }
 
@@ -181,9 +181,16 @@ void CountingFilter::contains_from(std::size_t n, const Source& source, std::uin
     });
 }
 
-void CountingFilter::insert(std::span<const std::uint64_t> keys) { insert_from(keys.size(), key_source(hashing_, keys)); }
-void CountingFilter::insert(std::span<const std::uint32_t> keys) { insert_from(keys.size(), key_source(hashing_, keys)); }
+void CountingFilter::insert(std::span<const std::uint64_t> keys) {
+    add_key_kinds(detail::kinds_of<std::uint64_t>(keys.size()));
+    insert_from(keys.size(), key_source(hashing_, keys));
+}
+void CountingFilter::insert(std::span<const std::uint32_t> keys) {
+    add_key_kinds(detail::kinds_of<std::uint32_t>(keys.size()));
+    insert_from(keys.size(), key_source(hashing_, keys));
+}
 void CountingFilter::insert(std::span<const std::string_view> keys) {
+    add_key_kinds(detail::kinds_of<std::string_view>(keys.size()));
     insert_from(keys.size(), key_source(hashing_, keys));
 }
 std::size_t CountingFilter::erase(std::span<const std::uint64_t> keys, std::span<std::uint8_t> erased) {
@@ -283,6 +290,7 @@ std::uint64_t CountingFilter::saturated_counters() const noexcept {
 
 Filter CountingFilter::to_filter() const {
     Filter f(params_, hashing_);
+    f.add_key_kinds(key_kinds_);
     const std::uint64_t block_bytes = params_.block_bytes();
     auto dst = f.mutable_bytes();
     const std::byte* src = data_.get();
@@ -307,6 +315,7 @@ void CountingFilter::save(std::ostream& out) const {
     h.params = params_;
     h.hashing = hashing_;
     h.payload_bytes = 4 * params_.bytes();
+    h.key_kinds = key_kinds_;
     const std::span<const std::byte> pieces[] = {bytes()};
     detail::write_family(out, h, pieces);
 }
@@ -323,6 +332,7 @@ CountingFilter CountingFilter::load(std::istream& in) {
                           std::to_string(h.params.bytes()) + " bytes of counter planes");
     const auto payload = detail::read_family_payload(in, h);
     CountingFilter f(h.params, h.hashing);
+    f.key_kinds_ = h.key_kinds;
     std::memcpy(f.data_.get(), payload.data(), payload.size());
     return f;
 }

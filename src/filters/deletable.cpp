@@ -54,6 +54,7 @@ EraseResult DeletableFilter::erase_hash(std::uint64_t hash) {
 
 template <class Key>
 void DeletableFilter::insert_keys(std::span<const Key> keys) {
+    add_key_kinds(detail::kinds_of<Key>(keys.size()));
     const auto& k = detail::deletable_kernels(bits_.backend());
     const auto r = ref(bits_, collisions_, region_bits_);
     detail::for_hash_chunks(hashing(), keys, [&](const std::uint64_t* h, std::size_t n, std::size_t) { k.insert(r, h, n); });
@@ -144,6 +145,7 @@ void DeletableFilter::save(std::ostream& out) const {
     h.params = params();
     h.hashing = hashing();
     h.extra = region_bits_;
+    h.key_kinds = key_kinds();
     const auto bitmap = std::as_bytes(std::span<const std::uint64_t>(collisions_));
     h.payload_bytes = params().bytes() + bitmap.size();
     const std::span<const std::byte> pieces[] = {bits_.bytes(), bitmap};
@@ -165,6 +167,7 @@ DeletableFilter DeletableFilter::load(std::istream& in) {
                           std::to_string(expected) + " bytes of blocks and collision bitmap");
     const auto payload = detail::read_family_payload(in, h);
     DeletableFilter f(h.params, region_bits, h.hashing);
+    f.add_key_kinds(h.key_kinds);
     auto dst = f.bits_.mutable_bytes();
     std::memcpy(dst.data(), payload.data(), dst.size());
     std::memcpy(f.collisions_.data(), payload.data() + dst.size(), 8 * f.collisions_.size());

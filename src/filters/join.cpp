@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "engine/batch.hpp"
+#include "filters/key_hashes.hpp"
 #if BATCHBLOOM_HAVE_CUDA
 #include "batchbloom/cuda.hpp"
 #endif
@@ -123,8 +124,12 @@ JoinFilter::JoinFilter(std::span<const Key> keys, const JoinFilterOptions& o, st
       filter_(params_for(sized_for_, o), o.hashing, host_backend(o.backend)) {
     filter_.set_threads(options_.threads);
     // The hashes are already at hand when they sized the filter: the same bits, no second hashing.
-    if (o.expected_keys > 0) filter_.insert(keys);
-    else filter_.insert_hashes(hashes);
+    if (o.expected_keys > 0) {
+        filter_.insert(keys);
+    } else {
+        filter_.insert_hashes(hashes);
+        filter_.add_key_kinds(detail::kinds_of<Key>(keys.size()));
+    }
     prepare_probes();
 }
 

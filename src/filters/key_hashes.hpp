@@ -8,11 +8,20 @@
 #include <type_traits>
 
 #include "batchbloom/hash.hpp"
+#include "batchbloom/key_kinds.hpp"
 #include "engine/engine.hpp"
 
 namespace batchbloom::detail {
 
 inline constexpr std::size_t hash_chunk = 2048;  // a multiple of 64: bitmap chunks stay word-aligned
+
+/// What inserting `n` keys of type Key records (KeyKinds): integers for the integer types,
+/// bytes for the string types, nothing for no keys.
+template <class Key>
+constexpr KeyKinds kinds_of(std::size_t n) noexcept {
+    if (n == 0) return KeyKinds::none();
+    return std::is_integral_v<Key> ? KeyKinds::only_integers() : KeyKinds::only_bytes();
+}
 
 /// Calls fn(hashes, n, offset of hashes[0] in keys) for consecutive chunks of keys.
 template <class Key, class Fn>

@@ -8,6 +8,7 @@
 #include <ostream>
 #include <string>
 
+#include "filters/key_hashes.hpp"
 #include "format/family_file.hpp"
 
 namespace batchbloom {
@@ -105,6 +106,7 @@ void ScalableFilter::add_stage(const Params& params) {
 
 template <bool Hashed, class Key>
 void ScalableFilter::insert_keys(std::span<const Key> keys) {
+    if constexpr (!Hashed) add_key_kinds(detail::kinds_of<Key>(keys.size()));
     while (!keys.empty()) {
         if (sizes_.back() == stage_capacity(stages_.size() - 1)) add_stage();
         const std::uint64_t room = stage_capacity(stages_.size() - 1) - sizes_.back();
@@ -240,6 +242,7 @@ void ScalableFilter::save(std::ostream& out) const {
     h.hashing = hashing_;
     h.payload_bytes = total;
     h.extra = stages_.size();
+    h.key_kinds = key_kinds_;
     detail::write_family(out, h, pieces);
 }
 
@@ -279,6 +282,7 @@ ScalableFilter ScalableFilter::load(std::istream& in) {
         if (stage_params.front() != h.params)
             throw FormatError("corrupt header: stage 0 parameters do not match the scalable parameters");
         ScalableFilter f(p, h.hashing, Backend::automatic, stage_params.front());
+        f.key_kinds_ = h.key_kinds;
         std::size_t off = meta_bytes + 8 * stages;
         for (std::size_t i = 0; i < stages; ++i) {
             if (i > 0) f.add_stage(stage_params[i]);
@@ -288,6 +292,7 @@ ScalableFilter ScalableFilter::load(std::istream& in) {
                 throw FormatError("corrupt payload: stage " + std::to_string(i) + " holds " + std::to_string(size) +
                                   " keys, capacity " + std::to_string(cap));
             f.sizes_[i] = size;
+            f.stages_[i].add_key_kinds(h.key_kinds);
             auto dst = f.stages_[i].mutable_bytes();
             std::memcpy(dst.data(), payload.data() + off, dst.size());
             off += dst.size();

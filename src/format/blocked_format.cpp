@@ -7,7 +7,8 @@
 //       11    1 block shape (Shape)
 //       12    1 hash kind (HashKind)
 //       13    1 k
-//       14    2 reserved, zero
+//       14    1 key kinds (0: not recorded; else 0x80 | 1 integers | 2 byte strings)
+//       15    1 reserved, zero
 //       16    8 hash seed
 //       24    8 blocks
 //       32    8 payload length in bytes (= blocks * block bytes)
@@ -52,11 +53,12 @@ detail::FamilyHeader parse_header(const Header& h, std::size_t got) {
             throw FormatError("the file holds a " + std::string(name) + " filter, not a plain filter");
         throw FormatError("unsupported filter kind " + std::to_string(kind));
     }
-    if (get<std::uint16_t>(h, 14) != 0 || get<std::uint64_t>(h, 48) != 0)
+    if (get<std::uint8_t>(h, 15) != 0 || get<std::uint64_t>(h, 48) != 0)
         throw FormatError("corrupt header: reserved fields are not zero");
 
     detail::FamilyHeader p{};
     p.kind = FileKind::plain;
+    p.key_kinds = decode_key_kinds(get<std::uint8_t>(h, key_kinds_offset));
     p.params = Params{static_cast<Shape>(get<std::uint8_t>(h, 11)), get<std::uint64_t>(h, 24),
                       get<std::uint8_t>(h, 13)};
     p.hashing = Hashing{static_cast<HashKind>(get<std::uint8_t>(h, 12)), get<std::uint64_t>(h, 16)};
@@ -106,7 +108,9 @@ void Filter::save(std::ostream& out, const SaveOptions& options) const {
         return;
     }
     const std::span<const std::byte> payload[] = {bytes()};
-    detail::write_family(out, detail::FamilyHeader{FileKind::plain, params_, hashing_, params_.bytes()}, payload);
+    detail::FamilyHeader h{FileKind::plain, params_, hashing_, params_.bytes()};
+    h.key_kinds = key_kinds_;
+    detail::write_family(out, h, payload);
 }
 
 void Filter::save(const std::filesystem::path& path, const SaveOptions& options) const {
@@ -119,6 +123,7 @@ namespace {
 // and read into directly.
 Filter read_known_size(std::istream& in, const detail::FamilyHeader& p) {
     Filter f(p.params, p.hashing);
+    f.add_key_kinds(p.key_kinds);
     auto dst = f.mutable_bytes();
     if (const std::size_t got = read_up_to(in, dst.data(), dst.size()); got != dst.size())
         truncated_payload(got, dst.size());
@@ -131,6 +136,7 @@ Filter read_known_size(std::istream& in, const detail::FamilyHeader& p) {
 Filter read_unknown_size(std::istream& in, const detail::FamilyHeader& p) {
     const std::vector<std::byte> buf = detail::read_family_payload(in, p);
     Filter f(p.params, p.hashing);
+    f.add_key_kinds(p.key_kinds);
     std::memcpy(f.mutable_bytes().data(), buf.data(), buf.size());
     return f;
 }

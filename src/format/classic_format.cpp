@@ -9,7 +9,9 @@
 //       10    1 filter kind (6 = classic Bloom filter)
 //       11    1 scheme (ClassicScheme)
 //       12    1 hash kind (HashKind; double_hashing only, else 0)
-//       13    3 reserved, zero
+//       13    1 reserved, zero
+//       14    1 key kinds (0: not recorded; else 0x80 | 1 integers | 2 byte strings)
+//       15    1 reserved, zero
 //       16    8 seed
 //       24    8 bits (m)
 //       32    8 payload length in bytes (= ceil(m / 64) * 8)
@@ -91,6 +93,7 @@ Header make_header(const ClassicFilter& f) {
     put<std::uint8_t>(hd, 10, kind_classic);
     put<std::uint8_t>(hd, 11, static_cast<std::uint8_t>(h.scheme));
     put<std::uint8_t>(hd, 12, h.scheme == ClassicScheme::double_hashing ? static_cast<std::uint8_t>(h.kind) : 0);
+    put<std::uint8_t>(hd, key_kinds_offset, encode_key_kinds(f.key_kinds()));
     put<std::uint64_t>(hd, 16, h.seed);
     put<std::uint64_t>(hd, 24, p.bits);
     put<std::uint64_t>(hd, 32, p.bytes());
@@ -105,7 +108,7 @@ ClassicFilter load_batchbloom(std::istream& in) {
     check_header(hd, read_up_to(in, hd.data(), header_size));
     if (const auto kind = get<std::uint8_t>(hd, 10); kind != kind_classic)
         throw FormatError("filter kind " + std::to_string(kind) + " is not a classic Bloom filter (kind 6)");
-    if (get<std::uint8_t>(hd, 13) != 0 || get<std::uint16_t>(hd, 14) != 0 || get<std::uint32_t>(hd, 52) != 0)
+    if (get<std::uint8_t>(hd, 13) != 0 || get<std::uint8_t>(hd, 15) != 0 || get<std::uint32_t>(hd, 52) != 0)
         throw FormatError("corrupt header: reserved fields are not zero");
     const ClassicParams p{get<std::uint64_t>(hd, 24), get<std::uint32_t>(hd, 48)};
     ClassicHashing h{static_cast<ClassicScheme>(get<std::uint8_t>(hd, 11)),
@@ -122,10 +125,13 @@ ClassicFilter load_batchbloom(std::istream& in) {
     if (get<std::uint64_t>(hd, 32) != p.bytes())
         throw FormatError("corrupt header: payload length " + std::to_string(get<std::uint64_t>(hd, 32)) +
                           " does not match " + std::to_string(p.bits) + " bits");
+    const KeyKinds kinds = decode_key_kinds(get<std::uint8_t>(hd, key_kinds_offset));
     const auto words = read_words(in, p.words(), false);
     if (xxh3_64(words.data(), p.bytes(), 0) != get<std::uint64_t>(hd, 40))
         throw FormatError("corrupt payload: payload checksum mismatch");
-    return make_filled(p, h, words);
+    ClassicFilter f = make_filled(p, h, words);
+    f.add_key_kinds(kinds);
+    return f;
 }
 
 // ---- Spark ------------------------------------------------------------------------------------
@@ -197,7 +203,9 @@ ClassicFilter ClassicFilter::read_spark(std::istream& in) {
     const ClassicParams p{std::uint64_t(words) * 64, static_cast<unsigned>(k)};
     const ClassicHashing h{version == 1 ? ClassicScheme::spark_v1 : ClassicScheme::spark_v2, HashKind::xxh3,
                            static_cast<std::uint32_t>(seed)};
-    return make_filled(p, h, read_words(in, std::uint64_t(words), true));
+    ClassicFilter f = make_filled(p, h, read_words(in, std::uint64_t(words), true));
+    f.add_key_kinds(KeyKinds::not_recorded());  // Spark's form has no place for them
+    return f;
 }
 
 ClassicFilter ClassicFilter::from_spark_bytes(std::span<const std::byte> bytes) {

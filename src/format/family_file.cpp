@@ -73,6 +73,7 @@ void write_family(std::ostream& out, const FamilyHeader& fh, std::span<const std
     put<std::uint8_t>(h, 11, static_cast<std::uint8_t>(fh.params.shape));
     put<std::uint8_t>(h, 12, static_cast<std::uint8_t>(fh.hashing.kind));
     put<std::uint8_t>(h, 13, static_cast<std::uint8_t>(fh.params.k));
+    put<std::uint8_t>(h, key_kinds_offset, encode_key_kinds(fh.key_kinds));
     put<std::uint64_t>(h, 16, fh.hashing.seed);
     put<std::uint64_t>(h, 24, fh.params.blocks);
     put<std::uint64_t>(h, 32, fh.payload_bytes);
@@ -94,9 +95,10 @@ FamilyHeader read_family_header(std::istream& in, FileKind expected) {
                               std::string(to_string(expected)) + " filter");
         throw FormatError("unsupported filter kind " + std::to_string(unsigned(kind)));
     }
-    if (get<std::uint16_t>(h, 14) != 0) throw FormatError("corrupt header: reserved fields are not zero");
+    if (get<std::uint8_t>(h, 15) != 0) throw FormatError("corrupt header: reserved fields are not zero");
     FamilyHeader fh;
     fh.kind = kind;
+    fh.key_kinds = decode_key_kinds(get<std::uint8_t>(h, key_kinds_offset));
     fh.params = Params{static_cast<Shape>(get<std::uint8_t>(h, 11)), get<std::uint64_t>(h, 24), get<std::uint8_t>(h, 13)};
     fh.hashing = Hashing{static_cast<HashKind>(get<std::uint8_t>(h, 12)), get<std::uint64_t>(h, 16)};
     try {

@@ -8,7 +8,9 @@
 //        0    8 magic "BATCHBLM"
 //        8    2 format version (1)
 //       10    1 filter kind (FileKind)
-//       11    1 block shape     12  1 hash kind     13  1 k     14  2 reserved, zero
+//       11    1 block shape     12  1 hash kind     13  1 k
+//       14    1 key kinds (0: not recorded; else 0x80 | 1 integers | 2 byte strings)
+//       15    1 reserved, zero
 //       16    8 hash seed
 //       24    8 blocks
 //       32    8 payload length in bytes
@@ -32,6 +34,7 @@
 #include "batchbloom/error.hpp"
 #include "batchbloom/file_kind.hpp"
 #include "batchbloom/hash.hpp"
+#include "batchbloom/key_kinds.hpp"
 #include "batchbloom/params.hpp"
 
 namespace batchbloom::detail {
@@ -43,6 +46,7 @@ struct FamilyHeader {
     std::uint64_t payload_bytes = 0;
     std::uint64_t payload_hash = 0;  ///< set by the reader; the writer computes it
     std::uint64_t extra = 0;         ///< the kind-specific field at offset 48
+    KeyKinds key_kinds = KeyKinds::not_recorded();  ///< offset 14
 };
 
 /// Writes the header (with the payload checksum) and then the payload pieces in order.

@@ -12,6 +12,7 @@
 
 #include "batchbloom/error.hpp"
 #include "batchbloom/hash.hpp"
+#include "batchbloom/key_kinds.hpp"
 
 namespace batchbloom::io {
 
@@ -31,6 +32,22 @@ T get(const Header& h, std::size_t off) {
     T v;
     std::memcpy(&v, h.data() + off, sizeof v);
     return v;
+}
+
+/// Byte 14 of every kind's header: 0 = key kinds not recorded (files written before the
+/// record existed), else 0x80 | 1 (integers) | 2 (byte strings).
+inline constexpr std::size_t key_kinds_offset = 14;
+
+inline std::uint8_t encode_key_kinds(const KeyKinds& k) {
+    if (!k.recorded) return 0;
+    return static_cast<std::uint8_t>(0x80 | (k.integers ? 1 : 0) | (k.bytes ? 2 : 0));
+}
+
+inline KeyKinds decode_key_kinds(std::uint8_t b) {
+    if (b == 0) return KeyKinds::not_recorded();
+    if ((b & 0x80) == 0 || (b & 0x7C) != 0)
+        throw FormatError("corrupt header: invalid key-kinds byte " + std::to_string(unsigned(b)));
+    return {true, (b & 1) != 0, (b & 2) != 0};
 }
 
 /// Reads up to n bytes; returns how many arrived (fewer only at the end of the stream).

@@ -615,6 +615,7 @@ section_save_paths() {
     "$BB" parquet add "$DATA/pyarrow_bloom.parquet" --column plain --out new.parquet >/dev/null
     [[ $(cat victim.txt) == victim ]] || fail "the Parquet rewrite wrote through a planted link"
     [[ -f new.parquet && ! -L new.parquet ]] || fail "new.parquet is not a regular file"
+    rm new.parquet.tmp .new.parquet.tmp
     # A full file system (a 256 KiB tmpfs, where we may mount one): a clear error, the old file intact.
     mkdir small
     local mounted=0

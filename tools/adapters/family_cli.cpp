@@ -56,11 +56,13 @@ bool family_format_requested(const ParsedArgs& args) {
     return family;
 }
 
-std::vector<std::uint64_t> read_hashes(std::string_view source, bool u64, const Hashing& hashing) {
+std::vector<std::uint64_t> read_hashes(std::string_view source, bool u64, const Hashing& hashing, KeyKinds* kinds) {
     KeyReader reader(source, u64 ? KeyFormat::u64 : KeyFormat::text);
     std::vector<std::uint64_t> hashes;
     KeyBatch batch;
-    while (reader.next(batch, batch_keys)) append_hashes(batch, hashing, hashes);
+    KeyKinds seen = KeyKinds::none();
+    while (reader.next(batch, batch_keys)) seen = seen | append_hashes(batch, hashing, hashes);
+    if (kinds != nullptr) *kinds = *kinds | seen;
     return hashes;
 }
 
@@ -78,7 +80,8 @@ int build_family(const ParsedArgs& args) {
     if (n_option && *n_option == 0) throw UsageError("--n must be at least 1");
 
     // The filter holds the set of keys read: each distinct key is inserted once.
-    std::vector<std::uint64_t> hashes = read_hashes(args.positional(0).value_or("-"), args.has("u64"), hashing);
+    KeyKinds kinds = KeyKinds::none();
+    std::vector<std::uint64_t> hashes = read_hashes(args.positional(0).value_or("-"), args.has("u64"), hashing, &kinds);
     const std::uint64_t keys_read = hashes.size();
     std::sort(hashes.begin(), hashes.end());
     hashes.erase(std::unique(hashes.begin(), hashes.end()), hashes.end());
@@ -97,6 +100,7 @@ int build_family(const ParsedArgs& args) {
         sp.shape = shape;
         ScalableFilter f(sp, hashing);
         f.insert_hashes(hashes);
+        f.add_key_kinds(kinds);
         write_output(path.string(), [&](std::ostream& o) { f.save(o); });
         what = std::to_string(f.stages().size()) + " stage(s), " + std::to_string(f.bytes()) +
                " bytes, FPR bound " + format_number(f.fpr_bound(), 4);
@@ -105,6 +109,7 @@ int build_family(const ParsedArgs& args) {
         if (format == "counting") {
             CountingFilter f(params, hashing);
             f.insert_hashes(hashes);
+            f.add_key_kinds(kinds);
             write_output(path.string(), [&](std::ostream& o) { f.save(o); });
             what = std::to_string(f.bytes().size()) + " bytes of 4-bit counters";
         } else {
@@ -112,6 +117,7 @@ int build_family(const ParsedArgs& args) {
             if (region_bits > 4096) throw UsageError("--region-bits is too large");
             DeletableFilter f(params, static_cast<unsigned>(region_bits), hashing);
             for (auto h : hashes) f.insert_hash(h);
+            f.add_key_kinds(kinds);
             write_output(path.string(), [&](std::ostream& o) { f.save(o); });
             what = std::to_string(f.regions()) + " regions of " + std::to_string(region_bits) + " bits, " +
                    format_number(100.0 * double(f.collided_regions()) / double(f.regions()), 3) + "% collided";

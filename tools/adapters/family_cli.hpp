@@ -47,7 +47,9 @@ private:
     std::variant<Filter, ScalableFilter> f_;
 };
 
-/// Reads every key of `source` (a path or "-") and returns their hashes under `hashing`.
-std::vector<std::uint64_t> read_hashes(std::string_view source, bool u64, const Hashing& hashing);
+/// Reads every key of `source` (a path or "-") and returns their hashes under `hashing`; adds
+/// the kinds of the keys to *kinds if given.
+std::vector<std::uint64_t> read_hashes(std::string_view source, bool u64, const Hashing& hashing,
+                                       KeyKinds* kinds = nullptr);
 
 }  // namespace batchbloom::cli

@@ -71,7 +71,8 @@ int run_build(const ParsedArgs& args) {
     KeyReader reader(args.positional(0).value_or("-"), format);
     std::vector<std::uint64_t> hashes;
     KeyBatch batch;
-    while (reader.next(batch, batch_keys)) append_hashes(batch, hashing, hashes);
+    KeyKinds kinds = KeyKinds::none();
+    while (reader.next(batch, batch_keys)) kinds = kinds | append_hashes(batch, hashing, hashes);
 
     std::uint64_t n = 0;
     if (n_option) {
@@ -84,6 +85,7 @@ int run_build(const ParsedArgs& args) {
     const Params params = sizing.params(n, shape);
     Filter filter(params, hashing);
     filter.insert_hashes(hashes);
+    filter.add_key_kinds(kinds);
     write_output(*out, [&](std::ostream& o) { filter.save(o, save_options); });
 
     std::fprintf(stderr, "batchbloom: wrote %s: %llu keys read, n=%llu%s, %llu blocks, %llu bytes, k=%u, predicted FPR %s\n",

@@ -37,8 +37,10 @@ int run_insert(const ParsedArgs& args) {
     const bool u64 = args.has("u64");
     std::size_t n = 0;
     auto insert = [&](auto f, auto&& add) {
-        const auto hashes = read_hashes(input, u64, f.hashing());
+        KeyKinds kinds = KeyKinds::none();
+        const auto hashes = read_hashes(input, u64, f.hashing(), &kinds);
         add(f, hashes);
+        f.add_key_kinds(kinds);
         n = hashes.size();
         write_output(out.string(), [&](std::ostream& o) { f.save(o); });
     };

@@ -39,20 +39,25 @@ std::optional<std::uint64_t> parse_integer_key(std::string_view line) {
     return v;
 }
 
-void append_hashes(const KeyBatch& batch, const Hashing& hashing, std::vector<std::uint64_t>& out) {
+KeyKinds append_hashes(const KeyBatch& batch, const Hashing& hashing, std::vector<std::uint64_t>& out) {
     // No exact reserve here: callers append batch after batch, and growing by exactly one
     // batch each time would copy the whole vector per batch.
     if (out.capacity() - out.size() < batch.size()) out.reserve(std::max(out.size() + batch.size(), 2 * out.capacity()));
     if (batch.format == KeyFormat::u64) {
         for (std::uint64_t v : batch.values) out.push_back(hash_key(hashing, v));
-        return;
+        return batch.empty() ? KeyKinds::none() : KeyKinds::only_integers();
     }
+    KeyKinds kinds = KeyKinds::none();
     for (std::string_view line : batch.lines) {
-        if (auto v = parse_integer_key(line))
+        if (auto v = parse_integer_key(line)) {
             out.push_back(hash_key(hashing, *v));
-        else
+            kinds.integers = true;
+        } else {
             out.push_back(hash_key(hashing, line));
+            kinds.bytes = true;
+        }
     }
+    return kinds;
 }
 
 void append_key_line(const KeyBatch& batch, std::size_t i, std::string& out) {

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include <batchbloom/hash.hpp>
+#include <batchbloom/key_kinds.hpp>
 
 namespace batchbloom::cli {
 
@@ -39,8 +40,9 @@ struct KeyBatch {
 };
 
 /// Appends the hash of every key of `batch` under `hashing` to `out` (integer lines are hashed
-/// as integers, other lines as byte strings).
-void append_hashes(const KeyBatch& batch, const Hashing& hashing, std::vector<std::uint64_t>& out);
+/// as integers, other lines as byte strings); returns the kinds of the batch's keys, for the
+/// filter's record (add_key_kinds).
+KeyKinds append_hashes(const KeyBatch& batch, const Hashing& hashing, std::vector<std::uint64_t>& out);
 
 /// Appends the key as the user wrote it (text mode) or its decimal value (u64 mode), then '\n'.
 void append_key_line(const KeyBatch& batch, std::size_t i, std::string& out);
