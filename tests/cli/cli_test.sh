@@ -5,7 +5,7 @@
 #
 # Runs the named sections (default: all) in SCRATCH_DIR, which is emptied first. Sections:
 # size build_query u64 stdin info fpr rebuild errors bench algebra join parquet family classic zstd
-# save_paths save_kill.
+# save_paths save_kill classic_algebra key_type honest_build.
 set -euo pipefail
 
 if [[ $# -lt 2 ]]; then
@@ -516,8 +516,8 @@ section_family() {
     [[ $("$BB" query s.bbf absent.txt --count) == 3000 ]] || fail "scalable filter lost inserted keys"
     # Errors: wrong types, options for other types, corrupt files.
     "$BB" build --fpr 0.01 --out p.bbf keys.txt 2>/dev/null
-    expect_fail 'holds a plain filter' "$BB" erase p.bbf gone.txt
-    expect_fail 'holds a scalable filter' "$BB" erase s.bbf gone.txt
+    expect_fail 'blocked filters cannot erase' "$BB" erase p.bbf gone.txt
+    expect_fail 'scalable filters cannot erase' "$BB" erase s.bbf gone.txt
     expect_fail 'need --format scalable' "$BB" build --format counting --growth 3 --fpr 0.01 --out x.bbf keys.txt
     expect_fail 'needs --format deletable' "$BB" build --region-bits 8 --fpr 0.01 --out x.bbf keys.txt
     expect_fail 'sized by --fpr' "$BB" build --format scalable --bits-per-key 10 --out x.bbf keys.txt
@@ -573,7 +573,7 @@ section_zstd() {
     "$BB" info small.bbf >info.out
     expect_contains info.out '^shape: +word512$'
     expect_fail 'level' "$BB" build --bits-per-key 10 --zstd 23 --out x.bbf keys.txt
-    expect_fail 'plain' "$BB" build --format counting --bits-per-key 10 --zstd 3 --out x.bbf keys.txt
+    expect_fail 'compresses blocked filters only' "$BB" build --format counting --bits-per-key 10 --zstd 3 --out x.bbf keys.txt
     head -c 100 small.bbf >cut.bbf
     expect_fail 'truncated' "$BB" query cut.bbf keys.txt
     [[ ! -e x.bbf ]] || fail "a failed command wrote its output"
@@ -662,7 +662,86 @@ section_save_kill() {
     echo "save_kill: $runs runs killed at random moments: F was the old filter $old times, the new one $new times"
 }
 
-all_sections=(size build_query u64 stdin info fpr rebuild errors bench algebra join parquet family classic zstd save_paths save_kill)
+# Set algebra and insert on classic and Spark files, which keep their form.
+section_classic_algebra() {
+    seq 1 1000 >a.txt
+    seq 501 1500 >b.txt
+    seq 1 1500 >ab.txt
+    seq 1 500 >common.txt
+    for fmt in spark spark-v1 classic; do
+        "$BB" build --format $fmt --fpr 0.01 --n 3000 --out a.$fmt a.txt 2>/dev/null
+        "$BB" build --format $fmt --fpr 0.01 --n 3000 --out b.$fmt b.txt 2>/dev/null
+        "$BB" build --format $fmt --fpr 0.01 --n 3000 --out ab.$fmt ab.txt 2>/dev/null
+        "$BB" union a.$fmt b.$fmt --out u.$fmt
+        cmp -s u.$fmt ab.$fmt || fail "$fmt union is not the filter of both key sets"
+        "$BB" intersect a.$fmt b.$fmt --out i.$fmt
+        [[ $("$BB" query --count i.$fmt b.txt) -ge 500 ]] || fail "$fmt intersection lost common keys"
+        cp a.$fmt grown.$fmt
+        "$BB" insert grown.$fmt b.txt >/dev/null
+        cmp -s grown.$fmt ab.$fmt || fail "insert into a $fmt file differs from building it with all keys"
+    done
+    [[ $(head -c 4 u.spark | od -An -tx1 | tr -d ' ') == 00000002 ]] || fail "the union of Spark files is not in Spark's form"
+    "$BB" build --format spark --fpr 0.01 --n 6000 --out big.spark a.txt 2>/dev/null
+    expect_fail 'incompatible' "$BB" union a.spark big.spark --out x.bin
+    "$BB" build --fpr 0.01 --n 3000 --out a.bbf a.txt 2>/dev/null
+    expect_fail 'one type; these are spark and blocked' "$BB" union a.spark a.bbf --out x.bin
+    "$BB" build --format counting --fpr 0.01 --n 3000 --out a.cbf a.txt 2>/dev/null
+    expect_fail 'counting filters have no set algebra' "$BB" union a.cbf a.cbf --out x.bin
+    expect_fail 'cannot be folded' "$BB" fold a.spark --out x.bin
+    [[ ! -e x.bin ]] || fail "a failed command wrote its output"
+}
+
+# --key-type: int refuses other lines, string reads decimal lines as strings, auto is the
+# per-line rule; --u64 input is integers only.
+section_key_type() {
+    printf '123\n007\n02134\nabc\n-5\n' >keys.txt
+    "$BB" build --fpr 0.01 --key-type string --out s.bbf keys.txt 2>/dev/null
+    "$BB" build --fpr 0.01 --key-type auto --out a.bbf keys.txt 2>/dev/null
+    cmp -s s.bbf a.bbf && fail "string and auto typing built the same filter"
+    [[ $("$BB" query --count --key-type string s.bbf keys.txt) == 5 ]] || fail "string keys lost"
+    [[ $("$BB" query --count --key-type auto a.bbf keys.txt) == 5 ]] || fail "auto keys lost"
+    printf '7\n123\n' >ints.txt
+    [[ $("$BB" query --count --key-type int a.bbf ints.txt) == 2 ]] || fail "007 is the integer 7 under auto"
+    [[ $("$BB" query --count --key-type string s.bbf ints.txt) -le 1 ]] || fail "7 found among string keys"
+    expect_fail 'line 4 of .keys.txt. is not a decimal integer.*abc' "$BB" build --fpr 0.01 --key-type int --out x.bbf keys.txt
+    expect_fail 'line 4 of .keys.txt. is not a decimal integer' "$BB" query --key-type int a.bbf keys.txt
+    expect_fail 'expects int, string or auto' "$BB" query --key-type float a.bbf keys.txt
+    expect_fail 'does not apply' "$BB" query --key-type string --u64 a.bbf keys.txt
+    expect_fail 'is not a decimal integer.*abc' "$BB" join --build keys.txt --probe ints.txt --key-type int
+    [[ $("$BB" join --build keys.txt --probe keys.txt --key-type string --count 2>/dev/null) == 5 ]] || fail "join on strings lost rows"
+    [[ ! -e x.bbf ]] || fail "a failed command wrote its output"
+}
+
+# Builds say when the keys overfill --n; with --n they stream; a progress line only on a terminal.
+section_honest_build() {
+    seq 1 20000 >ints.txt
+    "$BB" build --fpr 0.01 --n 100 --out o.bbf ints.txt 2>o.err
+    expect_contains o.err 'warning: about [0-9]+ distinct keys for a filter sized for --n 100: its FPR at this fill is'
+    "$BB" build --format counting --fpr 0.01 --n 100 --out c.bbf ints.txt 2>c.err
+    expect_contains c.err 'warning: 20000 distinct keys for a filter sized for --n 100'
+    "$BB" build --fpr 0.01 --n 20000 --out ok.bbf ints.txt 2>ok.err
+    grep -q warning ok.err && fail "a build within --n warned: $(cat ok.err)"
+    "$BB" build --fpr 0.01 --out held.bbf ints.txt 2>/dev/null
+    cmp -s ok.bbf held.bbf || fail "the streamed build differs from the held one"
+    "$BB" build --fpr 0.01 --n 100 --quiet --out q.bbf ints.txt 2>q.err
+    grep -q 'wrote' q.err && fail "--quiet printed the summary"
+    expect_contains q.err 'warning'
+    grep -q $'\r' o.err && fail "a progress line went to a file"
+    if command -v script >/dev/null; then
+        seq 1 300000 >big.txt
+        script -qfec "'$BB' build --fpr 0.01 --n 300000 --out big.bbf big.txt" /dev/null >tty.out
+        grep -qa 'keys/s' tty.out || fail "no progress line on a terminal"
+        grep -qa 'ETA' tty.out || fail "no ETA for an input of known size"
+        script -qfec "'$BB' build --quiet --fpr 0.01 --n 300000 --out big.bbf big.txt" /dev/null >quiet.out
+        grep -qa 'keys/s' quiet.out && fail "--quiet printed a progress line"
+        script -qfec "'$BB' query --count big.bbf big.txt" /dev/null >query.out
+        grep -qa 'keys/s' query.out || fail "no progress line for query"
+    fi
+    true
+}
+
+all_sections=(size build_query u64 stdin info fpr rebuild errors bench algebra join parquet family classic zstd
+              save_paths save_kill classic_algebra key_type honest_build)
 sections=("$@")
 [[ ${#sections[@]} -gt 0 ]] || sections=("${all_sections[@]}")
 for s in "${sections[@]}"; do

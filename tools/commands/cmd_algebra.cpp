@@ -1,12 +1,9 @@
 // batchbloom union / intersect / fold: set algebra on saved filters.
-#include <filesystem>
 #include <string>
-#include <string_view>
 
-#include <batchbloom/filter.hpp>
-
-#include "common/stdout_output.hpp"
+#include "adapters/filter_adapter.hpp"
 #include "commands/commands.hpp"
+#include "common/stdout_output.hpp"
 
 namespace batchbloom::cli {
 
@@ -18,26 +15,25 @@ CommandSpec combine_spec(const char* name, const char* summary) {
         .synopsis = "A B --out FILE",
         .summary = summary,
         .options = {{"out", "FILE", "where to write the result (replaced atomically)"}},
-        .positionals = {{"A", "a filter written by 'batchbloom build'", true},
-                        {"B", "a filter of the same shape, size, k, hash and seed", true}},
-        .notes = "Both filters must have the same shape, block count, k, hash kind and seed.",
+        .positionals = {{"A", "a blocked, classic or Spark filter file", true},
+                        {"B", "a filter of the same type and parameters", true}},
+        .notes = "Both filters must be of one type with the same parameters and hashing: blocked filters\n"
+                 "the same shape, block count, k, hash kind and seed; classic and Spark filters the same\n"
+                 "bits, k, scheme and seed. The result is written in A's form (a Spark file stays one).",
     };
 }
 
-std::filesystem::path out_path(const ParsedArgs& args, const char* command) {
+std::string out_path(const ParsedArgs& args, const char* command) {
     const auto out = args.value("out");
     if (!out) throw UsageError(std::string(command) + " needs --out FILE");
-    return std::filesystem::path(std::string(*out));
+    return std::string(*out);
 }
 
-Filter load(std::string_view path) { return Filter::load(std::filesystem::path(std::string(path))); }
-
-template <class Op>
-int combine(const ParsedArgs& args, const char* command, Op op) {
+int combine(const ParsedArgs& args, const char* command, SetOp op) {
     const auto out = out_path(args, command);
-    Filter result = load(*args.positional(0));
-    op(result, load(*args.positional(1)));
-    write_output(out.string(), [&](std::ostream& o) { result.save(o); });
+    const auto result = open_filter_file(std::string(*args.positional(0)));
+    result->combine(op, *open_filter_file(std::string(*args.positional(1))));
+    write_output(out, [&](std::ostream& o) { result->write(o); });
     return 0;
 }
 
@@ -46,18 +42,14 @@ int combine(const ParsedArgs& args, const char* command, Op op) {
 CommandSpec union_spec() {
     return combine_spec("union", "Write the union (bitwise OR) of two filters: it answers for every key of either.");
 }
-int run_union(const ParsedArgs& args) {
-    return combine(args, "union", [](Filter& r, const Filter& f) { r |= f; });
-}
+int run_union(const ParsedArgs& args) { return combine(args, "union", SetOp::union_); }
 
 CommandSpec intersect_spec() {
     return combine_spec("intersect",
                         "Write the intersection (bitwise AND) of two filters. It keeps every key in both but "
                         "over-approximates: its FPR is higher than a filter built from the intersection.");
 }
-int run_intersect(const ParsedArgs& args) {
-    return combine(args, "intersect", [](Filter& r, const Filter& f) { r &= f; });
-}
+int run_intersect(const ParsedArgs& args) { return combine(args, "intersect", SetOp::intersection); }
 
 CommandSpec fold_spec() {
     return {
@@ -66,14 +58,14 @@ CommandSpec fold_spec() {
         .summary = "Write the filter folded to half its blocks (OR of block pairs): the filter the same keys "
                    "would build at half the size, with a higher FPR. Needs an even block count.",
         .options = {{"out", "FILE", "where to write the result (replaced atomically)"}},
-        .positionals = {{"FILE", "a filter written by 'batchbloom build'", true}},
+        .positionals = {{"FILE", "a blocked filter file", true}},
         .notes = "",
     };
 }
 int run_fold(const ParsedArgs& args) {
     const auto out = out_path(args, "fold");
-    const Filter folded = load(*args.positional(0)).fold();
-    write_output(out.string(), [&](std::ostream& o) { folded.save(o); });
+    const auto folded = open_filter_file(std::string(*args.positional(0)))->folded();
+    write_output(out, [&](std::ostream& o) { folded->write(o); });
     return 0;
 }
 

@@ -1,69 +1,63 @@
 // batchbloom erase: remove keys from a saved counting or deletable filter.
 #include <cstdio>
 #include <filesystem>
-#include <stdexcept>
 #include <string>
-#include <vector>
 
-#include <batchbloom/counting.hpp>
-#include <batchbloom/deletable.hpp>
-
+#include "adapters/filter_adapter.hpp"
 #include "commands/commands.hpp"
-#include "adapters/family_cli.hpp"
+#include "common/common_options.hpp"
+#include "common/progress.hpp"
 #include "common/stdout_output.hpp"
 
 namespace batchbloom::cli {
 
+namespace {
+
+constexpr std::size_t batch_keys = std::size_t(1) << 16;
+
+}  // namespace
+
 CommandSpec erase_spec() {
     return {
         .name = "erase",
-        .synopsis = "FILE [INPUT] [--u64] [--out FILE2]",
+        .synopsis = "FILE [INPUT] [--u64] [--key-type T] [--out FILE2] [--quiet]",
         .summary = "Erase the keys of INPUT from the counting or deletable filter in FILE.",
-        .options = {{"u64", "", "INPUT is raw little-endian uint64 values"},
-                    {"out", "FILE2", "write the result here instead of replacing FILE (atomically)"}},
+        .options = {u64_option(), key_type_option(),
+                    {"out", "FILE2", "write the result here instead of replacing FILE (atomically)"}, quiet_option()},
         .positionals = {{"FILE", "a filter written by 'batchbloom build --format counting|deletable'", true},
-                        {"INPUT", "key file, or - for stdin (default: stdin); read like 'build' reads it", false}},
+                        {"INPUT", "key file, or - for stdin (default: stdin); read like 'query' reads it", false}},
         .notes = "Keys are erased in input order, each occurrence once. A key that tests negative is\n"
                  "refused (it is certainly not in the filter). Counting filters never decrement a\n"
                  "saturated counter (15); deletable filters cannot erase a key whose bits all lie in\n"
                  "regions with collisions. Erase only keys that were inserted: erasing a false positive\n"
-                 "can make a present key test negative.",
+                 "can make a present key test negative. Lines are typed as 'query' types them, except\n"
+                 "that a filter holding both kinds needs --key-type.",
     };
 }
 
 int run_erase(const ParsedArgs& args) {
-    const std::filesystem::path path{std::string(*args.positional(0))};
-    const std::filesystem::path out{std::string(args.value("out").value_or(*args.positional(0)))};
-    const std::string input(args.positional(1).value_or("-"));
-    const FileKind kind = file_kind(path);
-    std::uint64_t erased = 0, refused = 0, stuck = 0, total = 0;
-    if (kind == FileKind::counting) {
-        auto f = CountingFilter::load(path);
-        const auto hashes = read_hashes(input, args.has("u64"), f.hashing());
-        total = hashes.size();
-        erased = f.erase_hashes(hashes);
-        refused = total - erased;
-        write_output(out.string(), [&](std::ostream& o) { f.save(o); });
-    } else if (kind == FileKind::deletable) {
-        auto f = DeletableFilter::load(path);
-        const auto hashes = read_hashes(input, args.has("u64"), f.hashing());
-        total = hashes.size();
-        for (auto h : hashes) {
-            switch (f.erase_hash(h)) {
-                case EraseResult::erased: ++erased; break;
-                case EraseResult::absent: ++refused; break;
-                case EraseResult::not_deletable: ++stuck; break;
-            }
-        }
-        write_output(out.string(), [&](std::ostream& o) { f.save(o); });
-    } else {
-        throw std::runtime_error("'" + path.string() + "' holds a " + std::string(to_string(kind)) +
-                                 " filter, which cannot erase keys (build one with --format counting or deletable)");
+    const std::string path(*args.positional(0));
+    const auto filter = open_filter_file(path);
+    if (!filter->can_erase()) filter->erase(TypedKeys{});  // throws, naming the type, before any input is read
+    KeyTyping typing(*filter, path, args, KeyUse::erase);
+    KeyReader reader(args.positional(1).value_or("-"), read_key_format(args));
+    Progress progress(reader, args);
+    KeyBatch batch;
+    TypedKeys keys;
+    EraseCounts total;
+    while (reader.next(batch, batch_keys)) {
+        split_keys(batch, typing.type(), reader, keys);
+        typing.check(keys);
+        const EraseCounts c = filter->erase(keys);
+        total.erased += c.erased, total.absent += c.absent, total.not_deletable += c.not_deletable;
+        progress.update();
     }
-    std::printf("erased %llu of %llu keys; %llu not in the filter", static_cast<unsigned long long>(erased),
-                static_cast<unsigned long long>(total), static_cast<unsigned long long>(refused));
-    if (kind == FileKind::deletable)
-        std::printf("; %llu not deletable (regions with collisions)", static_cast<unsigned long long>(stuck));
+    progress.finish();
+    write_output(args.value("out").value_or(path), [&](std::ostream& o) { filter->write(o); });
+    std::printf("erased %llu of %llu keys; %llu not in the filter", static_cast<unsigned long long>(total.erased),
+                static_cast<unsigned long long>(reader.keys_read()), static_cast<unsigned long long>(total.absent));
+    if (filter->type_name() == "deletable")
+        std::printf("; %llu not deletable (regions with collisions)", static_cast<unsigned long long>(total.not_deletable));
     std::printf("\n");
     return 0;
 }

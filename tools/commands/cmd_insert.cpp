@@ -1,69 +1,57 @@
-// batchbloom insert: add keys to a saved filter (plain, counting, deletable or scalable).
+// batchbloom insert: add keys to a saved filter.
 #include <cstdio>
 #include <filesystem>
-#include <stdexcept>
 #include <string>
 
-#include <batchbloom/counting.hpp>
-#include <batchbloom/deletable.hpp>
-#include <batchbloom/filter.hpp>
-#include <batchbloom/scalable.hpp>
-
+#include "adapters/filter_adapter.hpp"
 #include "commands/commands.hpp"
-#include "adapters/family_cli.hpp"
+#include "common/common_options.hpp"
+#include "common/progress.hpp"
 #include "common/stdout_output.hpp"
 
 namespace batchbloom::cli {
 
+namespace {
+
+constexpr std::size_t batch_keys = std::size_t(1) << 16;
+
+}  // namespace
+
 CommandSpec insert_spec() {
     return {
         .name = "insert",
-        .synopsis = "FILE [INPUT] [--u64] [--out FILE2]",
-        .summary = "Insert the keys of INPUT into the filter in FILE (plain, counting, deletable or scalable).",
-        .options = {{"u64", "", "INPUT is raw little-endian uint64 values"},
-                    {"out", "FILE2", "write the result here instead of replacing FILE (atomically)"}},
-        .positionals = {{"FILE", "a filter written by 'batchbloom build'", true},
-                        {"INPUT", "key file, or - for stdin (default: stdin); read like 'build' reads it", false}},
+        .synopsis = "FILE [INPUT] [--u64] [--key-type T] [--out FILE2] [--quiet]",
+        .summary = "Insert the keys of INPUT into the filter in FILE (any type).",
+        .options = {u64_option(), key_type_option(),
+                    {"out", "FILE2", "write the result here instead of replacing FILE (atomically)"}, quiet_option()},
+        .positionals = {{"FILE", "a filter file of any type", true},
+                        {"INPUT", "key file, or - for stdin (default: stdin); read like 'query' reads it", false}},
         .notes = "Every occurrence is inserted: a counting filter counts a repeated key twice, a\n"
-                 "scalable filter counts it against its capacity. A plain or deletable filter keeps its\n"
-                 "size, so its FPR rises with every key; a scalable one adds stages as it fills.",
+                 "scalable filter counts it against its capacity. A filter of any other type keeps its\n"
+                 "size, so its FPR rises with every key; a scalable one adds stages as it fills. Spark\n"
+                 "files stay in Spark's form. Lines are typed as 'query' types them; a filter that holds\n"
+                 "both kinds takes a decimal line as both, so that every front end finds it.",
     };
 }
 
 int run_insert(const ParsedArgs& args) {
-    const std::filesystem::path path{std::string(*args.positional(0))};
-    const std::filesystem::path out{std::string(args.value("out").value_or(*args.positional(0)))};
-    const std::string input(args.positional(1).value_or("-"));
-    const bool u64 = args.has("u64");
-    std::size_t n = 0;
-    auto insert = [&](auto f, auto&& add) {
-        KeyKinds kinds = KeyKinds::none();
-        const auto hashes = read_hashes(input, u64, f.hashing(), &kinds);
-        add(f, hashes);
-        f.add_key_kinds(kinds);
-        n = hashes.size();
-        write_output(out.string(), [&](std::ostream& o) { f.save(o); });
-    };
-    switch (const FileKind kind = file_kind(path)) {
-        case FileKind::plain:
-            insert(Filter::load(path), [](Filter& f, const auto& h) { f.insert_hashes(h); });
-            break;
-        case FileKind::counting:
-            insert(CountingFilter::load(path), [](CountingFilter& f, const auto& h) { f.insert_hashes(h); });
-            break;
-        case FileKind::deletable:
-            insert(DeletableFilter::load(path), [](DeletableFilter& f, const auto& h) {
-                for (auto x : h) f.insert_hash(x);
-            });
-            break;
-        case FileKind::scalable:
-            insert(ScalableFilter::load(path), [](ScalableFilter& f, const auto& h) { f.insert_hashes(h); });
-            break;
-        default:
-            throw std::runtime_error("'" + path.string() + "' holds a " + std::string(to_string(kind)) +
-                                     " filter; insert takes plain, counting, deletable and scalable filters");
+    const std::string path(*args.positional(0));
+    const auto filter = open_filter_file(path);
+    KeyTyping typing(*filter, path, args, KeyUse::insert);
+    filter->set_threads(1);
+    KeyReader reader(args.positional(1).value_or("-"), read_key_format(args));
+    Progress progress(reader, args);
+    KeyBatch batch;
+    TypedKeys keys;
+    while (reader.next(batch, batch_keys)) {
+        split_keys(batch, typing.type(), reader, keys);
+        typing.check(keys);
+        filter->insert(keys);
+        progress.update();
     }
-    std::printf("inserted %zu keys\n", n);
+    progress.finish();
+    write_output(args.value("out").value_or(path), [&](std::ostream& o) { filter->write(o); });
+    std::printf("inserted %llu keys\n", static_cast<unsigned long long>(reader.keys_read()));
     return 0;
 }
 

@@ -1,6 +1,7 @@
 // batchbloom join: the Bloom-join pre-filter on two key files. Builds a JoinFilter over the
 // build file's keys and prints the 0-based indices of the probe rows that survive it.
 #include <cstdio>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,7 +25,9 @@ constexpr std::size_t flush_bytes = std::size_t(1) << 20;
 /// A whole key column: its integer values while every key read is an integer, and the keys as
 /// written (text mode) for the case that some key is not.
 struct Column {
+    std::string name;  // of the input, for messages
     bool integers = true;
+    std::size_t first_string = 0;  // 0-based line of the first non-integer key, when !integers
     std::vector<std::uint64_t> values;
     std::string bytes;               // text keys back to back
     std::vector<std::size_t> ends;  // end offset of each key in `bytes`
@@ -41,6 +44,7 @@ Column read_column(std::string_view source, KeyFormat format) {
     KeyReader reader(source, format);
     KeyBatch batch;
     Column c;
+    c.name = reader.name();
     while (reader.next(batch, batch_keys)) {
         if (format == KeyFormat::u64) {
             c.values.insert(c.values.end(), batch.values.begin(), batch.values.end());
@@ -50,10 +54,12 @@ Column read_column(std::string_view source, KeyFormat format) {
             c.bytes += line;
             c.ends.push_back(c.bytes.size());
             const auto v = c.integers ? parse_integer_key(line) : std::nullopt;
-            if (v)
+            if (v) {
                 c.values.push_back(*v);
-            else
+            } else if (c.integers) {
                 c.integers = false;
+                c.first_string = c.ends.size() - 1;
+            }
         }
     }
     return c;
@@ -75,7 +81,7 @@ CommandSpec join_spec() {
     return {
         .name = "join",
         .synopsis = "--build FILE --probe FILE [--fpr P | --bits-per-key B] [--shape S] [--hash H] [--seed S] "
-                    "[--backend NAME] [--threads T] [--u64] [--count]",
+                    "[--backend NAME] [--threads T] [--u64] [--key-type T] [--count]",
         .summary = "Print the 0-based indices of the probe rows whose keys may be among the build keys.",
         .options = {{"build", "FILE", "build-side keys (the filter is sized for their distinct count)"},
                     {"probe", "FILE", "probe-side keys, one row per key"},
@@ -84,11 +90,12 @@ CommandSpec join_spec() {
                     {"backend", "NAME", "engine: auto (default), scalar, avx2, avx512 or cuda"},
                     {"threads", "T", "threads for the probe (default 0: every core)"},
                     {"u64", "", "both files are raw little-endian uint64 values instead of text lines"},
+                    key_type_option(),
                     {"count", "", "print only the number of surviving rows"}},
         .positionals = {},
-        .notes = "Keys are read like 'build' reads them (one per line; '-' reads stdin for one of the\n"
-                 "files). When every line of both files is a decimal integer the join is on integers;\n"
-                 "otherwise on the lines as byte strings. Every row whose key is a build key survives;\n"
+        .notes = "Keys are read one per line ('-' reads stdin for one of the files). When every line of\n"
+                 "both files is a decimal integer the join is on integers, otherwise on the lines as byte\n"
+                 "strings; --key-type int or string says which instead (auto: the default). Every row whose key is a build key survives;\n"
                  "other rows survive with about the filter's false-positive rate. A summary (rows,\n"
                  "survivors, predicted FPR) goes to stderr.",
     };
@@ -109,9 +116,16 @@ int run_join(const ParsedArgs& args) {
     options.threads = static_cast<unsigned>(args.u64("threads", 0));
     const KeyFormat format = args.has("u64") ? KeyFormat::u64 : KeyFormat::text;
 
+    const auto key_type = read_key_type(args);
     const Column build = read_column(*build_path, format);
     const Column probe = read_column(*probe_path, format);
-    const bool integers = build.integers && probe.integers;
+    if (key_type == KeyType::integer)
+        for (const Column* c : {&build, &probe})
+            if (!c->integers)
+                throw std::runtime_error("line " + std::to_string(c->first_string + 1) + " of " + c->name +
+                                         " is not a decimal integer in [-2^63, 2^64): " +
+                                         in_quotes(c->strings()[c->first_string]) + " (--key-type int)");
+    const bool integers = key_type != KeyType::string && build.integers && probe.integers;
     std::vector<std::uint64_t> survivors;
     std::uint64_t sized_for = 0;
     double predicted = 0;

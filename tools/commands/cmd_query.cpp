@@ -3,13 +3,11 @@
 #include <string>
 #include <vector>
 
-#include <batchbloom/classic.hpp>
-#include <batchbloom/filter.hpp>
-
-#include "adapters/classic_cli.hpp"
+#include "adapters/filter_adapter.hpp"
 #include "commands/commands.hpp"
-#include "adapters/family_cli.hpp"
+#include "common/common_options.hpp"
 #include "common/key_input.hpp"
+#include "common/progress.hpp"
 #include "common/stdout_output.hpp"
 
 namespace batchbloom::cli {
@@ -19,39 +17,42 @@ namespace {
 constexpr std::size_t batch_keys = std::size_t(1) << 16;
 constexpr std::size_t flush_bytes = std::size_t(1) << 20;
 
-
 }  // namespace
 
 CommandSpec query_spec() {
     return {
         .name = "query",
-        .synopsis = "FILE [INPUT] [--u64] [--count]",
+        .synopsis = "FILE [INPUT] [--u64] [--key-type T] [--count] [--quiet]",
         .summary = "Print each key of INPUT that the filter in FILE may contain, one per line.",
-        .options = {{"u64", "", "INPUT is raw little-endian uint64 values (printed in decimal)"},
-                    {"count", "", "print only the number of keys that may be present"}},
-        .positionals = {{"FILE", "a filter written by 'batchbloom build'", true},
-                        {"INPUT", "key file, or - for stdin (default: stdin); read like 'build' reads it", false}},
-        .notes = {},
+        .options = {{"u64", "", "INPUT is raw little-endian uint64 values (printed in decimal)"}, key_type_option(),
+                    {"count", "", "print only the number of keys that may be present"}, quiet_option()},
+        .positionals = {{"FILE", "a filter file of any type (batchbloom's, or Spark's serialized form)", true},
+                        {"INPUT", "key file, or - for stdin (default: stdin); one key per line", false}},
+        .notes = "Without --key-type the filter's record of its key kinds decides how a line is read: a\n"
+                 "filter of integer keys reads a decimal line as an integer, one of string keys every line\n"
+                 "as a string, one of both kinds tries a decimal line as either. Files that do not record\n"
+                 "their key kinds (Spark's form) read a decimal line as an integer.",
     };
 }
 
 int run_query(const ParsedArgs& args) {
-    if (is_classic_filter_file(std::filesystem::path(std::string(*args.positional(0))))) return query_classic(args);
-    const FilterProbe filter = FilterProbe::load(std::filesystem::path(std::string(*args.positional(0))));
-    const KeyFormat format = args.has("u64") ? KeyFormat::u64 : KeyFormat::text;
+    const std::string path(*args.positional(0));
+    const auto filter = open_filter_file(path);
+    KeyTyping typing(*filter, path, args, KeyUse::probe);
     const bool count_only = args.has("count");
 
-    KeyReader reader(args.positional(1).value_or("-"), format);
+    KeyReader reader(args.positional(1).value_or("-"), read_key_format(args));
+    Progress progress(reader, args);
     KeyBatch batch;
-    std::vector<std::uint64_t> hashes;
+    TypedKeys keys;
     std::vector<std::uint8_t> hits;
     std::string out;
     std::uint64_t positives = 0;
     while (reader.next(batch, batch_keys)) {
-        hashes.clear();
-        append_hashes(batch, filter.hashing(), hashes);
-        hits.resize(hashes.size());
-        filter.contains_hashes(hashes, hits);
+        split_keys(batch, typing.type(), reader, keys);
+        typing.check(keys);
+        hits.assign(keys.size, 0);
+        filter->contains(keys, hits);
         for (std::size_t i = 0; i < hits.size(); ++i) {
             if (hits[i] == 0) continue;
             ++positives;
@@ -61,7 +62,9 @@ int run_query(const ParsedArgs& args) {
             write_stdout(out);
             out.clear();
         }
+        progress.update();
     }
+    progress.finish();
     if (count_only) out = std::to_string(positives) + "\n";
     write_stdout(out);
     finish_stdout();

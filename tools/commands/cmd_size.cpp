@@ -7,7 +7,7 @@
 #include <batchbloom/params.hpp>
 
 #include "commands/commands.hpp"
-#include "adapters/family_cli.hpp"
+#include "adapters/filter_adapter.hpp"
 #include "common/common_options.hpp"
 #include "common/text_format.hpp"
 
@@ -48,7 +48,8 @@ int run_size(const ParsedArgs& args) {
     std::printf("predicted FPR (blocked model): %s\n", format_fpr(predicted_fpr(p, *n)).c_str());
     std::printf("classic FPR (1-e^-kn/m)^k:     %s  (classic formula, for comparison)\n",
                 format_fpr(classic_fpr(p.bits(), p.k, *n)).c_str());
-    print_family_sizes(p, *n);
+    for (const FilterType* type : filter_types())
+        if (type->print_size != nullptr) type->print_size(p, *n);
 
     const ClassicParams c = sizing.kind == Sizing::Kind::fpr ? ClassicParams::for_fpr(*n, sizing.value)
                                                              : ClassicParams::for_bits_per_key(*n, sizing.value);

@@ -18,6 +18,14 @@ OptionSpec hash_option() { return {"hash", "H", "hash family: xxh3 (default) or 
 
 OptionSpec hash_seed_option() { return {"seed", "S", "hash seed (default 0; below 2^32 for murmur3)"}; }
 
+OptionSpec u64_option() { return {"u64", "", "INPUT is raw little-endian uint64 values instead of text lines"}; }
+
+OptionSpec key_type_option() {
+    return {"key-type", "T",
+            "text lines are int (decimal integers), string (byte strings) or auto (a decimal line is an "
+            "integer, any other a string)"};
+}
+
 Params Sizing::params(std::uint64_t n, Shape shape) const {
     return kind == Kind::fpr ? Params::for_fpr(n, value, shape) : Params::for_bits_per_key(n, value, shape);
 }
@@ -70,5 +78,20 @@ Hashing read_hashing(const ParsedArgs& args) {
     }
     return h;
 }
+
+std::optional<KeyType> read_key_type(const ParsedArgs& args) {
+    const auto name = args.value("key-type");
+    if (!name) return std::nullopt;
+    KeyType type;
+    if (*name == "int") type = KeyType::integer;
+    else if (*name == "string") type = KeyType::string;
+    else if (*name == "auto") type = KeyType::per_line;
+    else throw UsageError("--key-type expects int, string or auto, got " + in_quotes(*name));
+    if (args.has("u64") && type != KeyType::integer)
+        throw UsageError("--u64 input holds integer keys; --key-type " + std::string(*name) + " does not apply");
+    return type;
+}
+
+KeyFormat read_key_format(const ParsedArgs& args) { return args.has("u64") ? KeyFormat::u64 : KeyFormat::text; }
 
 }  // namespace batchbloom::cli

@@ -1,14 +1,16 @@
 #pragma once
 // Options shared by several subcommands: filter sizing (--fpr / --bits-per-key), block shape
-// (--shape) and hashing (--hash / --seed). Each has its OptionSpec for the command's help and
+// (--shape), hashing (--hash / --seed) and key input (--u64 / --key-type). Each has its OptionSpec for the command's help and
 // a function that reads and checks it, throwing UsageError on a bad value.
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include <batchbloom/hash.hpp>
 #include <batchbloom/params.hpp>
 
 #include "common/args.hpp"
+#include "common/key_input.hpp"
 
 namespace batchbloom::cli {
 
@@ -17,6 +19,9 @@ OptionSpec bits_per_key_option();
 OptionSpec shape_option();
 OptionSpec hash_option();
 OptionSpec hash_seed_option();
+/// --u64 (binary input) and --key-type (how text lines become keys).
+OptionSpec u64_option();
+OptionSpec key_type_option();
 
 /// How the user asked to size a filter: a target FPR or a number of bits per key.
 struct Sizing {
@@ -36,5 +41,9 @@ Sizing read_sizing(const ParsedArgs& args, double fallback_fpr = 0.0);
 Shape read_shape(const ParsedArgs& args);
 /// --hash and --seed, default xxh3 with seed 0; validated against the kind.
 Hashing read_hashing(const ParsedArgs& args);
+/// --key-type int|string|auto, if given (--u64 input is integers: string is refused with it).
+std::optional<KeyType> read_key_type(const ParsedArgs& args);
+/// --u64 as the KeyReader's format.
+KeyFormat read_key_format(const ParsedArgs& args);
 
 }  // namespace batchbloom::cli

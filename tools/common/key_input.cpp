@@ -39,25 +39,45 @@ std::optional<std::uint64_t> parse_integer_key(std::string_view line) {
     return v;
 }
 
-KeyKinds append_hashes(const KeyBatch& batch, const Hashing& hashing, std::vector<std::uint64_t>& out) {
-    // No exact reserve here: callers append batch after batch, and growing by exactly one
-    // batch each time would copy the whole vector per batch.
-    if (out.capacity() - out.size() < batch.size()) out.reserve(std::max(out.size() + batch.size(), 2 * out.capacity()));
-    if (batch.format == KeyFormat::u64) {
-        for (std::uint64_t v : batch.values) out.push_back(hash_key(hashing, v));
-        return batch.empty() ? KeyKinds::none() : KeyKinds::only_integers();
+std::string_view to_string(KeyType type) {
+    switch (type) {
+        case KeyType::integer: return "int";
+        case KeyType::string: return "string";
+        case KeyType::per_line: return "auto";
+        case KeyType::both: return "both";
     }
-    KeyKinds kinds = KeyKinds::none();
-    for (std::string_view line : batch.lines) {
-        if (auto v = parse_integer_key(line)) {
-            out.push_back(hash_key(hashing, *v));
-            kinds.integers = true;
-        } else {
-            out.push_back(hash_key(hashing, line));
-            kinds.bytes = true;
+    return "unknown";
+}
+
+void split_keys(const KeyBatch& batch, KeyType type, const KeyReader& reader, TypedKeys& out) {
+    out.ints.clear(), out.int_at.clear(), out.strings.clear(), out.str_at.clear();
+    out.size = batch.size();
+    out.decimal = 0;
+    if (batch.format == KeyFormat::u64) {
+        out.ints = batch.values;
+        out.int_at.resize(batch.values.size());
+        for (std::size_t i = 0; i < out.int_at.size(); ++i) out.int_at[i] = i;
+        return;
+    }
+    for (std::size_t i = 0; i < batch.lines.size(); ++i) {
+        const std::string_view line = batch.lines[i];
+        const auto v = type == KeyType::string ? std::nullopt : parse_integer_key(line);
+        if (v) {
+            out.ints.push_back(*v);
+            out.int_at.push_back(i);
+            ++out.decimal;
+        } else if (type == KeyType::integer) {
+            const std::uint64_t number = reader.keys_read() - batch.size() + i + 1;
+            std::string shown(line.substr(0, 40));
+            if (line.size() > 40) shown += "...";
+            throw std::runtime_error("line " + std::to_string(number) + " of " + reader.name() + " is not a decimal " +
+                                     "integer in [-2^63, 2^64): " + in_quotes(shown) + " (--key-type int)");
+        }
+        if (!v || type == KeyType::both) {
+            out.strings.push_back(line);
+            out.str_at.push_back(i);
         }
     }
-    return kinds;
 }
 
 void append_key_line(const KeyBatch& batch, std::size_t i, std::string& out) {
@@ -88,9 +108,10 @@ KeyReader::KeyReader(std::string_view source, KeyFormat format) : format_(format
         throw std::runtime_error("cannot open input " + name_ + ": " + std::strerror(err));
     }
     owns_file_ = true;
-    if (format_ == KeyFormat::u64 && std::filesystem::is_regular_file(path, ec)) {
+    if (std::filesystem::is_regular_file(path, ec)) {
         const auto size = std::filesystem::file_size(path, ec);
-        if (!ec && size % 8 != 0) {
+        if (!ec) total_bytes_ = size;
+        if (!ec && format_ == KeyFormat::u64 && size % 8 != 0) {
             std::fclose(file_);
             file_ = nullptr;
             throw std::runtime_error("--u64 input " + name_ + " has " + std::to_string(size) +

@@ -1,25 +1,26 @@
 #pragma once
-// Reading keys for `build` and `query`.
+// Reading keys for the commands that take key files.
 //
-// Text input: one key per line. A line that is, in full, a decimal integer in [-2^63, 2^64)
-// is an integer key (negative values taken as their two's-complement uint64); every other line
-// is a byte-string key. One trailing '\r' is stripped from each line; the newline that ends the
-// input does not start another key, but empty lines before it are empty-string keys.
+// Text input: one key per line. One trailing '\r' is stripped from each line; the newline that
+// ends the input does not start another key, but empty lines before it are empty-string keys.
+// Whether a line is an integer or a byte-string key is the KeyType's choice (split_keys): a
+// "decimal line" is one that is, in full, a decimal integer in [-2^63, 2^64) (negative values
+// taken as their two's-complement uint64).
 //
-// Binary input (--u64): raw little-endian uint64 values; a size that is not a multiple of 8 is
-// an error.
+// Binary input (--u64): raw little-endian uint64 values, always integer keys; a size that is
+// not a multiple of 8 is an error.
 //
 // Keys are read in batches so that large inputs stream through a bounded amount of memory.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include <batchbloom/hash.hpp>
-#include <batchbloom/key_kinds.hpp>
 
 namespace batchbloom::cli {
 
@@ -39,10 +40,52 @@ struct KeyBatch {
     bool empty() const { return size() == 0; }
 };
 
-/// Appends the hash of every key of `batch` under `hashing` to `out` (integer lines are hashed
-/// as integers, other lines as byte strings); returns the kinds of the batch's keys, for the
-/// filter's record (add_key_kinds).
-KeyKinds append_hashes(const KeyBatch& batch, const Hashing& hashing, std::vector<std::uint64_t>& out);
+/// How text lines become keys.
+enum class KeyType {
+    integer,   ///< every line is a decimal integer (any other line is an error)
+    string,    ///< every line is a byte string
+    per_line,  ///< a decimal line is an integer, any other line a byte string
+    both,      ///< per_line, and a decimal line is a byte string too (for filters that hold both kinds)
+};
+
+/// "int", "string", "auto" (per_line) or "both".
+std::string_view to_string(KeyType type);
+
+/// The keys of a batch by kind: integer j is key int_at[j] of the batch, string j is key
+/// str_at[j]. Under KeyType::both a decimal line is in both lists.
+struct TypedKeys {
+    std::vector<std::uint64_t> ints;
+    std::vector<std::size_t> int_at;
+    std::vector<std::string_view> strings;
+    std::vector<std::size_t> str_at;
+    std::size_t size = 0;      ///< keys in the batch
+    std::size_t decimal = 0;   ///< text lines that were read as integers
+};
+
+class KeyReader;
+
+/// Replaces `out` with the keys of `batch` (the batch `reader` returned last) typed by `type`.
+/// Throws std::runtime_error naming the line for a line that is not an integer under
+/// KeyType::integer.
+void split_keys(const KeyBatch& batch, KeyType type, const KeyReader& reader, TypedKeys& out);
+
+/// Calls on_ints(span of integers) and on_strings(span of strings) over runs of consecutive
+/// keys of one kind, in batch order (for operations whose result depends on the order).
+template <class OnInts, class OnStrings>
+void for_each_run(const TypedKeys& keys, OnInts&& on_ints, OnStrings&& on_strings) {
+    std::size_t i = 0, s = 0;
+    while (i < keys.ints.size() || s < keys.strings.size()) {
+        if (s == keys.strings.size() || (i < keys.ints.size() && keys.int_at[i] <= keys.str_at[s])) {
+            const std::size_t begin = i;
+            while (i < keys.ints.size() && (s == keys.strings.size() || keys.int_at[i] <= keys.str_at[s])) ++i;
+            on_ints(std::span<const std::uint64_t>(keys.ints).subspan(begin, i - begin));
+        } else {
+            const std::size_t begin = s;
+            while (s < keys.strings.size() && (i == keys.ints.size() || keys.str_at[s] < keys.int_at[i])) ++s;
+            on_strings(std::span<const std::string_view>(keys.strings).subspan(begin, s - begin));
+        }
+    }
+}
 
 /// Appends the key as the user wrote it (text mode) or its decimal value (u64 mode), then '\n'.
 void append_key_line(const KeyBatch& batch, std::size_t i, std::string& out);
@@ -62,6 +105,9 @@ public:
 
     /// Total number of keys returned so far.
     std::uint64_t keys_read() const { return keys_read_; }
+    /// Bytes read from the input so far, and its size when known (a regular file).
+    std::uint64_t bytes_read() const { return bytes_read_; }
+    std::optional<std::uint64_t> total_bytes() const { return total_bytes_; }
     /// "stdin" or the path in quotes, for messages.
     const std::string& name() const { return name_; }
 
@@ -79,6 +125,7 @@ private:
     std::size_t pos_ = 0;
     std::uint64_t bytes_read_ = 0;
     std::uint64_t keys_read_ = 0;
+    std::optional<std::uint64_t> total_bytes_;
 };
 
 }  // namespace batchbloom::cli

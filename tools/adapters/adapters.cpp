@@ -1,0 +1,114 @@
+// The adapter registry: the filter types of `build --format`, opening any filter file, and
+// the FilterFile operations a type does not have.
+#include <array>
+#include <cstdio>
+#include <stdexcept>
+
+#include <batchbloom/classic.hpp>
+#include <batchbloom/file_kind.hpp>
+
+#include "adapters/filter_adapter.hpp"
+#include "common/common_options.hpp"
+#include "common/text_format.hpp"
+
+namespace batchbloom::cli {
+
+namespace {
+
+const std::array<const FilterType*, 7> types = {&blocked_type, &counting_type, &deletable_type, &scalable_type,
+                                                &classic_type, &spark_type,    &spark_v1_type};
+
+std::string type_names() {
+    std::string s;
+    for (std::size_t i = 0; i < types.size(); ++i)
+        s += (i == 0 ? "" : i + 1 == types.size() ? " or " : ", ") + std::string(types[i]->name);
+    return s;
+}
+
+[[noreturn]] void unsupported(const FilterFile& f, const std::string& what) {
+    throw std::runtime_error(f.type_name() + " filters " + what);
+}
+
+}  // namespace
+
+OptionSpec format_option() { return {"format", "F", "filter type: " + type_names() + " (default blocked)"}; }
+
+const FilterType& build_filter_type(const ParsedArgs& args) {
+    const auto name = args.value("format").value_or("blocked");
+    for (const FilterType* t : types)
+        if (t->name == name) return *t;
+    throw UsageError("--format expects " + type_names() + ", got " + in_quotes(name));
+}
+
+std::span<const FilterType* const> filter_types() { return types; }
+
+KeyTyping::KeyTyping(const FilterFile& f, std::string path, const ParsedArgs& args, KeyUse use)
+    : path_(std::move(path)) {
+    if (const auto option = read_key_type(args)) {
+        type_ = *option;
+        return;
+    }
+    if (args.has("u64")) {
+        type_ = KeyType::integer;
+        return;
+    }
+    const KeyKinds kinds = f.key_kinds();
+    if (!kinds.recorded) {
+        type_ = KeyType::per_line;
+        warn_ = true;
+    } else if (kinds.integers && kinds.bytes) {
+        if (use == KeyUse::erase)
+            throw UsageError(in_quotes(path_) + " holds both integer and string keys: give --key-type int or string "
+                             "to say which the lines are");
+        type_ = KeyType::both;
+    } else {
+        type_ = kinds.integers ? KeyType::per_line : KeyType::string;
+    }
+}
+
+void KeyTyping::check(const TypedKeys& keys) {
+    if (!warn_ || keys.decimal == 0) return;
+    warn_ = false;
+    std::fprintf(stderr,
+                 "batchbloom: warning: %s does not record whether its keys are integers or strings; decimal lines "
+                 "are read as integers (give --key-type string if they were inserted as strings)\n",
+                 in_quotes(path_).c_str());
+}
+
+std::unique_ptr<FilterFile> open_filter_file(const std::filesystem::path& path) {
+    if (is_classic_filter_file(path)) return open_classic(path);
+    FileKind kind = FileKind::plain;
+    try {
+        kind = file_kind(path);
+    } catch (const FormatError&) {
+        // A zstd-compressed blocked filter has no header in the clear; the blocked loader
+        // reads those and names what is wrong with anything else.
+    }
+    switch (kind) {
+        case FileKind::counting: return open_counting(path);
+        case FileKind::deletable: return open_deletable(path);
+        case FileKind::scalable: return open_scalable(path);
+        default: return open_blocked(path);
+    }
+}
+
+void FilterFile::insert_hashes(std::span<const std::uint64_t>) {
+    unsupported(*this, "take keys, not precomputed hashes");
+}
+
+EraseCounts FilterFile::erase(const TypedKeys&) {
+    unsupported(*this, "cannot erase keys (build one with --format counting or deletable)");
+}
+
+void FilterFile::combine(SetOp, const FilterFile& other) {
+    if (other.type_name() != type_name())
+        throw std::runtime_error("set algebra needs two filters of one type; these are " + type_name() + " and " +
+                                 other.type_name() + " filters");
+    unsupported(*this, "have no set algebra (union and intersect take blocked, classic and Spark filters)");
+}
+
+std::unique_ptr<FilterFile> FilterFile::folded() const {
+    unsupported(*this, "cannot be folded (fold takes blocked filters)");
+}
+
+}  // namespace batchbloom::cli

@@ -1,0 +1,30 @@
+#pragma once
+// What the adapters of the types on the blocked layout (blocked, counting, deletable, scalable)
+// share: their build options and the common lines of `info`.
+#include <cstdint>
+#include <string>
+
+#include <batchbloom/filter.hpp>
+
+#include "common/args.hpp"
+
+namespace batchbloom::cli {
+
+/// --region-bits (deletable), --growth and --tightening (scalable).
+OptionSpec region_bits_option();
+OptionSpec growth_option();
+OptionSpec tightening_option();
+
+/// UsageError for build options that do not apply to `type`.
+void check_family_options(const ParsedArgs& args, std::string_view type);
+
+/// info's lines for file, type, shape, blocks, k, hash and seed.
+void describe_family(const std::string& path, std::string_view type, const Params& p, const Hashing& h);
+/// info's fill, cardinality estimate, FPR and bits per estimated key of a filter's bits.
+void describe_bits(const Filter& bits);
+/// The distinct keys estimated from the fill; infinity when the filter is full.
+double estimated_keys_of(const Filter& bits);
+/// "123 word512 blocks, k=7".
+std::string blocks_layout(const Params& p);
+
+}  // namespace batchbloom::cli
