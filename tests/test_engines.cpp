@@ -1,7 +1,8 @@
 // Every engine available on this machine against the scalar reference, bit for bit: filter
 // bytes after insert, probe answers as bytes, bitmaps and counts, for every shape, several k,
-// odd batch sizes, empty and unaligned spans, and filters both in and out of cache (the
-// SIMD pipeline prefetches only for filters above 1 MiB).
+// odd batch sizes, empty and unaligned spans, every prefetch distance and block range the
+// batch layer can ask for, and both batch paths on one or several threads. The scalar engine
+// itself is checked against layout.hpp's patterns.
 #include <gtest/gtest.h>
 
 #include <batchbloom/filter.hpp>
@@ -16,7 +17,9 @@
 #include <sstream>
 #include <span>
 #include <string>
+#include <thread>
 
+#include "engine/engine.hpp"
 #include "support.hpp"
 
 namespace bb = batchbloom;
@@ -46,6 +49,115 @@ std::string engine_name(const ::testing::TestParamInfo<std::string>& info) { ret
 }  // namespace
 
 INSTANTIATE_TEST_SUITE_P(Available, EngineTest, ::testing::ValuesIn(bb::available_backends()), engine_name);
+
+namespace {
+
+/// 64-byte-aligned filter words, as the engines require.
+struct Words {
+    std::vector<std::uint64_t> buf;
+    std::size_t n;
+    explicit Words(std::size_t n_) : buf(n_ + 8), n(n_) {}
+    std::uint64_t* data() {
+        const auto at = reinterpret_cast<std::uintptr_t>(buf.data());
+        return buf.data() + ((64 - at % 64) % 64) / 8;
+    }
+    std::vector<std::uint64_t> value() { return {data(), data() + n}; }
+};
+
+/// The layout's definition, one key at a time: what every engine must compute.
+struct Reference {
+    Params p;
+    Words words;
+    explicit Reference(const Params& p_) : p(p_), words(p_.bytes() / 8) {}
+    template <class Fn>
+    auto with_block(std::uint64_t h, Fn&& fn) {
+        return bb::layout::visit_shape(p.shape, [&](auto tag) {
+            constexpr Shape S = decltype(tag)::value;
+            using T = bb::layout::shape_traits<S>;
+            auto* block =
+                reinterpret_cast<typename T::word_type*>(words.data()) + bb::layout::block_index(h, p.blocks) * T::words;
+            return fn(block, bb::layout::make_pattern<S>(static_cast<std::uint32_t>(h), p.k));
+        });
+    }
+    void insert(std::uint64_t h) {
+        with_block(h, [](auto* b, const auto& pat) { bb::layout::set_pattern(b, pat); });
+    }
+    bool contains(std::uint64_t h) {
+        return with_block(h, [](auto* b, const auto& pat) { return bb::layout::test_pattern(b, pat); });
+    }
+};
+
+bb::detail::FilterRef ref_of(Words& words, const Params& p) {
+    return {reinterpret_cast<std::byte*>(words.data()), p.blocks, p.shape, p.k};
+}
+
+}  // namespace
+
+TEST_P(EngineTest, EveryPrefetchDistanceAndBlockRangeMatchesTheLayout) {
+    // The engines straight, as the batch layer calls them: with prefetching at any distance
+    // (0: none) or none, inserts restricted to block ranges that together cover the filter
+    // (how threads split a direct insert), hashed and mixed keys, batch sizes around the SIMD
+    // width and the pipeline's ring, from unaligned key pointers.
+    const bb::detail::BlockedKernels& e = bb::detail::blocked_kernels(backend());
+    const bb::detail::KeyMode mixed{bb::detail::KeyMode::mix64, 99}, hashed{bb::detail::KeyMode::hashed, 0};
+    for (const auto& [shape, k] : shapes) {
+        const Params p = Params::make(shape, 1009, k);
+        const auto all = bb::testing::random_keys(5001, k, 0);
+        for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(7), std::size_t(9), std::size_t(1023),
+                              std::size_t(1025), std::size_t(5000)}) {
+            const std::uint64_t* keys = all.data() + (all.size() - n);  // odd offsets: unaligned for SIMD loads
+            for (std::uint32_t prefetch : {0u, 1u, 7u, 8u, 64u, 1000u, 5000u}) {
+                SCOPED_TRACE(std::string(bb::to_string(shape)) + " k=" + std::to_string(k) + " n=" + std::to_string(n) +
+                             " prefetch=" + std::to_string(prefetch));
+                for (const auto mode : {mixed, hashed}) {
+                    Reference want(p);
+                    for (std::size_t i = 0; i < n; ++i) want.insert(mode.kind == mixed.kind ? bb::mix64(keys[i], mode.seed) : keys[i]);
+                    Words got(p.bytes() / 8), ranged(p.bytes() / 8);
+                    auto f = ref_of(got, p);
+                    f.prefetch = prefetch;
+                    e.insert(f, keys, n, mode);
+                    ASSERT_EQ(got.value(), want.words.value());
+                    auto r = ref_of(ranged, p);
+                    r.prefetch = prefetch;
+                    for (const auto& [first, end] : {std::pair<std::uint64_t, std::uint64_t>{0, 1}, {1, 500}, {500, 1008},
+                                                    {1008, 1009}}) {
+                        r.first_block = first;
+                        r.end_block = end;
+                        e.insert(r, keys, n, mode);
+                    }
+                    ASSERT_EQ(ranged.value(), want.words.value());
+                    // Probes against the filter built from every fourth key: hits and misses.
+                    Words sparse(p.bytes() / 8);
+                    Reference want_sparse(p);
+                    for (std::size_t i = 0; i < n; i += 4) {
+                        auto s = ref_of(sparse, p);
+                        e.insert(s, keys + i, 1, mode);
+                        want_sparse.insert(mode.kind == mixed.kind ? bb::mix64(keys[i], mode.seed) : keys[i]);
+                    }
+                    auto s = ref_of(sparse, p);
+                    s.prefetch = prefetch;
+                    std::vector<std::uint8_t> bytes(n + 1, 7);
+                    std::vector<std::uint64_t> bits((n + 63) / 64 + 1, 7);
+                    e.contains_bytes(s, keys, n, mode, bytes.data());
+                    e.contains_bits(s, keys, n, mode, bits.data());
+                    std::size_t expect_count = 0;
+                    for (std::size_t i = 0; i < n; ++i) {
+                        const bool hit = want_sparse.contains(mode.kind == mixed.kind ? bb::mix64(keys[i], mode.seed) : keys[i]);
+                        expect_count += hit;
+                        ASSERT_EQ(bytes[i], hit) << i;
+                        ASSERT_EQ((bits[i / 64] >> (i % 64)) & 1, hit) << i;
+                    }
+                    ASSERT_EQ(bytes[n], 7) << "wrote past the end";
+                    ASSERT_EQ(bits[(n + 63) / 64], 7u) << "wrote past the end";
+                    if (n % 64 != 0) {
+                        ASSERT_EQ(bits[n / 64] >> (n % 64), 0u) << "bits past n must be zero";
+                    }
+                    ASSERT_EQ(e.count(s, keys, n, mode), expect_count);
+                }
+            }
+        }
+    }
+}
 
 TEST_P(EngineTest, BitExactWithScalar) {
     for (const auto& [shape, k] : shapes) {
@@ -276,6 +388,105 @@ TEST_P(EngineTest, PartitionedPathOnOddAndTinyBatches) {
             ASSERT_EQ(ref.count(q), got.count(q));
         }
     }
+}
+
+TEST_P(EngineTest, PartitionScratchIsKeptReusedCappedAndGivenBack) {
+    const Params p = Params::make(Shape::word512, 20011, 8);
+    Filter ref(p, {}, bb::Backend::scalar);
+    ref.set_threads(1);
+    const auto keys = bb::testing::random_keys(200003, 31, 0);
+    ref.insert(keys);
+    auto q = bb::testing::random_keys(keys.size(), 32, 1);
+    for (std::size_t i = 0; i < q.size(); i += 2) q[i] = keys[i];
+    std::vector<std::uint8_t> expect(q.size());
+    ref.contains(q, expect);
+    std::vector<std::uint64_t> expect_bits((q.size() + 63) / 64);
+    ref.contains_bitmap(q, expect_bits);
+    const std::size_t expect_count = ref.count(q);
+
+    for (unsigned threads : {1u, 2u}) {
+        SCOPED_TRACE("threads=" + std::to_string(threads));
+        Filter f(p, {}, backend());
+        f.set_threads(threads);
+        f.set_batch_path(bb::BatchPath::partitioned);
+        EXPECT_EQ(f.scratch_bytes(), 0u);
+        EXPECT_EQ(f.scratch_limit(), std::size_t(256) << 20);
+        auto check = [&] {
+            Filter g(p, {}, backend());
+            g.set_threads(threads);
+            g.set_batch_path(bb::BatchPath::partitioned);
+            g.set_scratch_limit(f.scratch_limit());
+            g.insert(keys);
+            ASSERT_TRUE(g == ref);
+            std::vector<std::uint8_t> got(q.size());
+            f.contains(q, got);
+            ASSERT_EQ(got, expect);
+            std::vector<std::uint64_t> bits(expect_bits.size());
+            f.contains_bitmap(q, bits);
+            ASSERT_EQ(bits, expect_bits);
+            ASSERT_EQ(f.count(q), expect_count);
+        };
+        f.insert(keys);
+        ASSERT_TRUE(f == ref);
+        check();
+        // Kept after the calls, within the cap, and not grown by the same calls again.
+        const std::size_t held = f.scratch_bytes();
+        EXPECT_GT(held, 0u);
+        EXPECT_LE(held, f.scratch_limit());
+        check();
+        EXPECT_EQ(f.scratch_bytes(), held);
+        f.release_scratch();
+        EXPECT_EQ(f.scratch_bytes(), 0u);
+        check();
+        EXPECT_EQ(f.scratch_bytes(), held);
+        // A small cap: more, smaller rounds; same answers; never more memory than the cap.
+        for (std::size_t cap : {std::size_t(1) << 20, std::size_t(300) << 10, std::size_t(40) << 10, std::size_t(0)}) {
+            SCOPED_TRACE("cap=" + std::to_string(cap));
+            f.set_scratch_limit(cap);
+            EXPECT_LE(f.scratch_bytes(), cap);
+            check();
+            EXPECT_LE(f.scratch_bytes(), cap);
+        }
+        // Copies and moves: the copy has its own (empty) scratch and the same cap.
+        f.set_scratch_limit(std::size_t(8) << 20);
+        check();
+        Filter copy(f);
+        EXPECT_EQ(copy.scratch_bytes(), 0u);
+        EXPECT_EQ(copy.scratch_limit(), f.scratch_limit());
+        Filter moved(std::move(f));
+        EXPECT_EQ(moved.scratch_limit(), std::size_t(8) << 20);
+        std::vector<std::uint8_t> got(q.size());
+        moved.contains(q, got);
+        ASSERT_EQ(got, expect);
+        f.set_scratch_limit(1);  // a moved-from filter stays usable
+        f.release_scratch();
+        EXPECT_EQ(f.scratch_bytes(), 0u);
+    }
+}
+
+TEST_P(EngineTest, ConcurrentPartitionedCallsOnOneFilter) {
+    // Const bulk calls may run concurrently; one of them holds the scratch and the others take
+    // the direct path. Every answer must be right either way.
+    const Params p = Params::make(Shape::word512, 20011, 8);
+    Filter f(p, {}, backend());
+    f.set_threads(1);
+    f.set_batch_path(bb::BatchPath::partitioned);
+    const auto keys = bb::testing::random_keys(100003, 41, 0);
+    f.insert(keys);
+    auto q = bb::testing::random_keys(keys.size(), 42, 1);
+    for (std::size_t i = 0; i < q.size(); i += 3) q[i] = keys[i];
+    Filter ref(f);
+    ref.set_batch_path(bb::BatchPath::direct);
+    std::vector<std::uint8_t> expect(q.size());
+    ref.contains(q, expect);
+    std::vector<std::vector<std::uint8_t>> got(4, std::vector<std::uint8_t>(q.size()));
+    std::vector<std::thread> callers;
+    for (auto& g : got)
+        callers.emplace_back([&f, &q, &g] {
+            for (int round = 0; round < 5; ++round) f.contains(q, g);
+        });
+    for (auto& c : callers) c.join();
+    for (const auto& g : got) ASSERT_EQ(g, expect);
 }
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)

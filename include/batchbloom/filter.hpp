@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <iosfwd>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -64,6 +65,19 @@ public:
     /// Bulk-operation path; `automatic` by default. The results never depend on it.
     void set_batch_path(BatchPath path) noexcept { path_ = path; }
     BatchPath batch_path() const noexcept { return path_; }
+
+    /// Memory the partitioned path may keep between calls (its buckets, about 12 bytes per key
+    /// of a round, and private filter copies for small multi-threaded inserts), all threads
+    /// together; default 256 MiB. It is allocated by the first call that needs it, reused by
+    /// later calls (so they neither allocate nor fault in pages), and given back by
+    /// release_scratch() or when the filter is destroyed. Batches larger than fits run in
+    /// several rounds; a limit too small for a useful round (or 0) means the direct path.
+    void set_scratch_limit(std::size_t bytes);
+    std::size_t scratch_limit() const noexcept;
+    /// Bytes of scratch held now.
+    std::size_t scratch_bytes() const noexcept;
+    /// Gives the scratch memory back (the next partitioned call allocates it again).
+    void release_scratch() noexcept;
 
     // ---- integer keys ------------------------------------------------------------------
     void insert(std::uint64_t key);
@@ -170,6 +184,8 @@ private:
     BatchPath path_ = BatchPath::automatic;
     KeyKinds key_kinds_ = KeyKinds::none();
     std::byte* data_ = nullptr;  // owned; 64-byte aligned (2 MiB for large filters)
+    struct Scratch;                    // the partitioned path's memory (src/engine/scratch.hpp)
+    std::unique_ptr<Scratch> scratch_;  // null only when moved from
 };
 
 /// Jaccard similarity |A ∩ B| / |A ∪ B| of the key sets behind two compatible filters,

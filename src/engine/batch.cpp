@@ -1,11 +1,8 @@
 #include "engine/batch.hpp"
 
-#include "batchbloom/aligned_buffer.hpp"
-
 #include <algorithm>
 #include <atomic>
 #include <cstring>
-#include <memory>
 #include <new>
 #include <vector>
 
@@ -13,52 +10,41 @@
 #include <emmintrin.h>
 #endif
 
-namespace batchbloom::detail {
+#include "engine/machine.hpp"
+#include "engine/scratch.hpp"
 
+namespace batchbloom::detail {
 namespace {
 
-// Partitioning works in rounds of up to this many keys per thread, which bounds its scratch
-// memory at about 12.5 bytes per key of a round (bucketed hashes with slack, region ids,
-// answers): 200 MiB. Larger rounds visit each filter line with more keys (20M keys inserted
-// into a 120 MiB filter: 8.4 ns/key in one round, 9.2 in rounds of 8M).
-constexpr std::size_t max_round_keys = std::size_t(1) << 24;
+std::uint64_t block_bytes(const FilterRef& f) { return layout::info(f.shape).block_bytes; }
+std::uint64_t filter_bytes(const FilterRef& f) { return f.blocks * block_bytes(f); }
 
-/// Rounds of equal length (a multiple of 64, so bitmap words are never split) covering n keys.
-std::size_t round_length(std::size_t n) {
-    const std::size_t rounds = (n + max_round_keys - 1) / max_round_keys;
-    return rounds <= 1 ? n : ((n + rounds - 1) / rounds + 63) / 64 * 64;
+/// f, told to prefetch as far ahead as this machine needs unless `bytes` of it fit in L2.
+FilterRef prefetched(FilterRef f, std::uint64_t bytes) {
+    f.prefetch = bytes > machine().l2_bytes ? machine().prefetch_distance : 0;
+    return f;
+}
+FilterRef prefetched(const FilterRef& f) { return prefetched(f, filter_bytes(f)); }
+
+constexpr KeyMode hashed{KeyMode::hashed, 0};
+
+/// The CUDA engine moves each call's data to the device itself: one call, on one host thread
+/// (so that its errors can surface as exceptions rather than inside a parallel region).
+BatchConfig for_engine(const BlockedKernels& e, BatchConfig cfg) {
+    if (e.backend == Backend::cuda) cfg.threads = 1, cfg.path = BatchPath::direct;
+    return cfg;
 }
 
-// Filters below this size are never partitioned automatically.
-constexpr std::uint64_t partition_above_bytes = std::uint64_t(32) << 20;
-// A region's blocks should stay in L2 while its keys are processed.
-constexpr std::uint64_t region_bytes = std::uint64_t(512) << 10;
-// Regions up to this size are probed without per-key prefetching (the SIMD engines' own
-// threshold for a whole filter, simd::prefetch_above_bytes).
-constexpr std::uint64_t local_region_bytes = std::uint64_t(4) << 20;
+/// body(range) on t threads, for t contiguous ranges of the batch aligned to 64 keys so that
+/// bitmap words are never shared.
+template <class Body>
+void direct(std::size_t n, unsigned t, Body&& body) {
+    each_thread(t, [&](unsigned v) { body(part(n, t, v, 64)); });
+}
 
-std::uint64_t filter_bytes(const FilterRef& f) { return f.blocks * layout::info(f.shape).block_bytes; }
+// ---- partitioning ------------------------------------------------------------------------
 
 constexpr std::size_t line = 8;  // hashes per 64-byte cache line
-
-/// Uninitialized scratch memory for n values of T (AlignedBuffer: cache-line aligned, so
-/// whole-line streaming stores cover whole lines; large buffers in huge pages, since a fresh
-/// buffer's first touch costs one fault per page). Partitioning writes every byte it reads, so
-/// zeroing would only cost time. Throws std::bad_alloc.
-template <class T>
-class Scratch {
-public:
-    Scratch() = default;
-    explicit Scratch(std::size_t n) : buf_(bytes_for(n), AlignedBuffer::Init::uninitialized) {}
-    T* data() const { return buf_.as<T>(); }
-
-private:
-    static std::size_t bytes_for(std::size_t n) {
-        if (n > std::size_t(-1) / sizeof(T)) throw std::bad_alloc();
-        return std::max<std::size_t>(n, 1) * sizeof(T);
-    }
-    mutable AlignedBuffer buf_;  // pointer-like, as the unique_ptr it replaces: const Scratch, writable memory
-};
 
 struct alignas(64) Line {
     std::uint64_t w[line];
@@ -74,60 +60,101 @@ inline void flush(const Line& src, std::uint64_t* dst) {  // dst is 64-byte alig
 #endif
 }
 
-constexpr KeyMode hashed{KeyMode::hashed, 0};
-
 /// Region ids are bytes; this one marks a key that found its region's bucket full.
 constexpr std::uint8_t overflowed = 255;
 constexpr unsigned max_regions = overflowed;
 
-/// One thread's partitioning of one round of keys by filter region (an aligned run of
-/// 2^shift blocks, so a region is a shift away from the block index and no block straddles
-/// two). Keys are hashed a chunk at a time and their hashes scattered, in the caller's order,
-/// into one fixed-size bucket per region, so there is no counting pass over the keys: the
-/// buckets have room for 1.25x the expected share plus a line, and the rare key whose bucket
-/// is full (skewed or repeated keys) is set aside and handled on the direct path. For probes,
-/// each key's region id is kept, which is all that is needed to put answers back in order:
-/// bucket r holds its keys in the caller's order, so the i-th key of region r gets the i-th
-/// answer of bucket r.
+/// How the partitioned path cuts a filter: into regions of 2^shift blocks (an aligned run, so
+/// a region is a shift away from the block index and no block straddles two), each half an L2
+/// so that it stays there while its keys are processed. Filters of more than 255 such regions
+/// get larger ones.
+struct Geometry {
+    unsigned shift = 0, regions = 1;
+    explicit Geometry(const FilterRef& f) {
+        const std::uint64_t target = std::max<std::uint64_t>(machine().l2_bytes / 2, 64 << 10);
+        while ((block_bytes(f) << (shift + 1)) <= target) ++shift;
+        while (((f.blocks - 1) >> shift) + 1 > max_regions) ++shift;
+        regions = static_cast<unsigned>(((f.blocks - 1) >> shift) + 1);
+    }
+};
+
+/// One thread's scratch for rounds of up to `round` keys: a write-combining line and a count
+/// per region, the buckets (room for 1.25x a region's fair share plus a line), and for probes
+/// each key's region id and each bucket's answers.
+struct Plan {
+    unsigned regions = 0;
+    std::size_t round = 0, cap = 0;
+    bool probe = false;
+
+    Plan(unsigned regions_, std::size_t round_, bool probe_) : regions(regions_), round(round_), probe(probe_) {
+        cap = (round / regions + round / regions / 4 + 2 * line - 1) / line * line;
+    }
+    std::size_t bytes() const {
+        const std::size_t per_region = sizeof(Line) + sizeof(std::uint32_t) + cap * (8 + (probe ? 1 : 0));
+        return regions * per_region + (probe ? round + 64 : 0) + 64;
+    }
+    /// The largest round of at most `keys` keys (a multiple of 64, so bitmap words are never
+    /// split) whose scratch fits in `budget` bytes; round == 0 if not even one that gives each
+    /// bucket a few lines fits.
+    static Plan fit(unsigned regions, std::size_t keys, std::size_t budget, bool probe) {
+        Plan p(regions, keys, probe);
+        while (p.bytes() > budget && p.round > 0) {
+            const double scale = double(budget) / double(p.bytes());
+            p = Plan(regions, std::size_t(double(p.round) * scale * 0.98) / 64 * 64, probe);
+        }
+        if (p.round < std::size_t(regions) * 4 * line) p.round = 0;
+        return p;
+    }
+};
+
+/// One thread's partitioning of one round of keys by filter region. Keys are hashed a chunk
+/// at a time and their hashes scattered, in the caller's order, into one fixed-size bucket
+/// per region, so there is no counting pass over the keys; the rare key whose bucket is full
+/// (skewed or repeated keys) is set aside and handled on the direct path. For probes, each
+/// key's region id is kept, which is all that is needed to put answers back in order: bucket
+/// r holds its keys in the caller's order, so the i-th key of region r gets the i-th answer
+/// of bucket r.
 struct Buckets {
     const BlockedKernels& e;
-    const FilterRef& f;
-    unsigned shift, regions;
-    bool cache_sized, keep_ids;  // keep_ids: record each key's region, for restore()
-    std::size_t cap;                          // hashes per bucket, a multiple of `line`
-    Scratch<std::uint64_t> hashes;            // bucket r at r * cap
-    std::vector<std::uint32_t> count;         // per region
-    Scratch<std::uint8_t> rid;                // per key of the round, if kept
+    FilterRef f;
+    Geometry g;
+    Plan p;
+    Line* wc;                  // per region
+    std::uint32_t* count;      // per region
+    std::uint64_t* hashes;     // bucket r at r * cap
+    std::uint8_t* answers;     // probes: bucket r's answers at r * cap
+    std::uint8_t* rid;         // probes: per key of the round
     std::vector<std::size_t> spill;           // overflowed keys' positions in the round
     std::vector<std::uint64_t> spill_hashes;  // and their hashes
 
-    Buckets(const BlockedKernels& e_, const FilterRef& f_, unsigned shift_, bool cache_sized_, std::size_t round, bool keep_ids_)
-        : e(e_), f(f_), shift(shift_), regions(static_cast<unsigned>(((f.blocks - 1) >> shift) + 1)),
-          cache_sized(cache_sized_), keep_ids(keep_ids_),
-          cap((round / regions + round / regions / 4 + 2 * line - 1) / line * line),
-          hashes(std::size_t(regions) * cap), count(regions), rid(keep_ids ? round : 0) {}
+    Buckets(const BlockedKernels& e_, const FilterRef& f_, const Geometry& g_, const Plan& p_, std::byte* mem)
+        : e(e_), f(f_), g(g_), p(p_) {
+        wc = reinterpret_cast<Line*>(mem);
+        hashes = reinterpret_cast<std::uint64_t*>(wc + p.regions);
+        count = reinterpret_cast<std::uint32_t*>(hashes + std::size_t(p.regions) * p.cap);
+        answers = reinterpret_cast<std::uint8_t*>(count + p.regions);
+        rid = answers + std::size_t(p.regions) * p.cap;
+    }
 
-    const std::uint64_t* bucket(unsigned r) const { return hashes.data() + std::size_t(r) * cap; }
+    const std::uint64_t* bucket(unsigned r) const { return hashes + std::size_t(r) * p.cap; }
 
-    /// Scatters the hashes of keys[0, n) (n <= the round size) into the buckets, recording
-    /// each key's region id if these buckets keep them.
+    /// Scatters the hashes of keys[0, n) (n <= the round) into the buckets.
     void fill(const std::uint64_t* keys, std::size_t n, KeyMode mode) {
-        std::fill(count.begin(), count.end(), 0);
+        std::fill_n(count, p.regions, 0);
         spill.clear();
         spill_hashes.clear();
         // Software write-combining: one line per region, sent out whole with streaming stores.
         // A full line is sent when its region's next key arrives, not at once: by then its
         // eight 8-byte stores have left the store buffer, so reading it back whole does not
         // stall on store forwarding.
-        std::vector<Line> buf(regions);
         const std::uint64_t blocks = f.blocks;
-        const unsigned sh = shift;
-        const std::size_t cp = cap;
-        std::uint64_t* const out = hashes.data();
-        std::uint32_t* const cnt = count.data();
-        std::uint8_t* const ids = rid.data();
-        const bool keep = keep_ids;  // a local: the stores below cannot alias it
-        constexpr std::size_t chunk = 1024;
+        const unsigned sh = g.shift;
+        const std::size_t cp = p.cap;
+        std::uint64_t* const out = hashes;
+        std::uint32_t* const cnt = count;
+        Line* const buf = wc;
+        std::uint8_t* const ids = p.probe ? rid : nullptr;
+        constexpr std::size_t chunk = 512;
         alignas(64) std::uint64_t h[chunk];
         for (std::size_t c0 = 0; c0 < n; c0 += chunk) {
             const std::size_t len = std::min(chunk, n - c0);
@@ -135,19 +162,19 @@ struct Buckets {
             for (std::size_t j = 0; j < len; ++j) {
                 const auto r = static_cast<unsigned>(layout::block_index(h[j], blocks) >> sh);
                 const std::uint32_t at = cnt[r];
-                if (at == cp) {
+                if (at == cp) [[unlikely]] {
                     spill.push_back(c0 + j);
                     spill_hashes.push_back(h[j]);
-                    if (keep) ids[c0 + j] = overflowed;
+                    if (ids) ids[c0 + j] = overflowed;
                     continue;
                 }
                 if (at % line == 0 && at != 0) flush(buf[r], out + r * cp + at - line);
                 buf[r].w[at % line] = h[j];
                 cnt[r] = at + 1;
-                if (keep) ids[c0 + j] = static_cast<std::uint8_t>(r);
+                if (ids) ids[c0 + j] = static_cast<std::uint8_t>(r);
             }
         }
-        for (unsigned r = 0; r < regions; ++r)  // each region's last line, full or not
+        for (unsigned r = 0; r < p.regions; ++r)  // each region's last line, full or not
             for (std::size_t at = (cnt[r] + line - 1) / line * line - line; at < cnt[r]; ++at)
                 out[r * cp + at] = buf[r].w[at % line];
 #if defined(__SSE2__)
@@ -155,147 +182,147 @@ struct Buckets {
 #endif
     }
 
-    /// The filter as seen by the keys of bucket r. Cache-sized regions (the partitioned path)
-    /// are first brought into the cache in address order, which the hardware prefetchers
-    /// stream at full bandwidth, when the bucket has enough keys to revisit its lines; the
-    /// engine is then told not to prefetch, unless the region is larger than a filter it would
-    /// not prefetch either (filters past 255 regions of region_bytes get larger regions).
-    /// Coarse regions (threads' shares of an insert) are left alone.
+    /// The filter as seen by the keys of bucket r. A region with at least as many keys as
+    /// cache lines is first brought into the cache in address order, which the hardware
+    /// streams at full bandwidth, and its keys then processed without prefetching (unless the
+    /// region is larger than L2); a sparser one is left to the engine's own prefetching.
     FilterRef region(unsigned r) const {
-        FilterRef ref = f;
-        if (!cache_sized) return ref;
-        const std::uint64_t block_bytes = layout::info(f.shape).block_bytes;
-        const std::uint64_t first = std::uint64_t(r) << shift;
-        const std::uint64_t end = std::min(f.blocks, first + (std::uint64_t(1) << shift));
-        ref.region_local = (end - first) * block_bytes <= local_region_bytes;
-        if (count[r] < end - first) return ref;
-        for (std::uint64_t at = first * block_bytes; at < end * block_bytes; at += 64)
-            __builtin_prefetch(f.data + at, 0, 2);
-        return ref;
+        const std::uint64_t bb = block_bytes(f);
+        const std::uint64_t first = std::uint64_t(r) << g.shift;
+        const std::uint64_t end = std::min(f.blocks, first + (std::uint64_t(1) << g.shift));
+        const std::uint64_t bytes = (end - first) * bb;
+        if (count[r] < bytes / 64) return prefetched(f, filter_bytes(f));
+        for (std::uint64_t at = first * bb; at < end * bb; at += 64) __builtin_prefetch(f.data + at, 0, 1);
+        return prefetched(f, bytes);
     }
 
     /// Probes every bucket: answers[r * cap + i] for the i-th key of bucket r.
-    void probe(std::uint8_t* answers) const {
-        for (unsigned r = 0; r < regions; ++r)
-            if (count[r] != 0) e.contains_bytes(region(r), bucket(r), count[r], hashed, answers + std::size_t(r) * cap);
+    void probe() const {
+        for (unsigned r = 0; r < p.regions; ++r)
+            if (count[r] != 0) e.contains_bytes(region(r), bucket(r), count[r], hashed, answers + std::size_t(r) * p.cap);
     }
 
-    /// Calls put(i, answer of key i) for the round's keys in order, spilled keys excepted
+    /// Calls put(i, answer of key i) for the round's keys in order; spilled keys get 0 here
     /// (their answers come from probe_spill).
     template <class Put>
-    void restore(std::size_t n, const std::uint8_t* answers, Put put) const {
+    void restore(std::size_t n, Put put) const {
         // `put` is taken by value: a local copy cannot be aliased by the byte stores it makes,
         // so the pointers it captured stay in registers.
-        std::vector<const std::uint8_t*> next(regions + 1);
-        for (unsigned r = 0; r < regions; ++r) next[r] = answers + std::size_t(r) * cap;
-        const std::uint8_t* const ids = rid.data();
+        static constexpr std::uint8_t none = 0;
+        const std::uint8_t* next[max_regions + 1];
+        for (unsigned r = 0; r < p.regions; ++r) next[r] = answers + std::size_t(r) * p.cap;
+        next[overflowed] = &none;
+        const std::uint8_t* const ids = rid;
         for (std::size_t i = 0; i < n; ++i) {
             const std::uint8_t r = ids[i];
-            if (r != overflowed) put(i, *next[r]++);
+            const std::uint8_t* const a = next[r];
+            // A region's next answer line is far from every other region's: fetch it before
+            // the cursor gets there (a no-op for all but the first key of a line).
+            __builtin_prefetch(a + 64, 0, 3);
+            put(i, *a);
+            next[r] = a + (r != overflowed);
         }
     }
 
     /// Answers for the spilled keys, in spill order.
     std::vector<std::uint8_t> probe_spill() const {
         std::vector<std::uint8_t> a(spill.size());
-        if (!a.empty()) e.contains_bytes(f, spill_hashes.data(), spill_hashes.size(), hashed, a.data());
+        if (!a.empty()) e.contains_bytes(prefetched(f), spill_hashes.data(), spill_hashes.size(), hashed, a.data());
         return a;
     }
 };
 
-/// log2 of the blocks per region: cache-sized regions on the partitioned path; otherwise just
-/// enough regions (64 per thread) for the threads' shares of an insert to be even.
-unsigned region_shift(const FilterRef& f, bool partitioned, unsigned t) {
-    const std::uint64_t block_bytes = layout::info(f.shape).block_bytes;
-    unsigned shift = 0;
-    if (partitioned)
-        while ((block_bytes << (shift + 1)) <= region_bytes) ++shift;
-    else
-        while ((f.blocks >> (shift + 1)) >= std::uint64_t(64) * t) ++shift;
-    while (((f.blocks - 1) >> shift) + 1 > max_regions) ++shift;
-    return shift;
-}
-
-/// The CUDA engine moves each call's data to the device itself: one call, on one host thread
-/// (so that its errors can surface as exceptions rather than inside a parallel region).
-BatchConfig for_engine(const BlockedKernels& e, BatchConfig cfg) {
-    return e.backend == Backend::cuda ? BatchConfig{1, BatchPath::direct} : cfg;
-}
-
-/// body(range) on t threads, for t contiguous ranges of the batch aligned to 64 keys so that
-/// bitmap words are never shared.
-template <class Body>
-void direct(std::size_t n, unsigned t, Body&& body) {
-    each_thread(t, [&](unsigned v) { body(part(n, t, v, 64)); });
-}
-
 /// Partitioned probe: each thread partitions its own range of the batch in rounds, probes
 /// the round's buckets region by region, and calls consume(buckets, round_begin, round_len,
-/// answers, spill_answers) to put the answers in order. Returns false, having answered only
-/// part of the batch, if the scratch memory could not be allocated: the caller then takes the
-/// direct path, which needs none and overwrites every answer.
-template <class Consume>
-bool partitioned_probe(const BlockedKernels& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
-                       unsigned t, Consume&& consume) try {
-    direct(n, t, [&](Range c) {
-        const std::size_t round = round_length(c.size());
-        Buckets b(e, f, region_shift(f, true, 1), true, round, true);
-        Scratch<std::uint8_t> answers(std::size_t(b.regions) * b.cap);
-        for (std::size_t r0 = c.begin; r0 < c.end; r0 += round) {
-            const std::size_t len = std::min(round, c.end - r0);
+/// spill_answers) to put the answers in order. A thread that cannot have its scratch answers
+/// its range on the direct path instead, by direct(range).
+template <class Consume, class Direct>
+void partitioned_probe(const BlockedKernels& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
+                       unsigned t, BatchScratch::Lease& lease, Consume&& consume, Direct&& direct_range) {
+    const Geometry g(f);
+    each_thread(t, [&](unsigned v) {
+        const Range c = part(n, t, v, 64);
+        const Plan p = Plan::fit(g.regions, c.size(), lease.per_thread(), true);
+        std::byte* mem = nullptr;
+        if (p.round != 0) try {
+                mem = lease.arena(v).get(p.bytes());
+            } catch (const std::bad_alloc&) {
+                mem = nullptr;
+            }
+        if (mem == nullptr) return direct_range(c);
+        Buckets b(e, f, g, p, mem);
+        for (std::size_t r0 = c.begin; r0 < c.end; r0 += p.round) {
+            const std::size_t len = std::min(p.round, c.end - r0);
             b.fill(keys + r0, len, mode);
-            b.probe(answers.data());
-            consume(b, r0, len, answers.data(), b.probe_spill());
+            b.probe();
+            consume(b, r0, len, b.probe_spill());
         }
     });
-    return true;
-} catch (const std::bad_alloc&) {
-    return false;
 }
 
 /// Multi-threaded insert for filters small next to the batch: part 0 goes into the filter,
-/// each other part into a zeroed private copy, and the copies are then ORed in, each thread
-/// merging one range of words; used where copies_affordable() says so, bigger filters are
-/// partitioned instead.
+/// each other part into a zeroed private copy in its thread's scratch, and the copies are
+/// then ORed in, each thread merging one range of words.
 void insert_into_copies(const BlockedKernels& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
-                        unsigned t) {
+                        unsigned t, BatchScratch::Lease& lease) {
     const std::size_t words = filter_bytes(f) / sizeof(std::uint64_t);
-    std::vector<Scratch<std::uint64_t>> copies;
-    for (unsigned v = 1; v < t; ++v) copies.emplace_back(words);
+    struct Copy {
+        std::uint64_t* p;
+        const std::uint64_t* data() const { return p; }
+    };
+    std::vector<Copy> copies;
+    for (unsigned v = 1; v < t; ++v)
+        copies.push_back({reinterpret_cast<std::uint64_t*>(lease.arena(v).get(words * sizeof(std::uint64_t)))});
     each_thread(t, [&](unsigned v) {
         FilterRef mine = f;
         if (v > 0) {
-            std::fill_n(copies[v - 1].data(), words, 0);  // zeroed (and first touched) by its own thread
-            mine.data = reinterpret_cast<std::byte*>(copies[v - 1].data());
+            std::fill_n(copies[v - 1].p, words, 0);
+            mine.data = reinterpret_cast<std::byte*>(copies[v - 1].p);
         }
         const Range c = part(n, t, v, 64);
-        e.insert(mine, keys + c.begin, c.size(), mode);
+        e.insert(prefetched(mine), keys + c.begin, c.size(), mode);
     });
     or_copies_into(reinterpret_cast<std::uint64_t*>(f.data), words, copies, t);
 }
 
-/// Insert on t threads by filter region: each thread buckets its share of a round, then each
+/// Direct insert on t threads: each thread reads the whole batch and sets only the blocks of
+/// its own range of the filter, so no block has two writers (no atomics, and the same bits
+/// as one thread). Hashing every key t times is cheap next to a cache miss per key.
+void insert_by_block_range(const BlockedKernels& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n,
+                           KeyMode mode, unsigned t) {
+    each_thread(t, [&](unsigned v) {
+        FilterRef mine = prefetched(f);
+        mine.first_block = f.blocks * v / t;
+        mine.end_block = f.blocks * (v + 1) / t;
+        e.insert(mine, keys, n, mode);
+    });
+}
+
+/// Partitioned insert on t threads: each thread buckets its share of a round, then each
 /// inserts whole regions from every thread's buckets, so no block is written by two threads.
-/// Cache-sized regions on the partitioned path, else just enough to balance the threads.
-void insert_by_region(const BlockedKernels& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
-                      unsigned t, bool partitioned) {
-    const unsigned shift = region_shift(f, partitioned, t);
-    std::vector<std::unique_ptr<Buckets>> parts(t);
-    const std::size_t round = round_length(n / t) * t;
+/// Throws std::bad_alloc if some thread cannot have its scratch (nothing is lost: the caller
+/// inserts the batch again directly).
+void insert_partitioned(const BlockedKernels& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
+                        unsigned t, BatchScratch::Lease& lease) {
+    const Geometry g(f);
+    const Plan p = Plan::fit(g.regions, (n + t - 1) / t, lease.per_thread(), false);
+    if (p.round == 0) throw std::bad_alloc();
+    std::vector<Buckets> parts;
+    parts.reserve(t);
+    for (unsigned v = 0; v < t; ++v) parts.emplace_back(e, f, g, p, lease.arena(v).get(p.bytes()));
+    const std::size_t round = p.round * t;
     for (std::size_t r0 = 0; r0 < n; r0 += round) {
         const std::size_t len = std::min(round, n - r0);
         each_thread(t, [&](unsigned v) {
             const Range c = part(len, t, v, 64);
-            if (!parts[v]) parts[v] = std::make_unique<Buckets>(e, f, shift, partitioned, c.size(), false);  // first round is the largest
-            parts[v]->fill(keys + r0 + c.begin, c.size(), mode);
+            parts[v].fill(keys + r0 + c.begin, c.size(), mode);
         });
-        const unsigned regions = parts[0]->regions;
         each_thread(t, [&](unsigned v) {
-            for (unsigned r = regions * v / t; r < regions * (v + 1) / t; ++r)
+            for (unsigned r = g.regions * v / t; r < g.regions * (v + 1) / t; ++r)
                 for (const auto& b : parts)
-                    if (b->count[r] != 0) e.insert(b->region(r), b->bucket(r), b->count[r], hashed);
+                    if (b.count[r] != 0) e.insert(b.region(r), b.bucket(r), b.count[r], hashed);
         });
-        for (const auto& b : parts) e.insert(f, b->spill_hashes.data(), b->spill_hashes.size(), hashed);
+        for (const auto& b : parts) e.insert(prefetched(f), b.spill_hashes.data(), b.spill_hashes.size(), hashed);
     }
 }
 
@@ -303,17 +330,12 @@ void insert_by_region(const BlockedKernels& e, const FilterRef& f, const std::ui
 
 bool use_partitioned(const FilterRef& f, std::size_t n, unsigned threads, BatchPath path, Op op) {
     if (path != BatchPath::automatic) return path == BatchPath::partitioned;
-    // Measured crossovers (avx512, word512, bench/RESULTS.md "Partitioned vs direct"):
-    // partitioning pays for filters well beyond L3 (a 12 MiB filter, in L3, was 1.6x slower
-    // partitioned), once a batch brings enough keys per filter line to amortize streaming each
-    // region in: at 120 MiB, inserts won from 2.5 keys per line (5M keys) on one thread and by
-    // 2x on two; probes, which must also put answers back in order, from about 5 keys per line
-    // on one thread, but not on two (their scratch traffic then competes for DRAM bandwidth
-    // with the other thread's direct probes' parallelism).
+    // Placeholder crossovers until calibration: filters beyond L3, several keys per line.
     if (op == Op::probe && threads > 1) return false;
     const std::uint64_t lines = filter_bytes(f) / 64;
     const std::uint64_t keys_per_line = op == Op::insert ? 2 : 5;
-    return filter_bytes(f) >= partition_above_bytes && n >= lines * keys_per_line;
+    return filter_bytes(f) >= std::max<std::uint64_t>(machine().l3_bytes, std::uint64_t(32) << 20) &&
+           n >= lines * keys_per_line;
 }
 
 void bulk_insert(const BlockedKernels& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
@@ -321,54 +343,71 @@ void bulk_insert(const BlockedKernels& e, const FilterRef& f, const std::uint64_
     cfg = for_engine(e, cfg);
     const unsigned t = threads_for(n, cfg.threads);
     const bool partitioned = use_partitioned(f, n, t, cfg.path, Op::insert);
-    if (t == 1 && !partitioned) return e.insert(f, keys, n, mode);
-    try {
-        if (!partitioned && copies_affordable(t, filter_bytes(f), n))
-            return insert_into_copies(e, f, keys, n, mode, t);
-        insert_by_region(e, f, keys, n, mode, t, partitioned);
-    } catch (const std::bad_alloc&) {
-        // No memory for copies or buckets: one pass in place needs none. Keys already inserted
-        // are inserted again, which changes nothing.
-        e.insert(f, keys, n, mode);
-    }
+    if (t == 1 && !partitioned) return e.insert(prefetched(f), keys, n, mode);
+    BatchScratch::Lease lease(cfg.scratch, t);
+    if (lease) try {
+            if (partitioned) return insert_partitioned(e, f, keys, n, mode, t, lease);
+            if (t > 1 && filter_bytes(f) <= machine().l2_bytes && copies_affordable(t, filter_bytes(f), n))
+                return insert_into_copies(e, f, keys, n, mode, t, lease);
+        } catch (const std::bad_alloc&) {
+            // No memory for copies or buckets: the direct path needs none. Keys already
+            // inserted are inserted again, which changes nothing.
+        }
+    if (t == 1) return e.insert(prefetched(f), keys, n, mode);
+    insert_by_block_range(e, f, keys, n, mode, t);
 }
 
 void bulk_contains_bytes(const BlockedKernels& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
                          std::uint8_t* out, BatchConfig cfg) {
     cfg = for_engine(e, cfg);
     const unsigned t = threads_for(n, cfg.threads);
+    auto direct_range = [&](Range c) { e.contains_bytes(prefetched(f), keys + c.begin, c.size(), mode, out + c.begin); };
     if (use_partitioned(f, n, t, cfg.path, Op::probe)) {
-        const bool done =
-            partitioned_probe(e, f, keys, n, mode, t,
-                              [&](const Buckets& b, std::size_t r0, std::size_t len, const std::uint8_t* answers,
-                                  const std::vector<std::uint8_t>& spilled) {
-                                  b.restore(len, answers, [&](std::size_t i, std::uint8_t a) { out[r0 + i] = a; });
-                                  for (std::size_t s = 0; s < spilled.size(); ++s) out[r0 + b.spill[s]] = spilled[s];
-                              });
-        if (done) return;
+        if (BatchScratch::Lease lease(cfg.scratch, t); lease) {
+            partitioned_probe(
+                e, f, keys, n, mode, t, lease,
+                [&](const Buckets& b, std::size_t r0, std::size_t len, const std::vector<std::uint8_t>& spilled) {
+                    std::uint8_t* const o = out + r0;
+                    b.restore(len, [o](std::size_t i, std::uint8_t a) { o[i] = a; });
+                    for (std::size_t s = 0; s < spilled.size(); ++s) o[b.spill[s]] = spilled[s];
+                },
+                direct_range);
+            return;
+        }
     }
-    direct(n, t, [&](Range c) { e.contains_bytes(f, keys + c.begin, c.size(), mode, out + c.begin); });
+    direct(n, t, direct_range);
 }
 
 void bulk_contains_bits(const BlockedKernels& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
                         std::uint64_t* out, BatchConfig cfg) {
     cfg = for_engine(e, cfg);
     const unsigned t = threads_for(n, cfg.threads);
+    auto direct_range = [&](Range c) { e.contains_bits(prefetched(f), keys + c.begin, c.size(), mode, out + c.begin / 64); };
     if (use_partitioned(f, n, t, cfg.path, Op::probe)) {
-        const bool done = partitioned_probe(
-            e, f, keys, n, mode, t,
-            [&](const Buckets& b, std::size_t r0, std::size_t len, const std::uint8_t* answers,
-                const std::vector<std::uint8_t>& spilled) {
-                // Rounds start on multiples of 64 keys: each writes whole words of its own.
-                std::uint64_t* words = out + r0 / 64;
-                std::fill(words, words + (len + 63) / 64, 0);
-                auto put = [&](std::size_t i, std::uint8_t a) { words[i / 64] |= std::uint64_t(a) << (i % 64); };
-                b.restore(len, answers, put);
-                for (std::size_t s = 0; s < spilled.size(); ++s) put(b.spill[s], spilled[s]);
-            });
-        if (done) return;
+        if (BatchScratch::Lease lease(cfg.scratch, t); lease) {
+            partitioned_probe(
+                e, f, keys, n, mode, t, lease,
+                [&](const Buckets& b, std::size_t r0, std::size_t len, const std::vector<std::uint8_t>& spilled) {
+                    // Rounds start on multiples of 64 keys: each writes whole words of its own.
+                    std::uint64_t* const words = out + r0 / 64;
+                    std::uint64_t bits = 0;
+                    b.restore(len, [&bits, words, len](std::size_t i, std::uint8_t a) {
+                        bits |= std::uint64_t(a) << (i % 64);
+                        if (i % 64 == 63 || i + 1 == len) {
+                            words[i / 64] = bits;
+                            bits = 0;
+                        }
+                    });
+                    for (std::size_t s = 0; s < spilled.size(); ++s) {
+                        const std::size_t i = b.spill[s];
+                        words[i / 64] = (words[i / 64] & ~(std::uint64_t(1) << (i % 64))) | (std::uint64_t(spilled[s]) << (i % 64));
+                    }
+                },
+                direct_range);
+            return;
+        }
     }
-    direct(n, t, [&](Range c) { e.contains_bits(f, keys + c.begin, c.size(), mode, out + c.begin / 64); });
+    direct(n, t, direct_range);
 }
 
 std::size_t bulk_count(const BlockedKernels& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
@@ -376,25 +415,35 @@ std::size_t bulk_count(const BlockedKernels& e, const FilterRef& f, const std::u
     cfg = for_engine(e, cfg);
     const unsigned t = threads_for(n, cfg.threads);
     std::atomic<std::size_t> total{0};
-    if (use_partitioned(f, n, t, cfg.path, Op::probe)) try {
-        // Counting needs no answers back in order: no region ids, a count per bucket.
-        direct(n, t, [&](Range c) {
-            const std::size_t round = round_length(c.size());
-            Buckets b(e, f, region_shift(f, true, 1), true, round, false);
-            std::size_t mine = 0;
-            for (std::size_t r0 = c.begin; r0 < c.end; r0 += round) {
-                b.fill(keys + r0, std::min(round, c.end - r0), mode);
-                for (unsigned r = 0; r < b.regions; ++r)
-                    if (b.count[r] != 0) mine += e.count(b.region(r), b.bucket(r), b.count[r], hashed);
-                mine += e.count(f, b.spill_hashes.data(), b.spill_hashes.size(), hashed);
-            }
-            total += mine;
-        });
-        return total;
-    } catch (const std::bad_alloc&) {
-        total = 0;  // no scratch memory: count again on the direct path, which needs none
+    auto direct_range = [&](Range c) { total += e.count(prefetched(f), keys + c.begin, c.size(), mode); };
+    if (use_partitioned(f, n, t, cfg.path, Op::probe)) {
+        if (BatchScratch::Lease lease(cfg.scratch, t); lease) {
+            // Counting needs no answers back in order: a count per bucket.
+            const Geometry g(f);
+            each_thread(t, [&](unsigned v) {
+                const Range c = part(n, t, v, 64);
+                const Plan p = Plan::fit(g.regions, c.size(), lease.per_thread(), false);
+                std::byte* mem = nullptr;
+                if (p.round != 0) try {
+                        mem = lease.arena(v).get(p.bytes());
+                    } catch (const std::bad_alloc&) {
+                        mem = nullptr;
+                    }
+                if (mem == nullptr) return direct_range(c);
+                Buckets b(e, f, g, p, mem);
+                std::size_t mine = 0;
+                for (std::size_t r0 = c.begin; r0 < c.end; r0 += p.round) {
+                    b.fill(keys + r0, std::min(p.round, c.end - r0), mode);
+                    for (unsigned r = 0; r < g.regions; ++r)
+                        if (b.count[r] != 0) mine += e.count(b.region(r), b.bucket(r), b.count[r], hashed);
+                    mine += e.count(prefetched(f), b.spill_hashes.data(), b.spill_hashes.size(), hashed);
+                }
+                total += mine;
+            });
+            return total;
+        }
     }
-    direct(n, t, [&](Range c) { total += e.count(f, keys + c.begin, c.size(), mode); });
+    direct(n, t, direct_range);
     return total;
 }
 

@@ -20,9 +20,12 @@
 
 namespace batchbloom::detail {
 
+class BatchScratch;
+
 struct BatchConfig {
     unsigned threads;  // resolved: >= 1
     BatchPath path;
+    BatchScratch* scratch = nullptr;  // the filter's partitioning scratch; none: direct only
 };
 
 enum class Op : std::uint8_t { insert, probe };

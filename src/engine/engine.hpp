@@ -39,9 +39,16 @@ struct FilterRef {
     std::uint64_t blocks;
     Shape shape;
     unsigned k;
-    /// Set by the partitioned path: this call's keys all fall in one cache-resident region,
-    /// so engines that prefetch blocks skip it (prefetching L2-resident lines only costs).
-    bool region_local = false;
+    /// How many keys ahead of the one being processed the engine prefetches blocks; 0: none
+    /// (cache-resident filters and regions, where prefetching only costs instructions). Set
+    /// by the batch layer from what this machine needs (engine/machine.hpp).
+    std::uint32_t prefetch = 0;
+    /// Inserts set only blocks in [first_block, end_block) and skip the keys of other blocks:
+    /// how threads share a direct insert without two of them ever writing one block.
+    std::uint64_t first_block = 0, end_block = ~std::uint64_t(0);
+
+    bool owns_all() const { return first_block == 0 && end_block >= blocks; }
+    bool owns(std::uint64_t block) const { return block - first_block < end_block - first_block; }
 };
 
 /// How the engine turns an input value into a hash: the integer mixer with the filter's seed

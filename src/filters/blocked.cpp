@@ -14,6 +14,7 @@
 
 #include "engine/engine.hpp"
 #include "engine/batch.hpp"
+#include "engine/scratch.hpp"
 #include "filters/key_hashes.hpp"
 
 namespace batchbloom {
@@ -44,17 +45,22 @@ void check_out(std::size_t keys, std::size_t out) {
 
 }  // namespace
 
+struct Filter::Scratch : detail::BatchScratch {};
+
 Filter::Filter(const Params& params, const Hashing& hashing, Backend backend)
     : params_(params), hashing_(hashing), backend_(Backend::automatic) {
     params_.validate();
     validate(hashing_);
     set_backend(backend);
+    scratch_ = std::make_unique<Scratch>();
     data_ = allocate_zeroed(params_.bytes());
 }
 
 Filter::Filter(const Filter& other)
     : params_(other.params_), hashing_(other.hashing_), backend_(other.backend_), threads_(other.threads_), path_(other.path_),
-      key_kinds_(other.key_kinds_), data_(allocate_zeroed(other.params_.bytes())) {
+      key_kinds_(other.key_kinds_), scratch_(std::make_unique<Scratch>()) {
+    if (other.scratch_) scratch_->set_limit(other.scratch_limit());
+    data_ = allocate_zeroed(other.params_.bytes());
     std::memcpy(data_, other.data_, params_.bytes());
 }
 
@@ -65,7 +71,7 @@ Filter& Filter::operator=(const Filter& other) {
 
 Filter::Filter(Filter&& other) noexcept
     : params_(other.params_), hashing_(other.hashing_), backend_(other.backend_), threads_(other.threads_), path_(other.path_),
-      key_kinds_(other.key_kinds_), data_(std::exchange(other.data_, nullptr)) {}
+      key_kinds_(other.key_kinds_), data_(std::exchange(other.data_, nullptr)), scratch_(std::move(other.scratch_)) {}
 
 Filter& Filter::operator=(Filter&& other) noexcept {
     std::swap(params_, other.params_);
@@ -75,10 +81,20 @@ Filter& Filter::operator=(Filter&& other) noexcept {
     std::swap(path_, other.path_);
     std::swap(key_kinds_, other.key_kinds_);
     std::swap(data_, other.data_);
+    std::swap(scratch_, other.scratch_);
     return *this;
 }
 
 Filter::~Filter() { std::free(data_); }
+
+void Filter::set_scratch_limit(std::size_t bytes) {
+    if (scratch_) scratch_->set_limit(bytes);
+}
+std::size_t Filter::scratch_limit() const noexcept { return scratch_ ? scratch_->limit() : 0; }
+std::size_t Filter::scratch_bytes() const noexcept { return scratch_ ? scratch_->held() : 0; }
+void Filter::release_scratch() noexcept {
+    if (scratch_) scratch_->release();
+}
 
 void Filter::set_backend(Backend b) {
     if (b != Backend::automatic) detail::engine_for(b);  // throws if unavailable
@@ -95,8 +111,8 @@ const detail::BlockedKernels& engine(Backend b) { return detail::blocked_kernels
 
 constexpr detail::KeyMode hashed{detail::KeyMode::hashed, 0};
 
-detail::BatchConfig batch_config(const Filter& f) noexcept {
-    return {detail::resolve_threads(f.threads()), f.batch_path()};
+detail::BatchConfig batch_config(const Filter& f, detail::BatchScratch* scratch) noexcept {
+    return {detail::resolve_threads(f.threads()), f.batch_path(), scratch};
 }
 
 }  // namespace
@@ -108,7 +124,7 @@ void Filter::insert_keys(std::span<const Key> keys) {
     key_kinds_ = key_kinds_ | detail::kinds_of<Key>(keys.size());
     const auto& e = engine(backend_);
     detail::feed_keys(hashing_, keys, [&](const std::uint64_t* v, std::size_t n, detail::KeyMode m, std::size_t) {
-        detail::bulk_insert(e, ref(params_, data_), v, n, m, batch_config(*this));
+        detail::bulk_insert(e, ref(params_, data_), v, n, m, batch_config(*this, scratch_.get()));
     });
 }
 
@@ -117,7 +133,7 @@ void Filter::contains_keys(std::span<const Key> keys, std::span<std::uint8_t> ou
     check_out(keys.size(), out.size());
     const auto& e = engine(backend_);
     detail::feed_keys(hashing_, keys, [&](const std::uint64_t* v, std::size_t n, detail::KeyMode m, std::size_t at) {
-        detail::bulk_contains_bytes(e, ref(params_, data_), v, n, m, out.data() + at, batch_config(*this));
+        detail::bulk_contains_bytes(e, ref(params_, data_), v, n, m, out.data() + at, batch_config(*this, scratch_.get()));
     });
 }
 
@@ -126,7 +142,7 @@ std::size_t Filter::count_keys(std::span<const Key> keys) const {
     const auto& e = engine(backend_);
     std::size_t c = 0;
     detail::feed_keys(hashing_, keys, [&](const std::uint64_t* v, std::size_t n, detail::KeyMode m, std::size_t) {
-        c += detail::bulk_count(e, ref(params_, data_), v, n, m, batch_config(*this));
+        c += detail::bulk_count(e, ref(params_, data_), v, n, m, batch_config(*this, scratch_.get()));
     });
     return c;
 }
@@ -153,7 +169,7 @@ void Filter::bitmap_keys(std::span<const Key> keys, std::span<std::uint64_t> bit
     const auto& e = engine(backend_);
     // Chunks are multiples of 64 keys, so each starts on a bitmap word.
     detail::feed_keys(hashing_, keys, [&](const std::uint64_t* v, std::size_t n, detail::KeyMode m, std::size_t at) {
-        detail::bulk_contains_bits(e, ref(params_, data_), v, n, m, bitmap.data() + at / 64, batch_config(*this));
+        detail::bulk_contains_bits(e, ref(params_, data_), v, n, m, bitmap.data() + at / 64, batch_config(*this, scratch_.get()));
     });
 }
 
@@ -187,18 +203,18 @@ bool Filter::contains_hash(std::uint64_t h) const {
 // ---- pre-computed hashes -----------------------------------------------------------------
 
 void Filter::insert_hashes(std::span<const std::uint64_t> hashes) {
-    detail::bulk_insert(engine(backend_), ref(params_, data_), hashes.data(), hashes.size(), hashed, batch_config(*this));
+    detail::bulk_insert(engine(backend_), ref(params_, data_), hashes.data(), hashes.size(), hashed, batch_config(*this, scratch_.get()));
 }
 
 void Filter::contains_hashes(std::span<const std::uint64_t> hashes, std::span<std::uint8_t> out) const {
     check_out(hashes.size(), out.size());
     detail::bulk_contains_bytes(engine(backend_), ref(params_, data_), hashes.data(), hashes.size(), hashed,
-                                out.data(), batch_config(*this));
+                                out.data(), batch_config(*this, scratch_.get()));
 }
 
 std::size_t Filter::count_hashes(std::span<const std::uint64_t> hashes) const {
     return detail::bulk_count(engine(backend_), ref(params_, data_), hashes.data(), hashes.size(), hashed,
-                              batch_config(*this));
+                              batch_config(*this, scratch_.get()));
 }
 
 // ---- state and estimates -------------------------------------------------------------------
@@ -315,6 +331,7 @@ Filter Filter::fold() const {
     half.threads_ = threads_;
     half.path_ = path_;
     half.key_kinds_ = key_kinds_;
+    half.set_scratch_limit(scratch_limit());
     const std::uint64_t block = params_.block_bytes();
     for (std::uint64_t i = 0; i < half.params_.blocks; ++i) {
         std::memcpy(half.data_ + i * block, data_ + 2 * i * block, block);

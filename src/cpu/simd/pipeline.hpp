@@ -4,14 +4,17 @@
 // everything here is a template on the architecture, so no instantiation can leak into code
 // that runs on a CPU without that ISA.
 //
-// Bulk operations run as a two-stage software pipeline over windows of `window` keys:
-//   stage 1: hash the next window with one key per SIMD lane, scale the hashes to block
-//            indices, and (for filters larger than the cache) prefetch those blocks;
-//   stage 2: test or set the current window's blocks, one key at a time, each block as one
-//            or two vector registers and each pattern built in registers (see block_ops_*.hpp).
-// While stage 2 works on window w, the cache lines of window w+1 are on their way.
+// Bulk operations run as a two-stage software pipeline over groups of one key per SIMD lane:
+//   stage 1: hash a group with one key per lane, scale the hashes to block indices, and (for
+//            filters larger than the cache) prefetch those blocks;
+//   stage 2: test or set the blocks of the group `prefetch` keys behind, one key at a time,
+//            each block as one or two vector registers and each pattern built in registers
+//            (see block_ops_*.hpp).
+// The distance comes from the caller (FilterRef::prefetch): it is how many cache lines the
+// machine needs in flight, which differs between machines by 4x and more.
 #include <xsimd/xsimd.hpp>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -43,67 +46,139 @@ inline u64x<Arch> mix(u64x<Arch> key, std::uint64_t seed) {
     return z ^ (z >> 31);
 }
 
-inline constexpr std::size_t window = 32;
+/// Hashes of keys not yet tested live in a ring of this many entries (two L1-resident arrays),
+/// which bounds the prefetch distance.
+inline constexpr std::size_t ring = 1024;
 
-/// Filters larger than this are prefetched; smaller ones stay in L2 (2 MiB per core on the
-/// development machine), where prefetching only costs instructions (measured: ~12% of the
-/// probe time at 1M keys with the threshold at 1 MiB).
-inline constexpr std::uint64_t prefetch_above_bytes = std::uint64_t(4) << 20;
+/// What a pass over the keys produces.
+enum class Out : std::uint8_t { insert, bytes, bits, count };
 
-struct Window {
-    alignas(64) std::uint64_t hash[window];
-    alignas(64) std::uint64_t block[window];
-};
-
+/// Hashes keys[0, n) (n <= the lanes of one vector) into hash[0, n) and their blocks into block[0, n).
 template <class Arch, bool Mix>
-inline void hash_window(const std::uint64_t* keys, std::size_t n, std::uint64_t seed, std::uint64_t blocks,
-                        Window& w) {
-    constexpr std::size_t lanes = u64x<Arch>::size;
-    std::size_t i = 0;
-    for (; i + lanes <= n; i += lanes) {
-        u64x<Arch> h = u64x<Arch>::load_unaligned(keys + i);
+inline void hash_group(const std::uint64_t* keys, std::size_t n, std::uint64_t seed, std::uint64_t blocks,
+                       std::uint64_t* hash, std::uint64_t* block) {
+    if (n == u64x<Arch>::size) {
+        u64x<Arch> h = u64x<Arch>::load_unaligned(keys);
         if constexpr (Mix) h = mix<Arch>(h, seed);
-        h.store_aligned(w.hash + i);
-        isa<Arch>::scale32(h >> 32, blocks).store_aligned(w.block + i);
+        h.store_aligned(hash);
+        isa<Arch>::scale32(h >> 32, blocks).store_aligned(block);
+        return;
     }
-    for (; i < n; ++i) {  // the last few keys of a batch: the same math, one lane at a time
+    for (std::size_t i = 0; i < n; ++i) {  // the last few keys of a batch: the same math, one lane at a time
         const std::uint64_t h = Mix ? mix64(keys[i], seed) : keys[i];
-        w.hash[i] = h;
-        w.block[i] = layout::block_index(h, blocks);
+        hash[i] = h;
+        block[i] = layout::block_index(h, blocks);
     }
 }
 
-template <class Arch, Shape S, bool Mix, bool Prefetch, bool Write, class Visit>
-inline void run(const FilterRef& f, const std::uint64_t* keys, std::size_t n, std::uint64_t seed, Visit visit) {
-    // `visit` is taken by value: a local copy cannot be aliased by the byte stores of the
-    // answers, so its captured pointers stay in registers instead of being reloaded per key.
+/// One pass over keys[0, n): inserts them, or writes their answers as bytes (out: uint8_t[n]),
+/// as a bitmap (out: uint64_t[ceil(n/64)], bits past n zero), or returns how many are present.
+/// With Prefetch, a key's block is prefetched into L2 f.prefetch keys ahead (where its line
+/// waits without holding one of the few L1 miss buffers) and into L1 `near` keys ahead.
+template <class Arch, Shape S, bool Mix, bool Prefetch, Out O>
+inline std::size_t run(const FilterRef& f, const std::uint64_t* keys, std::size_t n, std::uint64_t seed, void* out) {
     using T = layout::shape_traits<S>;
     using word = typename T::word_type;
+    constexpr std::size_t lanes = u64x<Arch>::size;
     word* const base = reinterpret_cast<word*>(f.data);
     const typename isa<Arch>::template block<S> ops(f.k);
-    Window win[2];
+    // Distances are whole groups, so a group never wraps around the ring.
+    constexpr std::size_t near = lanes;
+    const std::size_t ahead =
+        Prefetch ? std::max(near, (std::min<std::size_t>(f.prefetch, ring - 2 * lanes) + lanes - 1) / lanes * lanes) : 0;
+    alignas(64) std::uint64_t hash[ring];
+    alignas(64) std::uint64_t block[ring];
+    std::size_t found = 0;
+    std::uint64_t bits = 0;
 
-    auto stage1 = [&](std::size_t begin, Window& w) {
-        const std::size_t len = n - begin < window ? n - begin : window;
-        hash_window<Arch, Mix>(keys + begin, len, seed, f.blocks, w);
+    auto stage1 = [&](std::size_t at) {
+        const std::size_t s = at % ring, len = n - at < lanes ? n - at : lanes;
+        hash_group<Arch, Mix>(keys + at, len, seed, f.blocks, hash + s, block + s);
         if constexpr (Prefetch)
-            for (std::size_t j = 0; j < len; ++j) __builtin_prefetch(base + w.block[j] * T::words, Write ? 1 : 0, 3);
+            for (std::size_t j = 0; j < len; ++j) __builtin_prefetch(base + block[s + j] * T::words, 0, 1);
     };
-    if (n == 0) return;
-    stage1(0, win[0]);
-    for (std::size_t begin = 0, w = 0; begin < n; begin += window, w ^= 1) {
-        if (begin + window < n) stage1(begin + window, win[w ^ 1]);
-        const Window& cur = win[w];
-        const std::size_t len = n - begin < window ? n - begin : window;
+    auto stage2 = [&](std::size_t i, std::size_t len) {
+        const std::size_t s = i % ring;
         for (std::size_t j = 0; j < len; ++j) {
-            word* block = base + cur.block[j] * T::words;
-            const auto h32 = static_cast<std::uint32_t>(cur.hash[j]);
-            if constexpr (Write)
-                ops.set(block, h32);
-            else
-                visit(begin + j, ops.test(block, h32));
+            word* b = base + block[s + j] * T::words;
+            const auto h32 = static_cast<std::uint32_t>(hash[s + j]);
+            if constexpr (O == Out::insert) {
+                ops.set(b, h32);
+            } else {
+                const bool hit = ops.test(b, h32);
+                if constexpr (O == Out::bytes) static_cast<std::uint8_t*>(out)[i + j] = hit;
+                if constexpr (O == Out::count) found += hit;
+                if constexpr (O == Out::bits) bits |= std::uint64_t(hit) << ((i + j) % 64);
+            }
+        }
+    };
+
+    std::size_t next = 0;  // first key not hashed yet; after the prologue, the group `ahead` past i
+    for (; next < n && next <= ahead; next += lanes) stage1(next);
+    const std::size_t full = n - n % lanes;
+    std::size_t i = 0;
+    for (; i < full; i += lanes) {
+        if (next < n) {
+            stage1(next);
+            next += lanes;
+        }
+        if constexpr (Prefetch) {
+            if (i + near + lanes <= n) {
+                const std::size_t s = (i + near) % ring;
+                for (std::size_t j = 0; j < lanes; ++j) __builtin_prefetch(base + block[s + j] * T::words, 0, 3);
+            }
+        }
+        stage2(i, lanes);
+        if constexpr (O == Out::bits) {
+            if ((i + lanes) % 64 == 0) {  // lanes divides 64: a word is whole groups
+                static_cast<std::uint64_t*>(out)[i / 64] = bits;
+                bits = 0;
+            }
         }
     }
+    if (i < n) stage2(i, n - i);
+    if constexpr (O == Out::bits)
+        if (n % 64 != 0) static_cast<std::uint64_t*>(out)[n / 64] = bits;
+    return found;
+}
+
+/// Inserts the keys of keys[0, n) whose blocks lie in [f.first_block, f.end_block) and skips
+/// the others, as run() does for all (how threads share a direct insert). Kept keys are
+/// appended to the ring without a branch (a skipped key's slot is overwritten by the next
+/// key, and the block prefetched in its stead is the last kept one), and set once `ahead` of
+/// them are in flight.
+template <class Arch, Shape S, bool Mix>
+inline void run_owned(const FilterRef& f, const std::uint64_t* keys, std::size_t n, std::uint64_t seed) {
+    using T = layout::shape_traits<S>;
+    using word = typename T::word_type;
+    constexpr std::size_t lanes = u64x<Arch>::size, near = lanes;
+    word* const base = reinterpret_cast<word*>(f.data);
+    const typename isa<Arch>::template block<S> ops(f.k);
+    const std::size_t ahead = std::clamp<std::size_t>(f.prefetch, near + 1, ring - 2 * lanes);
+    alignas(64) std::uint64_t hash[ring];
+    alignas(64) std::uint64_t block[ring];
+    alignas(64) std::uint64_t h[lanes];
+    alignas(64) std::uint64_t b[lanes];
+    std::size_t head = 0, tail = 0;  // keys appended to and set from the ring
+    std::uint64_t last = f.first_block;
+    auto set = [&](std::size_t at) {
+        if (at + near < head) __builtin_prefetch(base + block[(at + near) % ring] * T::words, 0, 3);
+        ops.set(base + block[at % ring] * T::words, static_cast<std::uint32_t>(hash[at % ring]));
+    };
+    for (std::size_t i = 0; i < n; i += lanes) {
+        const std::size_t len = n - i < lanes ? n - i : lanes;
+        hash_group<Arch, Mix>(keys + i, len, seed, f.blocks, h, b);
+        for (std::size_t j = 0; j < len; ++j) {
+            const bool mine = f.owns(b[j]);
+            hash[head % ring] = h[j];
+            block[head % ring] = b[j];
+            last = mine ? b[j] : last;
+            __builtin_prefetch(base + last * T::words, 0, 1);
+            head += mine;
+        }
+        while (head - tail > ahead) set(tail++);
+    }
+    while (tail < head) set(tail++);
 }
 
 /// Calls body.template operator()<S, Mix, Prefetch>() for the filter's run-time parameters.
@@ -111,7 +186,7 @@ template <class Body>
 inline void specialize(const FilterRef& f, KeyMode mode, Body&& body) {
     layout::visit_shape(f.shape, [&](auto tag) {
         constexpr Shape S = decltype(tag)::value;
-        const bool big = !f.region_local && f.blocks * layout::shape_traits<S>::block_bytes > prefetch_above_bytes;
+        const bool big = f.prefetch != 0;
         const bool mixed = mode.kind == KeyMode::mix64;
         if (mixed && big) body.template operator()<S, true, true>();
         else if (mixed) body.template operator()<S, true, false>();
@@ -122,47 +197,35 @@ inline void specialize(const FilterRef& f, KeyMode mode, Body&& body) {
 
 template <class Arch>
 struct kernels {
+    template <Out O>
+    static std::size_t pass(const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode, void* out) {
+        std::size_t r = 0;
+        specialize(f, mode, [&]<Shape S, bool Mix, bool Pf>() { r = run<Arch, S, Mix, Pf, O>(f, keys, n, mode.seed, out); });
+        return r;
+    }
     static void insert(const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode) {
-        specialize(f, mode, [&]<Shape S, bool Mix, bool Pf>() {
-            run<Arch, S, Mix, Pf, true>(f, keys, n, mode.seed, [](std::size_t, bool) {});
+        if (f.owns_all()) {
+            pass<Out::insert>(f, keys, n, mode, nullptr);
+            return;
+        }
+        layout::visit_shape(f.shape, [&](auto tag) {
+            constexpr Shape S = decltype(tag)::value;
+            if (mode.kind == KeyMode::mix64)
+                run_owned<Arch, S, true>(f, keys, n, mode.seed);
+            else
+                run_owned<Arch, S, false>(f, keys, n, mode.seed);
         });
     }
-
     static void contains_bytes(const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
                                std::uint8_t* out) {
-        specialize(f, mode, [&]<Shape S, bool Mix, bool Pf>() {
-            run<Arch, S, Mix, Pf, false>(f, keys, n, mode.seed, [out](std::size_t i, bool r) { out[i] = r; });
-        });
+        pass<Out::bytes>(f, keys, n, mode, out);
     }
-
-    // Bitmaps and counts go through byte answers in L1-sized chunks: accumulating bits or a
-    // count per key would chain every key through one register or memory word.
-    static constexpr std::size_t chunk = 2048;
-
     static void contains_bits(const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
                               std::uint64_t* out) {
-        alignas(64) std::uint8_t bytes[chunk];
-        for (std::size_t begin = 0; begin < n; begin += chunk) {
-            const std::size_t len = n - begin < chunk ? n - begin : chunk;
-            contains_bytes(f, keys + begin, len, mode, bytes);
-            for (std::size_t w = 0; w * 64 < len; ++w) {
-                std::uint64_t bits = 0;
-                const std::size_t end = len - w * 64 < 64 ? len - w * 64 : 64;
-                for (std::size_t j = 0; j < end; ++j) bits |= std::uint64_t(bytes[w * 64 + j]) << j;
-                out[begin / 64 + w] = bits;
-            }
-        }
+        pass<Out::bits>(f, keys, n, mode, out);
     }
-
     static std::size_t count(const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode) {
-        alignas(64) std::uint8_t bytes[chunk];
-        std::size_t c = 0;
-        for (std::size_t begin = 0; begin < n; begin += chunk) {
-            const std::size_t len = n - begin < chunk ? n - begin : chunk;
-            contains_bytes(f, keys + begin, len, mode, bytes);
-            for (std::size_t j = 0; j < len; ++j) c += bytes[j];
-        }
-        return c;
+        return pass<Out::count>(f, keys, n, mode, nullptr);
     }
 
     static void hash(const std::uint64_t* keys, std::size_t n, KeyMode mode, std::uint64_t* out) {

@@ -1,0 +1,49 @@
+#include "engine/scratch.hpp"
+
+namespace batchbloom::detail {
+
+std::byte* ScratchArena::get(std::size_t bytes) {
+    if (bytes <= buf_.size()) return buf_.data();
+    buf_.reset();  // before the new allocation: never both at once
+    buf_ = AlignedBuffer(bytes, AlignedBuffer::Init::uninitialized);
+    return buf_.data();
+}
+
+void BatchScratch::set_limit(std::size_t bytes) {
+    limit_ = bytes;
+    if (held() > limit_) release();
+}
+
+std::size_t BatchScratch::held() const {
+    std::size_t total = 0;
+    for (const auto& a : arenas_) total += a.bytes();
+    return total;
+}
+
+void BatchScratch::release() {
+    bool idle = false;
+    if (!busy_.compare_exchange_strong(idle, true, std::memory_order_acquire)) return;
+    arenas_.clear();
+    busy_.store(false, std::memory_order_release);
+}
+
+BatchScratch::Lease::Lease(BatchScratch* s, unsigned threads) : s_(nullptr), threads_(threads) {
+    bool idle = false;
+    if (s == nullptr || !s->busy_.compare_exchange_strong(idle, true, std::memory_order_acquire)) return;
+    s_ = s;
+    try {
+        if (s->arenas_.size() < threads) s->arenas_.resize(threads);
+    } catch (...) {
+        s->busy_.store(false, std::memory_order_release);
+        throw;
+    }
+    // Arenas a smaller share can no longer justify are given back before new ones grow.
+    for (auto& a : s->arenas_)
+        if (a.bytes() > per_thread()) a.release();
+}
+
+BatchScratch::Lease::~Lease() {
+    if (s_ != nullptr) s_->busy_.store(false, std::memory_order_release);
+}
+
+}  // namespace batchbloom::detail

@@ -1,0 +1,71 @@
+#pragma once
+// Memory the partitioned batch path works in, kept between calls. A large batch meets its
+// filter region by region through buckets of hashes; allocating those buckets in every call
+// would cost one page fault per page touched (and, on a VM that hands idle memory back to its
+// host, the host's zeroing of it), as much as the partitioning saves. So each filter keeps its
+// scratch once grown, up to a cap its owner sets, and gives it back on request or when the
+// filter is destroyed.
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "batchbloom/aligned_buffer.hpp"
+
+namespace batchbloom::detail {
+
+/// One thread's scratch: one AlignedBuffer (huge pages when large), grown, never shrunk, on
+/// demand. Its contents are never read before being written, so it is not zeroed.
+class ScratchArena {
+public:
+    /// At least `bytes` of memory (its old contents lost if it has to grow). Throws
+    /// std::bad_alloc, leaving the arena empty, if it cannot be had.
+    std::byte* get(std::size_t bytes);
+    std::size_t bytes() const { return buf_.size(); }
+    void release() noexcept { buf_.reset(); }
+
+private:
+    AlignedBuffer buf_;
+};
+
+/// A filter's partitioning scratch: one arena per thread of a bulk call, all of them together
+/// bounded by `limit` bytes. One bulk call uses it at a time; a call that finds it in use (a
+/// concurrent call on the same filter) takes the direct path, which needs none.
+class BatchScratch {
+public:
+    /// The default cap: room for a round of about 20 million keys on one thread.
+    static constexpr std::size_t default_limit = std::size_t(256) << 20;
+
+    std::size_t limit() const { return limit_; }
+    /// Lowers or raises the cap; lowering it below what is held gives the excess back.
+    void set_limit(std::size_t bytes);
+    /// Bytes held now.
+    std::size_t held() const;
+    /// Gives every arena back (not while a call uses them: then nothing happens).
+    void release();
+
+    /// Exclusive use by one bulk call: the arenas of `threads` threads, or none if another
+    /// call holds them. Held for the lifetime of the Lease.
+    class Lease {
+    public:
+        explicit Lease(BatchScratch* s, unsigned threads);
+        ~Lease();
+        Lease(const Lease&) = delete;
+        Lease& operator=(const Lease&) = delete;
+        explicit operator bool() const { return s_ != nullptr; }
+        ScratchArena& arena(unsigned thread) { return s_->arenas_[thread]; }
+        /// The bytes each of the lease's threads may use.
+        std::size_t per_thread() const { return s_->limit_ / threads_; }
+
+    private:
+        BatchScratch* s_;
+        unsigned threads_;
+    };
+
+private:
+    std::atomic<bool> busy_{false};
+    std::size_t limit_ = default_limit;
+    std::vector<ScratchArena> arenas_;
+};
+
+}  // namespace batchbloom::detail
