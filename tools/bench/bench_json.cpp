@@ -1,14 +1,7 @@
 #include "bench/bench_json.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <cmath>
 #include <cstdlib>
-#include <cstring>
-#include <stdexcept>
 #include <vector>
 
 #include "common/text_format.hpp"
@@ -127,41 +120,6 @@ std::string bench_json(const MachineInfo& m, const LineReadLimit& limit, std::sp
     }
     s += results.empty() ? "]\n}\n" : "\n  ]\n}\n";
     return s;
-}
-
-void write_file_atomically(const std::filesystem::path& path, const std::string& text) {
-    const std::filesystem::path dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
-    std::string name = ".";
-    name += path.filename().string();
-    name += ".tmp.XXXXXX";
-    std::string tmp = (dir / name).string();
-    const int fd = mkstemp(tmp.data());
-    if (fd < 0) throw std::runtime_error("cannot write " + path.string() + ": " + std::strerror(errno));
-    auto fail = [&](int err) {
-        ::close(fd);
-        ::unlink(tmp.c_str());
-        throw std::runtime_error("cannot write " + path.string() + ": " + std::strerror(err));
-    };
-    for (std::size_t done = 0; done < text.size();) {
-        const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) fail(n < 0 ? errno : EIO);
-        done += static_cast<std::size_t>(n);
-    }
-    // mkstemp creates 0600; a report is an ordinary file (0644 less the umask).
-    const mode_t mask = ::umask(0);
-    ::umask(mask);
-    if (::fchmod(fd, 0666 & ~mask) != 0 || ::fsync(fd) != 0) fail(errno);
-    if (::close(fd) != 0) {
-        const int err = errno;
-        ::unlink(tmp.c_str());
-        throw std::runtime_error("cannot write " + path.string() + ": " + std::strerror(err));
-    }
-    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-        const int err = errno;
-        ::unlink(tmp.c_str());
-        throw std::runtime_error("cannot write " + path.string() + ": " + std::strerror(err));
-    }
 }
 
 }  // namespace batchbloom::cli

@@ -9,7 +9,6 @@
 // Rates are per second; "probe_keys_per_s" is the 50%-hit probe, "probe_miss_keys_per_s" the
 // probe of absent keys, "fpr" the false positives among those absent keys / queries.
 #include <cstdint>
-#include <filesystem>
 #include <span>
 #include <string>
 
@@ -26,9 +25,5 @@ struct BenchRunInfo {
 
 std::string bench_json(const MachineInfo& machine, const LineReadLimit& limit, std::span<const BenchResult> results,
                        const BenchRunInfo& run);
-
-/// Writes `text` to `path` atomically (a temporary file in the same directory, then rename).
-/// Throws std::runtime_error naming the path on failure, leaving no temporary file behind.
-void write_file_atomically(const std::filesystem::path& path, const std::string& text);
 
 }  // namespace batchbloom::cli

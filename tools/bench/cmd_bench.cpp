@@ -8,11 +8,13 @@
 #include <cstdio>
 #include <filesystem>
 #include <optional>
+#include <ostream>
 #include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include <batchbloom/atomic_file.hpp>
 #include <batchbloom/backend.hpp>
 #include <batchbloom/error.hpp>
 
@@ -405,7 +407,7 @@ int run_bench(const ParsedArgs& args) {
         std::optional<TempFile> temp;
         if (!json_path) temp.emplace();
         const std::filesystem::path& jp = json_path ? *json_path : temp->path();
-        write_file_atomically(jp, text);
+        batchbloom::write_file(jp, [&](std::ostream& out) { out << text; });
         if (json_path) std::printf("# results written to %s\n", json_path->c_str());
         if (plot_path) {
             std::fflush(stdout);
