@@ -464,7 +464,7 @@ section_parquet() {
     expect_fail "belongs to 'parquet add'" "$BB" parquet "$f" --out x.parquet
     expect_fail 'needs --out' "$BB" parquet add "$f" --column plain
     expect_fail 'needs IN.parquet' "$BB" parquet add
-    expect_fail 'already has a Bloom filter' "$BB" parquet add "$f" --column i64 --out x.parquet
+    expect_fail 'already has a Bloom filter \(--replace' "$BB" parquet add "$f" --column i64 --out x.parquet
     expect_fail 'not a Parquet file' "$BB" parquet k.txt
     expect_fail 'not a Parquet file' "$BB" parquet add k.txt --column x --out x.parquet
     head -c 100 "$f" >cut.parquet

@@ -44,7 +44,7 @@ void check_chunk(const Job& j, const AddOptions& options) {
     if (c.encrypted) throw Error(where(j) + " is encrypted");
     if (c.external) throw Error(where(j) + " is stored in another file");
     if (c.bloom_filter_offset && !options.replace)
-        throw Error(where(j) + " already has a Bloom filter (replace rebuilds it)");
+        throw Error(where(j) + " already has a Bloom filter (--replace, AddOptions::replace, rebuilds it)");
 }
 
 // Where the copied bytes end: the footer, or the start of a run of replaced filters that
