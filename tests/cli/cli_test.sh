@@ -88,9 +88,9 @@ section_build_query() {
     "$BB" query mixed.bbf mixed.txt >query.out
     cmp -s query.out mixed.expected || fail "query output differs: $(diff query.out mixed.expected || true)"
     [[ $("$BB" query mixed.bbf mixed.txt --count) == 15 ]] || fail "query --count is not 15"
-    # Integers are keys by value: 007 is 7, -17 is its two's complement.
+    # Integers (--key-type auto or int) are keys by value: 007 is 7, -17 is its two's complement.
     printf '7\n18446744073709551599\n' >ints.txt
-    "$BB" build --fpr 0.001 --out ints.bbf ints.txt 2>/dev/null
+    "$BB" build --fpr 0.001 --key-type auto --out ints.bbf ints.txt 2>/dev/null
     printf '007\n-17\n' >ints2.txt
     [[ $("$BB" query ints.bbf ints2.txt --count) == 2 ]] || fail "integer keys are not matched by value"
     # murmur3 with a seed round-trips too.
@@ -380,8 +380,8 @@ section_join() {
     local extra=$(($(wc -l <j.out) - 10000))
     ((extra >= 20 && extra <= 600)) || fail "join let $extra non-matching rows through (expected about 200)"
     sort -n -c j.out || fail "join indices are not ascending"
-    # The same filter as 'build' sizes for the same keys: query prints the same keys.
-    "$BB" build --fpr 0.01 --out b.bbf b.txt 2>/dev/null
+    # The same filter as 'build' sizes for the same integer keys: query prints the same keys.
+    "$BB" build --fpr 0.01 --key-type auto --out b.bbf b.txt 2>/dev/null
     "$BB" query b.bbf p.txt >q.out
     cmp -s j.out q.out || fail "join survivors differ from build + query"
     [[ $("$BB" join --build b.txt --probe p.txt --count 2>/dev/null | tail -n 1) == $(wc -l <j.out) ]] ||
@@ -710,6 +710,37 @@ section_key_type() {
     expect_fail 'is not a decimal integer.*abc' "$BB" join --build keys.txt --probe ints.txt --key-type int
     [[ $("$BB" join --build keys.txt --probe keys.txt --key-type string --count 2>/dev/null) == 5 ]] || fail "join on strings lost rows"
     [[ ! -e x.bbf ]] || fail "a failed command wrote its output"
+    # Defaults. build: string (a text line is the same key as Python's or C++'s string), so the
+    # default build is the --key-type string one; the file records it and query follows.
+    "$BB" build --fpr 0.01 --out d.bbf keys.txt 2>/dev/null
+    cmp -s d.bbf s.bbf || fail "build's default typing is not string"
+    [[ $("$BB" query --count d.bbf keys.txt 2>q.err) == 5 ]] || fail "the default query missed string keys"
+    [[ ! -s q.err ]] || fail "a query of a recorded filter warned: $(cat q.err)"
+    [[ $("$BB" query --count a.bbf keys.txt 2>/dev/null) == 5 ]] || fail "a filter of mixed keys lost keys"
+    # Spark's form records nothing: build types per line there, and reads warn.
+    "$BB" build --format spark --fpr 0.01 --out k.spark keys.txt 2>/dev/null
+    "$BB" build --format spark --fpr 0.01 --key-type auto --out ka.spark keys.txt 2>/dev/null
+    cmp -s k.spark ka.spark || fail "Spark filters are not typed per line by default"
+    [[ $("$BB" query --count k.spark keys.txt 2>q.err) == 5 ]] || fail "Spark keys lost"
+    expect_contains q.err 'does not record whether its keys are integers or strings'
+    # A filter that holds both kinds (strings, then integers inserted): a decimal line is
+    # probed as either, so it is found however it went in; erase asks which.
+    printf '42\n' >42.txt
+    cp d.bbf both.bbf
+    "$BB" insert --key-type int both.bbf 42.txt >/dev/null
+    printf '123\n42\nabc\n' >q3.txt
+    [[ $("$BB" query --count both.bbf q3.txt) == 3 ]] || fail "a filter of both kinds missed keys"
+    "$BB" build --format counting --fpr 0.01 --out c.bbf keys.txt 2>/dev/null
+    "$BB" insert --key-type int c.bbf 42.txt >/dev/null
+    expect_fail 'holds both integer and string keys: give --key-type' "$BB" erase c.bbf 42.txt
+    # Asking for keys of a kind the filter never took: said, not silently "absent".
+    printf '\x7b\0\0\0\0\0\0\0' >123.u64
+    [[ $("$BB" query --count --u64 d.bbf 123.u64 2>q.err) == 0 ]] || fail "an integer found among strings"
+    expect_contains q.err "holds only byte-string keys; integer keys are never found in it"
+    # Files written before the record: decimal lines as integers, with a warning.
+    [[ $("$BB" query --count "$DATA/golden/blocked_line512.bbf" <(seq 0 7919 15838) 2>q.err) == 3 ]] ||
+        fail "an old file's integer keys were not found"
+    expect_contains q.err 'does not record whether its keys are integers or strings'
 }
 
 # Builds say when the keys overfill --n; with --n they stream; a progress line only on a terminal.

@@ -44,15 +44,21 @@ std::span<const FilterType* const> filter_types() { return types; }
 
 KeyTyping::KeyTyping(const FilterFile& f, std::string path, const ParsedArgs& args, KeyUse use)
     : path_(std::move(path)) {
-    if (const auto option = read_key_type(args)) {
-        type_ = *option;
-        return;
-    }
-    if (args.has("u64")) {
-        type_ = KeyType::integer;
-        return;
-    }
     const KeyKinds kinds = f.key_kinds();
+    auto option = read_key_type(args);  // checked against --u64 there
+    if (args.has("u64")) option = KeyType::integer;
+    if (option) {
+        type_ = *option;
+        // Keys of a kind the filter never took cannot be found (nor erased): say so, since
+        // every answer would be "absent".
+        const bool only_ints = kinds.recorded && kinds.integers && !kinds.bytes;
+        const bool only_bytes = kinds.recorded && kinds.bytes && !kinds.integers;
+        if (use != KeyUse::insert && ((type_ == KeyType::integer && only_bytes) || (type_ == KeyType::string && only_ints)))
+            std::fprintf(stderr, "batchbloom: warning: %s holds only %s keys; %s keys are never found in it\n",
+                         in_quotes(path_).c_str(), only_ints ? "integer" : "byte-string",
+                         only_ints ? "byte-string" : "integer");
+        return;
+    }
     if (!kinds.recorded) {
         type_ = KeyType::per_line;
         warn_ = true;

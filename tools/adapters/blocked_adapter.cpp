@@ -58,7 +58,7 @@ const FilterType blocked_type = {
     .create = create_blocked,
     .key_hashing = read_hashing,
     .distinct_keys = false,
-    .default_key_type = KeyType::per_line,
+    .default_key_type = KeyType::string,
     .print_size = nullptr,
 };
 

@@ -130,8 +130,9 @@ constexpr FilterType classic_form_type(std::string_view name, KeyType key_type) 
 
 }  // namespace
 
-const FilterType classic_type = classic_form_type("classic", KeyType::per_line);
-// Spark's format records no key kinds, so Spark filters keep the per-line rule both ways.
+const FilterType classic_type = classic_form_type("classic", KeyType::string);
+// Spark's format records no key kinds, so Spark filters keep the per-line rule both ways (as
+// Spark itself types a column: a Long column's values are integers, putLong).
 const FilterType spark_type = classic_form_type("spark", KeyType::per_line);
 const FilterType spark_v1_type = classic_form_type("spark-v1", KeyType::per_line);
 

@@ -60,7 +60,7 @@ const FilterType counting_type = {
     .create = create_counting,
     .key_hashing = read_hashing,
     .distinct_keys = true,
-    .default_key_type = KeyType::per_line,
+    .default_key_type = KeyType::string,
     .print_size = print_counting_size,
 };
 

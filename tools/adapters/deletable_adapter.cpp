@@ -92,7 +92,7 @@ const FilterType deletable_type = {
     .create = create_deletable,
     .key_hashing = read_hashing,
     .distinct_keys = true,
-    .default_key_type = KeyType::per_line,
+    .default_key_type = KeyType::string,
     .print_size = print_deletable_size,
 };
 

@@ -100,7 +100,10 @@ struct FilterType {
     Hashing (*key_hashing)(const ParsedArgs& args);
     /// Whether build inserts each distinct key once (otherwise every occurrence, streaming).
     bool distinct_keys;
-    /// How build types text lines when --key-type is not given.
+    /// How build types text lines when --key-type is not given: string for the types whose
+    /// file records the key kinds (a text line is the same key to every front end: Python's
+    /// and C++'s strings are byte strings, so "007" built here is found from there), auto for
+    /// Spark's form, which records nothing.
     KeyType default_key_type;
     /// For `size`: a line with this type's bytes for a blocked filter of params p, or nullptr.
     void (*print_size)(const Params& p, std::uint64_t n);

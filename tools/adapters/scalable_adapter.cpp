@@ -68,7 +68,7 @@ const FilterType scalable_type = {
     .create = create_scalable,
     .key_hashing = read_hashing,
     .distinct_keys = true,
-    .default_key_type = KeyType::per_line,
+    .default_key_type = KeyType::string,
     .print_size = nullptr,
 };
 

@@ -102,8 +102,10 @@ CommandSpec build_spec() {
         .positionals = {{"INPUT", "key file, or - for stdin (default: stdin)", false}},
         .notes = "Text input holds one key per line; a trailing '\\r' is ignored. --key-type says what a line\n"
                  "is: int (a decimal integer in [-2^63, 2^64), negative values as two's complement; any\n"
-                 "other line is an error), string (its bytes), or auto: a decimal line is an integer, any\n"
-                 "other line (including an empty one) a byte string, which is the default.\n"
+                 "other line is an error), string (its bytes: the default, except for Spark filters), or\n"
+                 "auto: a decimal line is an integer, any other line (including an empty one) a byte\n"
+                 "string (the default for --format spark and spark-v1, whose file cannot record which).\n"
+                 "The file records which kinds went in; query, insert and erase type lines by it.\n"
                  "With --n the input streams through (memory ~ the filter); without it build keeps 8 bytes\n"
                  "per key (the keys themselves for classic and Spark filters) to count the distinct keys.\n"
                  "If more distinct keys than --n arrive, build warns and prints the FPR at the real fill.\n"

@@ -23,7 +23,8 @@ OptionSpec u64_option() { return {"u64", "", "INPUT is raw little-endian uint64 
 OptionSpec key_type_option() {
     return {"key-type", "T",
             "text lines are int (decimal integers), string (byte strings) or auto (a decimal line is an "
-            "integer, any other a string)"};
+            "integer, any other a string); default: build string (auto for Spark filters), other "
+            "commands the kinds the filter records"};
 }
 
 Params Sizing::params(std::uint64_t n, Shape shape) const {
