@@ -103,5 +103,5 @@ TEST(Algebra, JaccardEstimate) {
     EXPECT_NEAR(bb::estimated_jaccard(a, b), 1.0 / 3.0, 0.02);
     EXPECT_NEAR(bb::estimated_jaccard(a, a), 1.0, 0.01);
     EXPECT_NEAR(bb::estimated_jaccard(a, empty), 0.0, 0.01);
-    EXPECT_EQ(bb::estimated_jaccard(empty, empty), 1.0);
+    EXPECT_EQ(bb::estimated_jaccard(empty, empty), 1.0);  // J of two empty sets, by definition
 }

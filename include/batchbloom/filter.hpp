@@ -190,7 +190,9 @@ private:
 
 /// Jaccard similarity |A ∩ B| / |A ∪ B| of the key sets behind two compatible filters,
 /// estimated from the fills of A, B and A | B (inclusion–exclusion over the Swamidass–Baldi
-/// cardinality estimates); in [0, 1]. Throws Error if the filters are incompatible.
+/// cardinality estimates); in [0, 1]. Two empty filters give 1.0: two empty sets are the same
+/// set (the usual convention, J(∅, ∅) = 1), and a filter and an empty one give ~0. Throws Error
+/// if the filters are incompatible.
 double estimated_jaccard(const Filter& a, const Filter& b);
 
 }  // namespace batchbloom

@@ -51,7 +51,9 @@ def load_any(
     BloomFilter is a ClassicFilter. FormatError if it is no filter, OSError if unreadable."""
 
 def estimated_jaccard(a: Filter, b: Filter) -> float:
-    """Jaccard similarity of the key sets behind two compatible filters, from their fills."""
+    """Jaccard similarity of the key sets behind two compatible filters, from their fills;
+    1.0 for two empty filters (two empty sets are the same set). batchbloom.Error if the
+    filters are incompatible."""
 
 class Params:
     """Shape, block count and bits set per key (k) of a blocked Bloom filter. Immutable."""

@@ -108,7 +108,8 @@ void bind_filter(nb::module_& m) {
         [](const PyFilter& a, const PyFilter& b) {
             return pair_locked<std::shared_lock>(a, b, [](const Filter& x, const Filter& y) { return estimated_jaccard(x, y); });
         },
-        "a"_a, "b"_a, "Jaccard similarity of the key sets behind two compatible filters, estimated from their fills.");
+        "a"_a, "b"_a, "Jaccard similarity of the key sets behind two compatible filters, estimated from their fills; "
+        "1.0 for two empty filters (two empty sets are the same set).");
 }
 
 }  // namespace batchbloom::python

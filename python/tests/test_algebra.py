@@ -56,6 +56,9 @@ def test_fold_keeps_every_key(keys):
 def test_jaccard_estimate(keys):
     fa, fb = make(keys[:12_000]), make(keys[6_000:18_000])
     assert abs(batchbloom.estimated_jaccard(fa, fb) - 6_000 / 18_000) < 0.05
+    empty = batchbloom.Filter(n=40_000, fpr=0.01)
+    assert batchbloom.estimated_jaccard(empty, batchbloom.Filter(n=40_000, fpr=0.01)) == 1.0  # J(∅, ∅) = 1
+    assert batchbloom.estimated_jaccard(fa, empty) < 0.01
 
 
 @pytest.mark.parametrize(
