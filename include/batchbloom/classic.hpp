@@ -90,6 +90,15 @@ public:
     explicit ClassicFilter(const ClassicParams& params, const ClassicHashing& hashing = {},
                            Backend backend = Backend::automatic);
 
+    ClassicFilter(const ClassicFilter&) = default;
+    ClassicFilter& operator=(const ClassicFilter&) = default;
+    /// A moved-from classic filter is empty, as a moved-from Filter is (filter.hpp, "After a
+    /// move"): no words, params().bits 0; probes answer 0, fill_ratio() and predicted_fpr()
+    /// are 0; insert, the set algebra, save and the Spark form throw Error.
+    ClassicFilter(ClassicFilter&& other) noexcept;
+    ClassicFilter& operator=(ClassicFilter&& other) noexcept;
+    ~ClassicFilter() = default;
+
     /// An empty filter exactly as Spark's BloomFilter.create(n, fpp) (version 2 unless
     /// `scheme` is spark_v1) would make it, so Spark can merge it with its own filters.
     static ClassicFilter spark(std::uint64_t n, double fpp, ClassicScheme scheme = ClassicScheme::spark_v2,
@@ -134,7 +143,7 @@ public:
     /// Fraction of the m bits that are set.
     double fill_ratio() const noexcept;
     /// (1 - e^{-kn/m})^k.
-    double predicted_fpr(std::uint64_t n) const { return classic_fpr_of(params_, n); }
+    double predicted_fpr(std::uint64_t n) const { return params_.bits == 0 ? 0.0 : classic_fpr_of(params_, n); }
     static double classic_fpr_of(const ClassicParams& p, std::uint64_t n);
 
     /// The words, little-endian in memory; bits at positions >= m are always zero.

@@ -30,7 +30,8 @@
 // (insert, contains, clear, |=, save, ...) must not run while a ConcurrentFilter call is in
 // flight on another thread: they read and write the words without atomics. Once the threads
 // have synchronized with the ones that inserted (joined them, say), every member of the Filter
-// sees every key. The view holds a reference: the Filter must outlive it.
+// sees every key. The view holds a reference: the Filter must outlive it. A view of a moved-from
+// Filter (filter.hpp, "After a move") finds no key, and its inserts throw Error.
 //
 // Every engine runs the scalar engine's concurrent kernels (atomic operations are per word;
 // docs/architecture.md, "Engines"); they prefetch the blocks of the keys a few places ahead.

@@ -35,11 +35,11 @@
 #include <cstdint>
 #include <filesystem>
 #include <iosfwd>
-#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
 
+#include "aligned_buffer.hpp"
 #include "backend.hpp"
 #include "error.hpp"
 #include "filter.hpp"
@@ -60,8 +60,11 @@ public:
 
     CountingFilter(const CountingFilter& other);
     CountingFilter& operator=(const CountingFilter& other);
-    CountingFilter(CountingFilter&&) noexcept = default;
-    CountingFilter& operator=(CountingFilter&&) noexcept = default;
+    /// A moved-from counting filter is empty, as a moved-from Filter is (filter.hpp, "After a
+    /// move"): no counters, params().blocks 0; probes answer 0, erase refuses every key,
+    /// saturated_counters() is 0; insert, to_filter, counter and save throw Error.
+    CountingFilter(CountingFilter&& other) noexcept;
+    CountingFilter& operator=(CountingFilter&& other) noexcept;
     ~CountingFilter() = default;
 
     const Params& params() const noexcept { return params_; }
@@ -81,12 +84,12 @@ public:
 
     // ---- keys (32-bit integers are widened, as in Filter) --------------------------------
     void insert(std::uint64_t key) {
+        insert_hash(hash(key));  // first: it throws for a moved-from filter
         add_key_kinds(KeyKinds::only_integers());
-        insert_hash(hash(key));
     }
     void insert(std::string_view key) {
+        insert_hash(hash(key));  // first: it throws for a moved-from filter
         add_key_kinds(KeyKinds::only_bytes());
-        insert_hash(hash(key));
     }
     void insert(std::span<const std::uint64_t> keys);
     void insert(std::span<const std::uint32_t> keys);
@@ -136,7 +139,7 @@ public:
     void clear() noexcept;
 
     /// The planes, block after block (4 x params().bytes()).
-    std::span<const std::byte> bytes() const noexcept { return {data_.get(), 4 * params_.bytes()}; }
+    std::span<const std::byte> bytes() const noexcept { return {planes_.data(), 4 * params_.bytes()}; }
     friend bool operator==(const CountingFilter& a, const CountingFilter& b) noexcept;
 
     // ---- persistence (the family file format, kind "counting") -------------------------
@@ -149,22 +152,21 @@ public:
     static CountingFilter load(const std::filesystem::path& path);
 
 private:
-    struct Free {
-        void operator()(std::byte* p) const noexcept;
-    };
     template <class Source>
     void insert_from(std::size_t n, const Source& source);
     template <class Source>
     std::size_t erase_from(std::size_t n, const Source& source, std::span<std::uint8_t> erased);
     template <class Source>
     void contains_from(std::size_t n, const Source& source, std::uint8_t* out) const;
+    void become_empty() noexcept;
+    bool is_empty() const noexcept { return planes_.empty(); }
 
     Params params_;
     Hashing hashing_;
     Backend backend_ = Backend::automatic;
     unsigned threads_ = 0;
     KeyKinds key_kinds_ = KeyKinds::none();
-    std::unique_ptr<std::byte[], Free> data_;  // 64-byte aligned planes
+    AlignedBuffer planes_;  // 4 x params_.bytes(); empty only after a move
 };
 
 }  // namespace batchbloom

@@ -50,6 +50,15 @@ public:
     explicit DeletableFilter(const Params& params, unsigned region_bits = default_region_bits,
                              const Hashing& hashing = {}, Backend backend = Backend::automatic);
 
+    DeletableFilter(const DeletableFilter&) = default;
+    DeletableFilter& operator=(const DeletableFilter&) = default;
+    /// A moved-from deletable filter is empty, as a moved-from Filter is (filter.hpp, "After a
+    /// move"): no bits and no collision bitmap, params().blocks 0; probes answer 0, erase
+    /// answers absent for every key; insert and save throw Error.
+    DeletableFilter(DeletableFilter&& other) noexcept;
+    DeletableFilter& operator=(DeletableFilter&& other) noexcept;
+    ~DeletableFilter() = default;
+
     const Params& params() const noexcept { return bits_.params(); }
     const Hashing& hashing() const noexcept { return bits_.hashing(); }
     unsigned region_bits() const noexcept { return region_bits_; }
@@ -61,12 +70,12 @@ public:
     Backend backend() const noexcept { return bits_.backend(); }
 
     void insert(std::uint64_t key) {
+        insert_hash(bits_.hash(key));  // first: it throws for a moved-from filter
         add_key_kinds(KeyKinds::only_integers());
-        insert_hash(bits_.hash(key));
     }
     void insert(std::string_view key) {
+        insert_hash(bits_.hash(key));  // first: it throws for a moved-from filter
         add_key_kinds(KeyKinds::only_bytes());
-        insert_hash(bits_.hash(key));
     }
     void insert(std::span<const std::uint64_t> keys);
     void insert(std::span<const std::string_view> keys);

@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "aligned_buffer.hpp"
 #include "backend.hpp"
 #include "error.hpp"
 #include "hash.hpp"
@@ -37,6 +38,14 @@ struct SaveOptions {
     int zstd_level = 3;  ///< 1..22 (higher: smaller and slower), or negative for zstd's fast levels
 };
 
+/// After a move. A filter that was moved from (by construction or assignment) is empty: it has
+/// no storage, params().blocks is 0 (shape, k and hashing stay) and key_kinds() is none. Every
+/// member may still be called. It contains no key: probes answer 0 (contains_bitmap all zero
+/// bits), counts are 0, fill_ratio(), current_fpr() and estimated_cardinality() are 0, bytes()
+/// is empty, clear() does nothing, a copy is another empty filter, and == holds only with an
+/// empty filter of the same shape, k and hashing. What needs storage (insert, the set algebra,
+/// fold, save) throws Error. Assigning a filter to it makes it whole again. Self-assignment,
+/// by copy or move, leaves a filter as it was. Every filter type follows this rule.
 class Filter {
 public:
     /// An empty filter (all bits zero). Throws Error on invalid params or hashing, or if the
@@ -133,8 +142,8 @@ public:
     double estimated_cardinality() const;
 
     /// The raw little-endian blocks.
-    std::span<const std::byte> bytes() const noexcept { return {data_, params_.bytes()}; }
-    std::span<std::byte> mutable_bytes() noexcept { return {data_, params_.bytes()}; }
+    std::span<const std::byte> bytes() const noexcept { return {storage_.data(), params_.bytes()}; }
+    std::span<std::byte> mutable_bytes() noexcept { return {storage_.data(), params_.bytes()}; }
 
     /// Same params, hashing and bits (the backend is not part of a filter's value).
     friend bool operator==(const Filter& a, const Filter& b) noexcept;
@@ -176,6 +185,9 @@ private:
     void bitmap_keys(std::span<const Key> keys, std::span<std::uint64_t> bitmap) const;
     template <class Key>
     std::size_t count_keys(std::span<const Key> keys) const;
+    /// The moved-from state (see "After a move").
+    void become_empty() noexcept;
+    bool is_empty() const noexcept { return storage_.empty(); }
 
     Params params_;
     Hashing hashing_;
@@ -183,7 +195,7 @@ private:
     unsigned threads_ = 0;
     BatchPath path_ = BatchPath::automatic;
     KeyKinds key_kinds_ = KeyKinds::none();
-    std::byte* data_ = nullptr;  // owned; 64-byte aligned (2 MiB for large filters)
+    AlignedBuffer storage_;  // params_.bytes() bytes, empty only after a move
     struct Scratch;                    // the partitioned path's memory (src/engine/scratch.hpp)
     std::unique_ptr<Scratch> scratch_;  // null only when moved from
 };

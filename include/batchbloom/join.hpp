@@ -69,6 +69,8 @@ public:
     /// and hashing become the filter's.
     JoinFilter(Filter filter, std::uint64_t sized_for, const JoinFilterOptions& options = {});
 
+    /// A moved-from join filter holds a moved-from Filter (filter.hpp, "After a move"): it
+    /// rejects every probe row, and predicted_fpr() is 0.
     JoinFilter(JoinFilter&&) noexcept;
     JoinFilter& operator=(JoinFilter&&) noexcept;
     ~JoinFilter();

@@ -62,6 +62,15 @@ public:
     explicit ScalableFilter(const ScalableParams& params, const Hashing& hashing = {},
                             Backend backend = Backend::automatic);
 
+    ScalableFilter(const ScalableFilter&) = default;
+    ScalableFilter& operator=(const ScalableFilter&) = default;
+    /// A moved-from scalable filter is empty, as a moved-from Filter is (filter.hpp, "After a
+    /// move"): no stages, size() 0, bytes() 0; probes answer 0, predicted_fpr() is 0; insert
+    /// and save throw Error.
+    ScalableFilter(ScalableFilter&& other) noexcept;
+    ScalableFilter& operator=(ScalableFilter&& other) noexcept;
+    ~ScalableFilter() = default;
+
     const ScalableParams& params() const noexcept { return params_; }
     const Hashing& hashing() const noexcept { return hashing_; }
     /// Engine of every stage's bulk operations (see Filter::set_backend).

@@ -1,7 +1,5 @@
 #include "batchbloom/filter.hpp"
 
-#include <sys/mman.h>
-
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -16,27 +14,11 @@
 #include "engine/batch.hpp"
 #include "engine/scratch.hpp"
 #include "filters/key_hashes.hpp"
+#include "filters/storage.hpp"
 
 namespace batchbloom {
 
 namespace {
-
-// Large filters are random-access bound; 2 MiB alignment plus MADV_HUGEPAGE lets the kernel
-// back them with huge pages (THP "madvise" mode), which removes most TLB misses.
-constexpr std::size_t huge_page = std::size_t(2) << 20;
-
-std::byte* allocate_zeroed(std::uint64_t bytes) {
-    const std::size_t align = bytes >= 2 * huge_page ? huge_page : 64;
-    const std::uint64_t rounded = (bytes + align - 1) / align * align;
-    void* p = nullptr;
-    if (rounded < bytes || posix_memalign(&p, align, rounded) != 0 || p == nullptr)
-        throw Error("cannot allocate " + std::to_string(bytes) + " bytes for the filter");
-#ifdef MADV_HUGEPAGE
-    if (align == huge_page) madvise(p, rounded, MADV_HUGEPAGE);  // advisory; failure is harmless
-#endif
-    std::memset(p, 0, rounded);
-    return static_cast<std::byte*>(p);
-}
 
 void check_out(std::size_t keys, std::size_t out) {
     if (keys != out)
@@ -52,16 +34,19 @@ Filter::Filter(const Params& params, const Hashing& hashing, Backend backend)
     params_.validate();
     validate(hashing_);
     set_backend(backend);
+    storage_ = detail::allocate_zeroed(params_.bytes(), "the filter");
     scratch_ = std::make_unique<Scratch>();
-    data_ = allocate_zeroed(params_.bytes());
 }
 
 Filter::Filter(const Filter& other)
     : params_(other.params_), hashing_(other.hashing_), backend_(other.backend_), threads_(other.threads_), path_(other.path_),
       key_kinds_(other.key_kinds_), scratch_(std::make_unique<Scratch>()) {
+    try {
+        storage_ = other.storage_.clone();
+    } catch (const std::bad_alloc&) {
+        throw Error("cannot allocate " + std::to_string(params_.bytes()) + " bytes for the filter");
+    }
     if (other.scratch_) scratch_->set_limit(other.scratch_limit());
-    data_ = allocate_zeroed(other.params_.bytes());
-    std::memcpy(data_, other.data_, params_.bytes());
 }
 
 Filter& Filter::operator=(const Filter& other) {
@@ -71,21 +56,31 @@ Filter& Filter::operator=(const Filter& other) {
 
 Filter::Filter(Filter&& other) noexcept
     : params_(other.params_), hashing_(other.hashing_), backend_(other.backend_), threads_(other.threads_), path_(other.path_),
-      key_kinds_(other.key_kinds_), data_(std::exchange(other.data_, nullptr)), scratch_(std::move(other.scratch_)) {}
+      key_kinds_(other.key_kinds_), storage_(std::move(other.storage_)), scratch_(std::move(other.scratch_)) {
+    other.become_empty();
+}
 
 Filter& Filter::operator=(Filter&& other) noexcept {
-    std::swap(params_, other.params_);
-    std::swap(hashing_, other.hashing_);
-    std::swap(backend_, other.backend_);
-    std::swap(threads_, other.threads_);
-    std::swap(path_, other.path_);
-    std::swap(key_kinds_, other.key_kinds_);
-    std::swap(data_, other.data_);
-    std::swap(scratch_, other.scratch_);
+    if (this == &other) return *this;
+    params_ = other.params_;
+    hashing_ = other.hashing_;
+    backend_ = other.backend_;
+    threads_ = other.threads_;
+    path_ = other.path_;
+    key_kinds_ = other.key_kinds_;
+    storage_ = std::move(other.storage_);
+    scratch_ = std::move(other.scratch_);
+    other.become_empty();
     return *this;
 }
 
-Filter::~Filter() { std::free(data_); }
+Filter::~Filter() = default;
+
+void Filter::become_empty() noexcept {
+    storage_.reset();
+    params_.blocks = 0;
+    key_kinds_ = KeyKinds::none();
+}
 
 void Filter::set_scratch_limit(std::size_t bytes) {
     if (scratch_) scratch_->set_limit(bytes);
@@ -103,7 +98,10 @@ void Filter::set_backend(Backend b) {
 
 namespace {
 
-detail::FilterRef ref(const Params& p, std::byte* data) { return {data, p.blocks, p.shape, p.k}; }
+// Probes take the same reference as inserts and only read through it.
+detail::FilterRef ref(const Params& p, const std::byte* data) {
+    return {const_cast<std::byte*>(data), p.blocks, p.shape, p.k};
+}
 
 // The engine is resolved per bulk call, so BATCHBLOOM_BACKEND and engines that become
 // available take effect without rebuilding filters. Single keys go to the reference engine.
@@ -121,28 +119,34 @@ detail::BatchConfig batch_config(const Filter& f, detail::BatchScratch* scratch)
 
 template <class Key>
 void Filter::insert_keys(std::span<const Key> keys) {
+    if (is_empty()) detail::throw_moved_from("insert");
     key_kinds_ = key_kinds_ | detail::kinds_of<Key>(keys.size());
     const auto& e = engine(backend_);
     detail::feed_keys(hashing_, keys, [&](const std::uint64_t* v, std::size_t n, detail::KeyMode m, std::size_t) {
-        detail::bulk_insert(e, ref(params_, data_), v, n, m, batch_config(*this, scratch_.get()));
+        detail::bulk_insert(e, ref(params_, storage_.data()), v, n, m, batch_config(*this, scratch_.get()));
     });
 }
 
 template <class Key>
 void Filter::contains_keys(std::span<const Key> keys, std::span<std::uint8_t> out) const {
     check_out(keys.size(), out.size());
+    if (is_empty()) {
+        std::fill(out.begin(), out.end(), std::uint8_t{0});
+        return;
+    }
     const auto& e = engine(backend_);
     detail::feed_keys(hashing_, keys, [&](const std::uint64_t* v, std::size_t n, detail::KeyMode m, std::size_t at) {
-        detail::bulk_contains_bytes(e, ref(params_, data_), v, n, m, out.data() + at, batch_config(*this, scratch_.get()));
+        detail::bulk_contains_bytes(e, ref(params_, storage_.data()), v, n, m, out.data() + at, batch_config(*this, scratch_.get()));
     });
 }
 
 template <class Key>
 std::size_t Filter::count_keys(std::span<const Key> keys) const {
+    if (is_empty()) return 0;
     const auto& e = engine(backend_);
     std::size_t c = 0;
     detail::feed_keys(hashing_, keys, [&](const std::uint64_t* v, std::size_t n, detail::KeyMode m, std::size_t) {
-        c += detail::bulk_count(e, ref(params_, data_), v, n, m, batch_config(*this, scratch_.get()));
+        c += detail::bulk_count(e, ref(params_, storage_.data()), v, n, m, batch_config(*this, scratch_.get()));
     });
     return c;
 }
@@ -166,10 +170,14 @@ void Filter::bitmap_keys(std::span<const Key> keys, std::span<std::uint64_t> bit
     if (bitmap.size() < words)
         throw Error("bitmap has " + std::to_string(bitmap.size()) + " words; " + std::to_string(keys.size()) +
                     " keys need " + std::to_string(words));
+    if (is_empty()) {
+        std::fill_n(bitmap.begin(), words, std::uint64_t{0});
+        return;
+    }
     const auto& e = engine(backend_);
     // Chunks are multiples of 64 keys, so each starts on a bitmap word.
     detail::feed_keys(hashing_, keys, [&](const std::uint64_t* v, std::size_t n, detail::KeyMode m, std::size_t at) {
-        detail::bulk_contains_bits(e, ref(params_, data_), v, n, m, bitmap.data() + at / 64, batch_config(*this, scratch_.get()));
+        detail::bulk_contains_bits(e, ref(params_, storage_.data()), v, n, m, bitmap.data() + at / 64, batch_config(*this, scratch_.get()));
     });
 }
 
@@ -185,41 +193,53 @@ void Filter::contains_bitmap(std::span<const std::string_view> keys, std::span<s
 
 // Single keys: the reference engine directly (no engine resolution or threads for one key).
 void Filter::insert(std::uint64_t key) {
+    insert_hash(hash(key));  // first: it throws for a moved-from filter
     add_key_kinds(KeyKinds::only_integers());
-    insert_hash(hash(key));
 }
 void Filter::insert(std::string_view key) {
+    insert_hash(hash(key));  // first: it throws for a moved-from filter
     add_key_kinds(KeyKinds::only_bytes());
-    insert_hash(hash(key));
 }
 bool Filter::contains(std::uint64_t key) const { return contains_hash(hash(key)); }
 bool Filter::contains(std::string_view key) const { return contains_hash(hash(key)); }
 
-void Filter::insert_hash(std::uint64_t h) { detail::scalar_blocked.insert(ref(params_, data_), &h, 1, hashed); }
+void Filter::insert_hash(std::uint64_t h) {
+    if (is_empty()) detail::throw_moved_from("insert");
+    detail::scalar_blocked.insert(ref(params_, storage_.data()), &h, 1, hashed);
+}
 bool Filter::contains_hash(std::uint64_t h) const {
-    return detail::scalar_blocked.count(ref(params_, data_), &h, 1, hashed) == 1;
+    if (is_empty()) return false;
+    return detail::scalar_blocked.count(ref(params_, storage_.data()), &h, 1, hashed) == 1;
 }
 
 // ---- pre-computed hashes -----------------------------------------------------------------
 
 void Filter::insert_hashes(std::span<const std::uint64_t> hashes) {
-    detail::bulk_insert(engine(backend_), ref(params_, data_), hashes.data(), hashes.size(), hashed, batch_config(*this, scratch_.get()));
+    if (is_empty()) detail::throw_moved_from("insert");
+    detail::bulk_insert(engine(backend_), ref(params_, storage_.data()), hashes.data(), hashes.size(), hashed, batch_config(*this, scratch_.get()));
 }
 
 void Filter::contains_hashes(std::span<const std::uint64_t> hashes, std::span<std::uint8_t> out) const {
     check_out(hashes.size(), out.size());
-    detail::bulk_contains_bytes(engine(backend_), ref(params_, data_), hashes.data(), hashes.size(), hashed,
+    if (is_empty()) {
+        std::fill(out.begin(), out.end(), std::uint8_t{0});
+        return;
+    }
+    detail::bulk_contains_bytes(engine(backend_), ref(params_, storage_.data()), hashes.data(), hashes.size(), hashed,
                                 out.data(), batch_config(*this, scratch_.get()));
 }
 
 std::size_t Filter::count_hashes(std::span<const std::uint64_t> hashes) const {
-    return detail::bulk_count(engine(backend_), ref(params_, data_), hashes.data(), hashes.size(), hashed,
+    if (is_empty()) return 0;
+    return detail::bulk_count(engine(backend_), ref(params_, storage_.data()), hashes.data(), hashes.size(), hashed,
                               batch_config(*this, scratch_.get()));
 }
 
 // ---- state and estimates -------------------------------------------------------------------
 
-void Filter::clear() noexcept { std::memset(data_, 0, params_.bytes()); }
+void Filter::clear() noexcept {
+    if (!is_empty()) std::memset(storage_.data(), 0, params_.bytes());
+}
 
 namespace {
 
@@ -236,14 +256,16 @@ std::uint64_t popcount_words(const std::byte* data, std::uint64_t bytes) {
 }  // namespace
 
 double Filter::fill_ratio() const noexcept {
-    return double(popcount_words(data_, params_.bytes())) / double(params_.bits());
+    if (is_empty()) return 0.0;
+    return double(popcount_words(storage_.data(), params_.bytes())) / double(params_.bits());
 }
 
 double Filter::current_fpr() const noexcept {
+    if (is_empty()) return 0.0;
     return layout::visit_shape(params_.shape, [&](auto tag) {
         constexpr Shape S = decltype(tag)::value;
         using T = layout::shape_traits<S>;
-        const auto* words = reinterpret_cast<const typename T::word_type*>(data_);
+        const auto* words = reinterpret_cast<const typename T::word_type*>(storage_.data());
         // A random query picks a uniform block and, per the layout, c_j bits in word j.
         unsigned per_word[T::words] = {};
         if constexpr (T::one_bit_per_word)
@@ -292,6 +314,7 @@ bool Filter::compatible(const Filter& other) const noexcept {
 namespace {
 
 void require_compatible(const Filter& a, const Filter& b, const char* op) {
+    if (a.params().blocks == 0 || b.params().blocks == 0) detail::throw_moved_from(op);
     if (a.compatible(b)) return;
     auto describe = [](const Filter& f) {
         return std::string(to_string(f.params().shape)) + ", " + std::to_string(f.params().blocks) + " blocks, k=" +
@@ -313,18 +336,19 @@ void combine(std::byte* dst, const std::byte* src, std::uint64_t bytes, Op op) {
 Filter& Filter::operator|=(const Filter& other) {
     require_compatible(*this, other, "union");
     key_kinds_ = key_kinds_ | other.key_kinds_;
-    combine(data_, other.data_, params_.bytes(), [](std::uint64_t a, std::uint64_t b) { return a | b; });
+    combine(storage_.data(), other.storage_.data(), params_.bytes(), [](std::uint64_t a, std::uint64_t b) { return a | b; });
     return *this;
 }
 
 Filter& Filter::operator&=(const Filter& other) {
     require_compatible(*this, other, "intersection");
     key_kinds_ = key_kinds_ & other.key_kinds_;
-    combine(data_, other.data_, params_.bytes(), [](std::uint64_t a, std::uint64_t b) { return a & b; });
+    combine(storage_.data(), other.storage_.data(), params_.bytes(), [](std::uint64_t a, std::uint64_t b) { return a & b; });
     return *this;
 }
 
 Filter Filter::fold() const {
+    if (is_empty()) detail::throw_moved_from("fold");
     if (params_.blocks % 2 != 0)
         throw Error("fold needs an even number of blocks; this filter has " + std::to_string(params_.blocks));
     Filter half(Params::make(params_.shape, params_.blocks / 2, params_.k), hashing_, backend_);
@@ -334,8 +358,8 @@ Filter Filter::fold() const {
     half.set_scratch_limit(scratch_limit());
     const std::uint64_t block = params_.block_bytes();
     for (std::uint64_t i = 0; i < half.params_.blocks; ++i) {
-        std::memcpy(half.data_ + i * block, data_ + 2 * i * block, block);
-        combine(half.data_ + i * block, data_ + (2 * i + 1) * block, block,
+        std::memcpy(half.storage_.data() + i * block, storage_.data() + 2 * i * block, block);
+        combine(half.storage_.data() + i * block, storage_.data() + (2 * i + 1) * block, block,
                 [](std::uint64_t a, std::uint64_t b) { return a | b; });
     }
     return half;
@@ -351,7 +375,7 @@ double estimated_jaccard(const Filter& a, const Filter& b) {
 
 bool operator==(const Filter& a, const Filter& b) noexcept {
     return a.params_ == b.params_ && a.hashing_ == b.hashing_ &&
-           std::memcmp(a.data_, b.data_, a.params_.bytes()) == 0;
+           (a.is_empty() || std::memcmp(a.storage_.data(), b.storage_.data(), a.params_.bytes()) == 0);
 }
 
 }  // namespace batchbloom

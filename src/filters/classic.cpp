@@ -7,6 +7,7 @@
 #include <cmath>
 #include <new>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "batchbloom/classic.hpp"
@@ -14,6 +15,7 @@
 #include "core/classic_scheme.hpp"
 #include "engine/engine.hpp"
 #include "filters/key_hashes.hpp"
+#include "filters/storage.hpp"
 #include "engine/parallel.hpp"
 
 namespace batchbloom {
@@ -120,6 +122,26 @@ ClassicFilter::ClassicFilter(const ClassicParams& params, const ClassicHashing& 
     words_.assign(params_.words(), 0);
 }
 
+ClassicFilter::ClassicFilter(ClassicFilter&& other) noexcept
+    : params_(other.params_), hashing_(other.hashing_), backend_(other.backend_), threads_(other.threads_),
+      key_kinds_(std::exchange(other.key_kinds_, KeyKinds::none())), words_(std::move(other.words_)) {
+    other.params_.bits = 0;
+    other.words_.clear();
+}
+
+ClassicFilter& ClassicFilter::operator=(ClassicFilter&& other) noexcept {
+    if (this == &other) return *this;
+    params_ = other.params_;
+    hashing_ = other.hashing_;
+    backend_ = other.backend_;
+    threads_ = other.threads_;
+    key_kinds_ = std::exchange(other.key_kinds_, KeyKinds::none());
+    words_ = std::move(other.words_);
+    other.params_.bits = 0;
+    other.words_.clear();
+    return *this;
+}
+
 ClassicFilter ClassicFilter::spark(std::uint64_t n, double fpp, ClassicScheme scheme, std::int32_t seed) {
     if (scheme == ClassicScheme::double_hashing) throw Error("ClassicFilter::spark needs a Spark scheme");
     return ClassicFilter(ClassicParams::spark(n, fpp),
@@ -190,6 +212,10 @@ void insert_all(const detail::ClassicKernels& kernels, std::vector<std::uint64_t
 template <class Key>
 std::size_t probe_all(const detail::ClassicKernels& kernels, const std::uint64_t* words, const ClassicParams& p,
                       const ClassicHashing& h, std::span<const Key> keys, std::uint8_t* out, unsigned threads) {
+    if (p.bits == 0) {  // moved from: contains nothing
+        if (out != nullptr) std::fill_n(out, keys.size(), std::uint8_t{0});
+        return 0;
+    }
     const auto r0 = ref(const_cast<std::uint64_t*>(words), p, h);  // probes only read
     const unsigned t = detail::threads_for(keys.size(), detail::resolve_threads(threads));
     std::atomic<std::size_t> total{0};
@@ -215,6 +241,7 @@ void insert_one(std::uint64_t* words, const ClassicParams& p, const ClassicHashi
 
 template <class Key>
 bool contains_one(const std::uint64_t* words, const ClassicParams& p, const ClassicHashing& h, const Key& key) {
+    if (p.bits == 0) return false;  // moved from
     const std::uint64_t start = start_of(h, key);
     std::uint8_t hit = 0;
     detail::scalar_classic.contains(ref(const_cast<std::uint64_t*>(words), p, h), &start, 1, &hit);
@@ -230,10 +257,12 @@ void check_out(std::size_t keys, std::size_t out) {
 
 // Single keys: the reference kernels directly (no engine resolution or threads for one key).
 void ClassicFilter::insert(std::uint64_t key) {
+    if (words_.empty()) detail::throw_moved_from("insert");
     add_key_kinds(KeyKinds::only_integers());
     insert_one(words_.data(), params_, hashing_, key);
 }
 void ClassicFilter::insert(std::string_view key) {
+    if (words_.empty()) detail::throw_moved_from("insert");
     add_key_kinds(KeyKinds::only_bytes());
     insert_one(words_.data(), params_, hashing_, key);
 }
@@ -241,10 +270,12 @@ bool ClassicFilter::contains(std::uint64_t key) const { return contains_one(word
 bool ClassicFilter::contains(std::string_view key) const { return contains_one(words_.data(), params_, hashing_, key); }
 
 void ClassicFilter::insert(std::span<const std::uint64_t> keys) {
+    if (words_.empty()) detail::throw_moved_from("insert");
     add_key_kinds(detail::kinds_of<std::uint64_t>(keys.size()));
     insert_all(detail::classic_kernels(backend_), words_, params_, hashing_, keys, threads_);
 }
 void ClassicFilter::insert(std::span<const std::string_view> keys) {
+    if (words_.empty()) detail::throw_moved_from("insert");
     add_key_kinds(detail::kinds_of<std::string_view>(keys.size()));
     insert_all(detail::classic_kernels(backend_), words_, params_, hashing_, keys, threads_);
 }
@@ -268,6 +299,7 @@ std::size_t ClassicFilter::count(std::span<const std::string_view> keys) const {
 void ClassicFilter::clear() noexcept { std::fill(words_.begin(), words_.end(), 0); }
 
 double ClassicFilter::fill_ratio() const noexcept {
+    if (words_.empty()) return 0.0;
     std::uint64_t set = 0;
     for (const auto w : words_) set += static_cast<std::uint64_t>(std::popcount(w));
     return double(set) / double(params_.bits);
@@ -289,6 +321,7 @@ bool ClassicFilter::compatible(const ClassicFilter& other) const noexcept {
 namespace {
 
 void require_compatible(const ClassicFilter& a, const ClassicFilter& b, const char* op) {
+    if (a.params().bits == 0 || b.params().bits == 0) detail::throw_moved_from(std::string("classic filter ") + op);
     if (a.compatible(b)) return;
     throw Error(std::string("classic filter ") + op + ": incompatible filters (" + std::to_string(a.params().bits) +
                 " bits, k " + std::to_string(a.params().k) + ", " + std::string(to_string(a.hashing().scheme)) +

@@ -2,10 +2,12 @@
 // kernels on the viewed filter's blocks, on the calling thread (the callers are the threads).
 #include "batchbloom/concurrent.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "engine/engine.hpp"
 #include "filters/key_hashes.hpp"
+#include "filters/storage.hpp"
 
 namespace batchbloom {
 
@@ -27,6 +29,7 @@ void check_out(std::size_t keys, std::size_t out) {
 
 template <class Key>
 void ConcurrentFilter::insert_keys(std::span<const Key> keys) {
+    if (filter_->params().blocks == 0) detail::throw_moved_from("insert");
     const auto& k = detail::concurrent_kernels(filter_->backend());
     const auto r = ref(*filter_);
     detail::feed_keys(filter_->hashing(), keys,
@@ -36,6 +39,10 @@ void ConcurrentFilter::insert_keys(std::span<const Key> keys) {
 /// Answers into out (or, if null, only counts them); returns the number of hits.
 template <class Key>
 std::size_t ConcurrentFilter::probe_keys(std::span<const Key> keys, std::uint8_t* out) const {
+    if (filter_->params().blocks == 0) {  // a moved-from filter contains nothing
+        if (out != nullptr) std::fill_n(out, keys.size(), std::uint8_t{0});
+        return 0;
+    }
     const auto& k = detail::concurrent_kernels(filter_->backend());
     const auto r = ref(*filter_);
     std::size_t hits = 0;
@@ -59,8 +66,12 @@ void ConcurrentFilter::insert(std::span<const std::uint32_t> keys) { insert_keys
 void ConcurrentFilter::insert(std::span<const std::string_view> keys) { insert_keys(keys); }
 void ConcurrentFilter::insert(std::span<const std::string> keys) { insert_keys(keys); }
 // Single keys: the reference kernels directly (no engine resolution for one key), as for Filter.
-void ConcurrentFilter::insert_hash(std::uint64_t hash) { detail::scalar_concurrent.insert(ref(*filter_), &hash, 1, hashed); }
+void ConcurrentFilter::insert_hash(std::uint64_t hash) {
+    if (filter_->params().blocks == 0) detail::throw_moved_from("insert");
+    detail::scalar_concurrent.insert(ref(*filter_), &hash, 1, hashed);
+}
 void ConcurrentFilter::insert_hashes(std::span<const std::uint64_t> hashes) {
+    if (filter_->params().blocks == 0) detail::throw_moved_from("insert");
     detail::concurrent_kernels(filter_->backend()).insert(ref(*filter_), hashes.data(), hashes.size(), hashed);
 }
 
@@ -82,12 +93,17 @@ std::size_t ConcurrentFilter::count(std::span<const std::uint64_t> keys) const {
 std::size_t ConcurrentFilter::count(std::span<const std::uint32_t> keys) const { return probe_keys(keys, nullptr); }
 std::size_t ConcurrentFilter::count(std::span<const std::string_view> keys) const { return probe_keys(keys, nullptr); }
 bool ConcurrentFilter::contains_hash(std::uint64_t hash) const {
+    if (filter_->params().blocks == 0) return false;  // a moved-from filter contains nothing
     std::uint8_t hit = 0;
     detail::scalar_concurrent.contains_bytes(ref(*filter_), &hash, 1, hashed, &hit);
     return hit == 1;
 }
 void ConcurrentFilter::contains_hashes(std::span<const std::uint64_t> hashes, std::span<std::uint8_t> out) const {
     check_out(hashes.size(), out.size());
+    if (filter_->params().blocks == 0) {  // a moved-from filter contains nothing
+        std::fill(out.begin(), out.end(), std::uint8_t{0});
+        return;
+    }
     detail::concurrent_kernels(filter_->backend()).contains_bytes(ref(*filter_), hashes.data(), hashes.size(), hashed,
                                                                    out.data());
 }

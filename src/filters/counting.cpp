@@ -16,19 +16,11 @@
 #include "engine/parallel.hpp"
 #include "format/family_file.hpp"
 #include "filters/key_hashes.hpp"
+#include "filters/storage.hpp"
 
 namespace batchbloom {
 
 namespace {
-
-std::byte* allocate_planes(std::uint64_t bytes) {
-    void* p = nullptr;
-    const std::uint64_t rounded = (bytes + 63) / 64 * 64;
-    if (rounded < bytes || posix_memalign(&p, 64, rounded) != 0 || p == nullptr)
-        throw Error("cannot allocate " + std::to_string(bytes) + " bytes for the counting filter");
-    std::memset(p, 0, rounded);
-    return static_cast<std::byte*>(p);
-}
 
 void check_size(std::size_t keys, std::size_t out, const char* what) {
     if (keys != out)
@@ -38,25 +30,51 @@ void check_size(std::size_t keys, std::size_t out, const char* what) {
 
 }  // namespace
 
-void CountingFilter::Free::operator()(std::byte* p) const noexcept { std::free(p); }
-
 CountingFilter::CountingFilter(const Params& params, const Hashing& hashing, Backend backend)
     : params_(params), hashing_(hashing) {
     params_.validate();
     validate(hashing_);
     set_backend(backend);
-    data_.reset(allocate_planes(4 * params_.bytes()));
+    planes_ = detail::allocate_zeroed(4 * params_.bytes(), "the counting filter");
 }
 
 CountingFilter::CountingFilter(const CountingFilter& other)
     : params_(other.params_), hashing_(other.hashing_), backend_(other.backend_), threads_(other.threads_),
-      key_kinds_(other.key_kinds_), data_(allocate_planes(4 * other.params_.bytes())) {
-    std::memcpy(data_.get(), other.data_.get(), 4 * params_.bytes());
+      key_kinds_(other.key_kinds_) {
+    try {
+        planes_ = other.planes_.clone();
+    } catch (const std::bad_alloc&) {
+        throw Error("cannot allocate " + std::to_string(4 * params_.bytes()) + " bytes for the counting filter");
+    }
 }
 
 CountingFilter& CountingFilter::operator=(const CountingFilter& other) {
     if (this != &other) *this = CountingFilter(other);
     return *this;
+}
+
+CountingFilter::CountingFilter(CountingFilter&& other) noexcept
+    : params_(other.params_), hashing_(other.hashing_), backend_(other.backend_), threads_(other.threads_),
+      key_kinds_(other.key_kinds_), planes_(std::move(other.planes_)) {
+    other.become_empty();
+}
+
+CountingFilter& CountingFilter::operator=(CountingFilter&& other) noexcept {
+    if (this == &other) return *this;
+    params_ = other.params_;
+    hashing_ = other.hashing_;
+    backend_ = other.backend_;
+    threads_ = other.threads_;
+    key_kinds_ = other.key_kinds_;
+    planes_ = std::move(other.planes_);
+    other.become_empty();
+    return *this;
+}
+
+void CountingFilter::become_empty() noexcept {
+    planes_.reset();
+    params_.blocks = 0;
+    key_kinds_ = KeyKinds::none();
 }
 
 void CountingFilter::set_backend(Backend b) {
@@ -65,7 +83,10 @@ void CountingFilter::set_backend(Backend b) {
 }
 
 namespace {
-detail::CountingRef ref(const Params& p, std::byte* data) { return {data, p.blocks, p.shape, p.k}; }
+// Probes take the same reference as inserts and only read through it.
+detail::CountingRef ref(const Params& p, const std::byte* data) {
+    return {const_cast<std::byte*>(data), p.blocks, p.shape, p.k};
+}
 }  // namespace
 
 // ---- bulk operations ---------------------------------------------------------------------
@@ -126,8 +147,9 @@ unsigned threads_for(std::size_t n, unsigned threads) {
 
 template <class Source>
 void CountingFilter::insert_from(std::size_t n, const Source& source) {
+    if (is_empty()) detail::throw_moved_from("insert");
     const auto& k = detail::counting_kernels(backend_);
-    const auto r = ref(params_, data_.get());
+    const auto r = ref(params_, planes_.data());
     const unsigned t = threads_for(n, threads_);
     if (t == 1) return source(0, n, [&](const std::uint64_t* h, std::size_t m, std::size_t) { k.insert(r, h, m); });
     const auto owned = owned_buffers(params_.blocks, t);  // before any counter changes: a failed
@@ -143,8 +165,12 @@ void CountingFilter::insert_from(std::size_t n, const Source& source) {
 template <class Source>
 std::size_t CountingFilter::erase_from(std::size_t n, const Source& source, std::span<std::uint8_t> erased) {
     if (!erased.empty()) check_size(n, erased.size(), "erase output");
+    if (is_empty()) {  // contains nothing: every erase is refused
+        std::fill(erased.begin(), erased.end(), std::uint8_t{0});
+        return 0;
+    }
     const auto& k = detail::counting_kernels(backend_);
-    const auto r = ref(params_, data_.get());
+    const auto r = ref(params_, planes_.data());
     const unsigned t = threads_for(n, threads_);
     std::atomic<std::size_t> total{0};
     if (t == 1) {
@@ -171,8 +197,12 @@ std::size_t CountingFilter::erase_from(std::size_t n, const Source& source, std:
 
 template <class Source>
 void CountingFilter::contains_from(std::size_t n, const Source& source, std::uint8_t* out) const {
+    if (is_empty()) {
+        std::fill_n(out, n, std::uint8_t{0});
+        return;
+    }
     const auto& k = detail::counting_kernels(backend_);
-    const auto r = ref(params_, data_.get());
+    const auto r = ref(params_, planes_.data());
     const unsigned t = threads_for(n, threads_);
     detail::each_thread(t, [&](unsigned v) {
         const detail::Range range = detail::part(n, t, v, 1);
@@ -182,16 +212,16 @@ void CountingFilter::contains_from(std::size_t n, const Source& source, std::uin
 }
 
 void CountingFilter::insert(std::span<const std::uint64_t> keys) {
-    add_key_kinds(detail::kinds_of<std::uint64_t>(keys.size()));
     insert_from(keys.size(), key_source(hashing_, keys));
+    add_key_kinds(detail::kinds_of<std::uint64_t>(keys.size()));
 }
 void CountingFilter::insert(std::span<const std::uint32_t> keys) {
-    add_key_kinds(detail::kinds_of<std::uint32_t>(keys.size()));
     insert_from(keys.size(), key_source(hashing_, keys));
+    add_key_kinds(detail::kinds_of<std::uint32_t>(keys.size()));
 }
 void CountingFilter::insert(std::span<const std::string_view> keys) {
-    add_key_kinds(detail::kinds_of<std::string_view>(keys.size()));
     insert_from(keys.size(), key_source(hashing_, keys));
+    add_key_kinds(detail::kinds_of<std::string_view>(keys.size()));
 }
 std::size_t CountingFilter::erase(std::span<const std::uint64_t> keys, std::span<std::uint8_t> erased) {
     return erase_from(keys.size(), key_source(hashing_, keys), erased);
@@ -216,9 +246,10 @@ void CountingFilter::contains(std::span<const std::string_view> keys, std::span<
 }
 
 std::size_t CountingFilter::count(std::span<const std::uint64_t> keys) const {
+    if (is_empty()) return 0;
     // Answers in chunks per thread, summed: no output array the size of the batch.
     const auto& k = detail::counting_kernels(backend_);
-    const auto r = ref(params_, data_.get());
+    const auto r = ref(params_, planes_.data());
     const unsigned t = threads_for(keys.size(), threads_);
     std::atomic<std::size_t> total{0};
     detail::each_thread(t, [&](unsigned v) {
@@ -237,8 +268,9 @@ std::size_t CountingFilter::count(std::span<const std::uint64_t> keys) const {
 // ---- hashes ----------------------------------------------------------------------------
 
 bool CountingFilter::contains_hash(std::uint64_t hash) const {
+    if (is_empty()) return false;
     std::uint8_t r = 0;
-    detail::scalar_counting.contains(ref(params_, data_.get()), &hash, 1, &r);
+    detail::scalar_counting.contains(ref(params_, planes_.data()), &hash, 1, &r);
     return r == 1;
 }
 
@@ -263,7 +295,7 @@ unsigned CountingFilter::counter(std::uint64_t block, unsigned bit) const {
         throw Error("counter (" + std::to_string(block) + ", " + std::to_string(bit) + ") is out of range (" +
                     std::to_string(params_.blocks) + " blocks of " + std::to_string(block_bytes * 8) + " counters)");
     // Bit `bit` of a little-endian block is bit bit%8 of byte bit/8, whatever the word size.
-    const std::byte* planes = data_.get() + block * 4 * block_bytes;
+    const std::byte* planes = planes_.data() + block * 4 * block_bytes;
     unsigned value = 0;
     for (unsigned j = 0; j < 4; ++j)
         value |= unsigned((std::to_integer<unsigned>(planes[j * block_bytes + bit / 8]) >> (bit % 8)) & 1u) << j;
@@ -272,7 +304,7 @@ unsigned CountingFilter::counter(std::uint64_t block, unsigned bit) const {
 
 std::uint64_t CountingFilter::saturated_counters() const noexcept {
     const std::uint64_t block_words = params_.block_bytes() / 8;
-    const std::byte* p = data_.get();
+    const std::byte* p = planes_.data();
     std::uint64_t n = 0;
     for (std::uint64_t b = 0; b < params_.blocks; ++b, p += 4 * block_words * 8) {
         for (std::uint64_t w = 0; w < block_words; ++w) {
@@ -289,27 +321,31 @@ std::uint64_t CountingFilter::saturated_counters() const noexcept {
 }
 
 Filter CountingFilter::to_filter() const {
+    if (is_empty()) detail::throw_moved_from("to_filter");
     Filter f(params_, hashing_);
     f.add_key_kinds(key_kinds_);
     const std::uint64_t block_bytes = params_.block_bytes();
     auto dst = f.mutable_bytes();
-    const std::byte* src = data_.get();
+    const std::byte* src = planes_.data();
     for (std::uint64_t b = 0; b < params_.blocks; ++b, src += 4 * block_bytes)
         for (std::uint64_t i = 0; i < block_bytes; ++i)
             dst[b * block_bytes + i] = src[i] | src[block_bytes + i] | src[2 * block_bytes + i] | src[3 * block_bytes + i];
     return f;
 }
 
-void CountingFilter::clear() noexcept { std::memset(data_.get(), 0, 4 * params_.bytes()); }
+void CountingFilter::clear() noexcept {
+    if (!is_empty()) std::memset(planes_.data(), 0, 4 * params_.bytes());
+}
 
 bool operator==(const CountingFilter& a, const CountingFilter& b) noexcept {
     return a.params_ == b.params_ && a.hashing_ == b.hashing_ &&
-           std::memcmp(a.data_.get(), b.data_.get(), 4 * a.params_.bytes()) == 0;
+           (a.is_empty() || std::memcmp(a.planes_.data(), b.planes_.data(), 4 * a.params_.bytes()) == 0);
 }
 
 // ---- persistence -----------------------------------------------------------------------
 
 void CountingFilter::save(std::ostream& out) const {
+    if (is_empty()) detail::throw_moved_from("save");
     detail::FamilyHeader h;
     h.kind = FileKind::counting;
     h.params = params_;
@@ -321,6 +357,7 @@ void CountingFilter::save(std::ostream& out) const {
 }
 
 void CountingFilter::save(const std::filesystem::path& path) const {
+    if (is_empty()) detail::throw_moved_from("save");  // before the path is touched
     write_file(path, [&](std::ostream& out) { save(out); });
 }
 
@@ -333,7 +370,7 @@ CountingFilter CountingFilter::load(std::istream& in) {
     const auto payload = detail::read_family_payload(in, h);
     CountingFilter f(h.params, h.hashing);
     f.key_kinds_ = h.key_kinds;
-    std::memcpy(f.data_.get(), payload.data(), payload.size());
+    std::memcpy(f.planes_.data(), payload.data(), payload.size());
     return f;
 }
 

@@ -12,6 +12,7 @@
 #include "engine/engine.hpp"
 #include "format/family_file.hpp"
 #include "filters/key_hashes.hpp"
+#include "filters/storage.hpp"
 
 namespace batchbloom {
 
@@ -41,12 +42,28 @@ DeletableFilter::DeletableFilter(const Params& params, unsigned region_bits, con
     collisions_.assign(bitmap_words(params, region_bits), 0);
 }
 
+DeletableFilter::DeletableFilter(DeletableFilter&& other) noexcept
+    : bits_(std::move(other.bits_)), region_bits_(other.region_bits_), collisions_(std::move(other.collisions_)) {
+    other.collisions_.clear();
+}
+
+DeletableFilter& DeletableFilter::operator=(DeletableFilter&& other) noexcept {
+    if (this == &other) return *this;
+    bits_ = std::move(other.bits_);
+    region_bits_ = other.region_bits_;
+    collisions_ = std::move(other.collisions_);
+    other.collisions_.clear();
+    return *this;
+}
+
 // Single keys: the reference kernels directly, as for Filter.
 void DeletableFilter::insert_hash(std::uint64_t hash) {
+    if (params().blocks == 0) detail::throw_moved_from("insert");
     detail::scalar_deletable.insert(ref(bits_, collisions_, region_bits_), &hash, 1);
 }
 
 EraseResult DeletableFilter::erase_hash(std::uint64_t hash) {
+    if (params().blocks == 0) return EraseResult::absent;
     EraseResult r;
     detail::scalar_deletable.erase(ref(bits_, collisions_, region_bits_), &hash, 1, &r);
     return r;
@@ -54,6 +71,7 @@ EraseResult DeletableFilter::erase_hash(std::uint64_t hash) {
 
 template <class Key>
 void DeletableFilter::insert_keys(std::span<const Key> keys) {
+    if (params().blocks == 0) detail::throw_moved_from("insert");
     add_key_kinds(detail::kinds_of<Key>(keys.size()));
     const auto& k = detail::deletable_kernels(bits_.backend());
     const auto r = ref(bits_, collisions_, region_bits_);
@@ -65,6 +83,10 @@ std::size_t DeletableFilter::erase_keys(std::span<const Key> keys, std::span<Era
     if (!results.empty() && results.size() != keys.size())
         throw Error("erase results have " + std::to_string(results.size()) + " entries for " +
                     std::to_string(keys.size()) + " keys");
+    if (params().blocks == 0) {
+        std::fill(results.begin(), results.end(), EraseResult::absent);
+        return 0;
+    }
     const auto& k = detail::deletable_kernels(bits_.backend());
     const auto r = ref(bits_, collisions_, region_bits_);
     std::size_t erased = 0;
@@ -140,6 +162,7 @@ double predicted_deletability(const Params& params, unsigned region_bits, std::u
 // words). The header's kind-specific field is the bits per region.
 
 void DeletableFilter::save(std::ostream& out) const {
+    if (params().blocks == 0) detail::throw_moved_from("save");
     detail::FamilyHeader h;
     h.kind = FileKind::deletable;
     h.params = params();
@@ -153,6 +176,7 @@ void DeletableFilter::save(std::ostream& out) const {
 }
 
 void DeletableFilter::save(const std::filesystem::path& path) const {
+    if (params().blocks == 0) detail::throw_moved_from("save");  // before the path is touched
     write_file(path, [&](std::ostream& out) { save(out); });
 }
 

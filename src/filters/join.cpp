@@ -165,7 +165,10 @@ JoinFilter::JoinFilter(JoinFilter&&) noexcept = default;
 JoinFilter& JoinFilter::operator=(JoinFilter&&) noexcept = default;
 JoinFilter::~JoinFilter() = default;
 
-double JoinFilter::predicted_fpr() const { return batchbloom::predicted_fpr(filter_.params(), sized_for_); }
+double JoinFilter::predicted_fpr() const {
+    if (filter_.params().blocks == 0) return 0.0;  // moved from: rejects every row
+    return batchbloom::predicted_fpr(filter_.params(), sized_for_);
+}
 
 // ---- probes -----------------------------------------------------------------------------
 

@@ -1,14 +1,17 @@
 #include "batchbloom/scalable.hpp"
 #include "batchbloom/atomic_file.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <istream>
 #include <numeric>
 #include <ostream>
 #include <string>
+#include <utility>
 
 #include "filters/key_hashes.hpp"
+#include "filters/storage.hpp"
 #include "format/family_file.hpp"
 
 namespace batchbloom {
@@ -81,6 +84,28 @@ ScalableFilter::ScalableFilter(const ScalableParams& params, const Hashing& hash
     add_stage(first_stage);
 }
 
+ScalableFilter::ScalableFilter(ScalableFilter&& other) noexcept
+    : params_(other.params_), hashing_(other.hashing_), backend_(other.backend_), threads_(other.threads_),
+      key_kinds_(std::exchange(other.key_kinds_, KeyKinds::none())), stages_(std::move(other.stages_)),
+      sizes_(std::move(other.sizes_)) {
+    other.stages_.clear();
+    other.sizes_.clear();
+}
+
+ScalableFilter& ScalableFilter::operator=(ScalableFilter&& other) noexcept {
+    if (this == &other) return *this;
+    params_ = other.params_;
+    hashing_ = other.hashing_;
+    backend_ = other.backend_;
+    threads_ = other.threads_;
+    key_kinds_ = std::exchange(other.key_kinds_, KeyKinds::none());
+    stages_ = std::move(other.stages_);
+    sizes_ = std::move(other.sizes_);
+    other.stages_.clear();
+    other.sizes_.clear();
+    return *this;
+}
+
 void ScalableFilter::set_backend(Backend b) {
     for (auto& s : stages_) s.set_backend(b);
     backend_ = b;
@@ -106,6 +131,7 @@ void ScalableFilter::add_stage(const Params& params) {
 
 template <bool Hashed, class Key>
 void ScalableFilter::insert_keys(std::span<const Key> keys) {
+    if (stages_.empty()) detail::throw_moved_from("insert");
     if constexpr (!Hashed) add_key_kinds(detail::kinds_of<Key>(keys.size()));
     while (!keys.empty()) {
         if (sizes_.back() == stage_capacity(stages_.size() - 1)) add_stage();
@@ -126,6 +152,10 @@ template <bool Hashed, class Key>
 void ScalableFilter::contains_keys(std::span<const Key> keys, std::span<std::uint8_t> out) const {
     if (keys.size() != out.size())
         throw Error("output has " + std::to_string(out.size()) + " entries for " + std::to_string(keys.size()) + " keys");
+    if (stages_.empty()) {
+        std::fill(out.begin(), out.end(), std::uint8_t{0});
+        return;
+    }
     constexpr std::size_t chunk = 4096;
     std::uint8_t scratch[chunk];
     for (std::size_t begin = 0; begin < keys.size(); begin += chunk) {
@@ -223,6 +253,7 @@ T get(const std::vector<std::byte>& buf, std::size_t off) {
 }  // namespace
 
 void ScalableFilter::save(std::ostream& out) const {
+    if (stages_.empty()) detail::throw_moved_from("save");
     std::vector<std::byte> meta(meta_bytes + 8 * stages_.size());
     put<std::uint64_t>(meta, 0, params_.initial_capacity);
     put<double>(meta, 8, params_.initial_fpr);
@@ -247,6 +278,7 @@ void ScalableFilter::save(std::ostream& out) const {
 }
 
 void ScalableFilter::save(const std::filesystem::path& path) const {
+    if (stages_.empty()) detail::throw_moved_from("save");  // before the path is touched
     write_file(path, [&](std::ostream& out) { save(out); });
 }
 

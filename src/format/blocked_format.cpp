@@ -33,6 +33,7 @@
 #include "batchbloom/file_kind.hpp"
 #include "batchbloom/atomic_file.hpp"
 #include "batchbloom/filter.hpp"
+#include "filters/storage.hpp"
 #include "format/family_file.hpp"
 #include "format/header_bytes.hpp"
 #include "format/zstd_stream.hpp"
@@ -99,6 +100,7 @@ std::int64_t remaining(std::istream& in) {
 }  // namespace
 
 void Filter::save(std::ostream& out, const SaveOptions& options) const {
+    if (is_empty()) detail::throw_moved_from("save");
     if (options.compression == Compression::zstd) {
         std::ostringstream plain;
         save(plain);
@@ -114,6 +116,7 @@ void Filter::save(std::ostream& out, const SaveOptions& options) const {
 }
 
 void Filter::save(const std::filesystem::path& path, const SaveOptions& options) const {
+    if (is_empty()) detail::throw_moved_from("save");  // before the path is touched
     write_file(path, [&](std::ostream& out) { save(out, options); });
 }
 

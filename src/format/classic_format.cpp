@@ -38,6 +38,7 @@
 #include "batchbloom/classic.hpp"
 #include "batchbloom/atomic_file.hpp"
 #include "batchbloom/file_kind.hpp"
+#include "filters/storage.hpp"
 #include "format/family_file.hpp"
 #include "format/header_bytes.hpp"
 
@@ -65,14 +66,6 @@ std::vector<std::uint64_t> read_words(std::istream& in, std::uint64_t n, bool bi
         for (auto& w : words) w = __builtin_bswap64(w);
     return words;
 }
-
-bool is_spark_version(const unsigned char* b) {
-    return b[0] == 0 && b[1] == 0 && b[2] == 0 && (b[3] == 1 || b[3] == 2);
-}
-
-}  // namespace
-
-namespace {
 
 ClassicFilter make_filled(const ClassicParams& p, const ClassicHashing& h, const std::vector<std::uint64_t>& words) {
     ClassicFilter f(p, h);
@@ -150,6 +143,7 @@ void put_be32(std::string& out, std::uint32_t v) {
 }  // namespace
 
 void ClassicFilter::save(std::ostream& out) const {
+    if (words_.empty()) detail::throw_moved_from("save");
     const Header hd = make_header(*this);
     out.write(reinterpret_cast<const char*>(hd.data()), header_size);
     out.write(reinterpret_cast<const char*>(words_.data()), static_cast<std::streamsize>(params_.bytes()));
@@ -157,6 +151,7 @@ void ClassicFilter::save(std::ostream& out) const {
 }
 
 void ClassicFilter::save(const std::filesystem::path& path) const {
+    if (words_.empty()) detail::throw_moved_from("save");  // before the path is touched
     write_file(path, [this](std::ostream& out) { save(out); });
 }
 
@@ -167,6 +162,7 @@ ClassicFilter ClassicFilter::load(const std::filesystem::path& path) {
 }
 
 std::vector<std::byte> ClassicFilter::to_spark_bytes() const {
+    if (words_.empty()) detail::throw_moved_from("to_spark_bytes");
     if (hashing_.scheme == ClassicScheme::double_hashing)
         throw Error("only spark_v1 / spark_v2 filters have Spark's serialized form (this one is double_hashing)");
     std::string out;

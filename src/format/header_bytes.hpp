@@ -50,6 +50,12 @@ inline KeyKinds decode_key_kinds(std::uint8_t b) {
     return {true, (b & 1) != 0, (b & 2) != 0};
 }
 
+/// Apache Spark's serialized BloomFilter starts with its version, a big-endian int32 1 or 2;
+/// `b` holds at least 4 bytes. (Never the start of a batchbloom header or a zstd frame.)
+inline bool is_spark_version(const unsigned char* b) {
+    return b[0] == 0 && b[1] == 0 && b[2] == 0 && (b[3] == 1 || b[3] == 2);
+}
+
 /// Reads up to n bytes; returns how many arrived (fewer only at the end of the stream).
 inline std::size_t read_up_to(std::istream& in, void* dst, std::size_t n) {
     in.read(static_cast<char*>(dst), static_cast<std::streamsize>(n));
