@@ -125,6 +125,9 @@ TEST(MovedFrom, Filter) {
         e.clear();
         e.set_threads(2);
         e.set_batch_path(bb::BatchPath::direct);
+        e.set_scratch_limit(1 << 20);
+        EXPECT_EQ(e.scratch_bytes(), 0u);
+        e.release_scratch();
         e.set_backend(bb::Backend::scalar);
         EXPECT_THROW(e.insert(keys[0]), bb::Error);
         EXPECT_THROW(e.insert(std::string_view("a")), bb::Error);
