@@ -20,6 +20,8 @@
 #include <thread>
 
 #include "engine/engine.hpp"
+#include "engine/machine.hpp"
+#include "engine/path_choice.hpp"
 #include "support.hpp"
 
 namespace bb = batchbloom;
@@ -345,24 +347,6 @@ TEST_P(EngineTest, PartitionedPathWithSkewedKeys) {
     }
 }
 
-TEST_P(EngineTest, AutomaticPathPastTheCrossover) {
-    // A 32 MiB filter and a batch of 6 keys per line: `automatic` partitions both the insert
-    // and the probe here (batch.cpp's crossover rule).
-    const Params p = Params::make(Shape::word512, std::uint64_t(32) << 14, 8);
-    Filter ref(p, {}, bb::Backend::scalar), f(p, {}, backend());
-    ref.set_threads(1);
-    f.set_threads(1);
-    const auto keys = bb::testing::random_keys(6 * p.blocks, 11, 0);
-    ref.insert(keys);
-    f.insert(keys);
-    ASSERT_TRUE(f == ref);
-    const auto q = bb::testing::random_keys(keys.size(), 12, 1);
-    std::vector<std::uint8_t> a(q.size()), b(q.size());
-    ref.contains(q, a);
-    f.contains(q, b);
-    ASSERT_EQ(a, b);
-}
-
 TEST_P(EngineTest, PartitionedPathOnOddAndTinyBatches) {
     // Partitioning must also be right where it does not pay: tiny batches, one block, batches
     // that are not a multiple of 64, and more regions than keys.
@@ -487,6 +471,69 @@ TEST_P(EngineTest, ConcurrentPartitionedCallsOnOneFilter) {
         });
     for (auto& c : callers) c.join();
     for (const auto& g : got) ASSERT_EQ(g, expect);
+}
+
+TEST_P(EngineTest, AutomaticPathMeasuresOnceThenKeepsTheFasterAndStaysBitExact) {
+    // A filter beyond L2 and batches large enough to measure: the first call of each kind runs
+    // part of its batch direct and the rest partitioned, later calls take the faster; answers
+    // and filter bytes equal the scalar engine's on the direct path every time.
+    const std::uint64_t blocks = 2 * bb::detail::machine().l2_bytes / 64 + 7;
+    const Params p = Params::make(Shape::word512, blocks, 8);
+    const auto keys = bb::testing::random_keys(300001, 51, 0);
+    auto q = bb::testing::random_keys(keys.size(), 52, 1);
+    for (std::size_t i = 0; i < q.size(); i += 2) q[i] = keys[i];
+    Filter ref(p, {}, bb::Backend::scalar);
+    ref.set_batch_path(bb::BatchPath::direct);
+    ref.insert(keys);
+    std::vector<std::uint8_t> expect(q.size());
+    ref.contains(q, expect);
+    std::vector<std::uint64_t> expect_bits((q.size() + 63) / 64);
+    ref.contains_bitmap(q, expect_bits);
+    const std::size_t expect_count = ref.count(q);
+    for (const unsigned threads : {1u, 2u}) {
+        bb::detail::forget_path_times();
+        Filter f(p, {}, backend());
+        f.set_threads(threads);
+        const bool device = bb::detail::blocked_kernels(backend()).backend == bb::Backend::cuda;
+        EXPECT_EQ(f.batch_path_for(keys.size(), true), device ? bb::BatchPath::direct : bb::BatchPath::automatic);
+        for (int call = 0; call < 2; ++call) {
+            SCOPED_TRACE("threads=" + std::to_string(threads) + " call=" + std::to_string(call));
+            f.clear();
+            f.insert(keys);
+            ASSERT_TRUE(f == ref);
+            EXPECT_NE(f.batch_path_for(keys.size(), true), bb::BatchPath::automatic);
+            std::vector<std::uint8_t> got(q.size());
+            f.contains(q, got);
+            ASSERT_EQ(got, expect);
+            EXPECT_NE(f.batch_path_for(q.size(), false), bb::BatchPath::automatic);
+            std::vector<std::uint64_t> bits(expect_bits.size(), ~std::uint64_t(0));
+            f.contains_bitmap(q, bits);
+            ASSERT_EQ(bits, expect_bits);
+            ASSERT_EQ(f.count(q), expect_count);
+        }
+        // Filters in L2 and small batches never measure: direct.
+        EXPECT_EQ(f.batch_path_for(1000, false), bb::BatchPath::direct);
+        EXPECT_EQ(Filter(Params::make(Shape::word512, 64, 8), {}, backend()).batch_path_for(keys.size(), true),
+                  bb::BatchPath::direct);
+    }
+}
+
+TEST(BatchPathEnvironment, OverridesAutomaticButNotAnExplicitPath) {
+    const Params p = Params::make(Shape::word512, 2 * bb::detail::machine().l2_bytes / 64 + 7, 8);
+    Filter f(p, {}, bb::Backend::scalar);
+    const auto keys = bb::testing::random_keys(300000, 61, 0);
+    ASSERT_EQ(setenv("BATCHBLOOM_BATCH_PATH", "partitioned", 1), 0);
+    EXPECT_EQ(f.batch_path_for(keys.size(), true), bb::BatchPath::partitioned);
+    f.set_batch_path(bb::BatchPath::direct);
+    EXPECT_EQ(f.batch_path_for(keys.size(), true), bb::BatchPath::direct);
+    f.set_batch_path(bb::BatchPath::automatic);
+    ASSERT_EQ(setenv("BATCHBLOOM_BATCH_PATH", "direct", 1), 0);
+    EXPECT_EQ(f.batch_path_for(keys.size(), false), bb::BatchPath::direct);
+    ASSERT_EQ(setenv("BATCHBLOOM_BATCH_PATH", "fastest", 1), 0);
+    EXPECT_THROW(f.insert(keys), bb::Error);  // a misspelt setting is an error, not ignored
+    ASSERT_EQ(unsetenv("BATCHBLOOM_BATCH_PATH"), 0);
+    f.insert(keys);
+    EXPECT_EQ(f.count(keys), keys.size());
 }
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)

@@ -21,9 +21,11 @@ namespace batchbloom {
 
 /// How bulk operations walk a filter (results are the same on every path).
 enum class BatchPath : std::uint8_t {
-    automatic,    ///< partitioned for batches of several keys per line of a filter beyond L3 (probes:
-                  ///< on one thread only), else direct: the crossovers measured in bench/RESULTS.md
-    direct,       ///< keys in the caller's order, blocks prefetched a window ahead
+    automatic,    ///< direct for filters in L2 and small batches; otherwise the first call of each
+                  ///< kind (insert or probe, threads, filter size and keys per filter line, each
+                  ///< within 2x) runs part of its batch on each path and the faster is kept for
+                  ///< the process. BATCHBLOOM_BATCH_PATH=direct|partitioned overrides it.
+    direct,       ///< keys in the caller's order, blocks prefetched far ahead
     partitioned,  ///< keys grouped by filter region, each region processed while cache-resident
 };
 
@@ -74,6 +76,10 @@ public:
     /// Bulk-operation path; `automatic` by default. The results never depend on it.
     void set_batch_path(BatchPath path) noexcept { path_ = path; }
     BatchPath batch_path() const noexcept { return path_; }
+    /// The path a bulk call of `keys` keys takes now (insert, or any probe): batch_path() if
+    /// set, else the one BATCHBLOOM_BATCH_PATH names, else what was measured faster for such
+    /// calls in this process; automatic if none was measured yet (the next one measures).
+    BatchPath batch_path_for(std::size_t keys, bool insert) const;
 
     /// Memory the partitioned path may keep between calls (its buckets, about 12 bytes per key
     /// of a round, and private filter copies for small multi-threaded inserts), all threads

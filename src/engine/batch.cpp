@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstring>
 #include <new>
 #include <vector>
@@ -11,6 +12,7 @@
 #endif
 
 #include "engine/machine.hpp"
+#include "engine/path_choice.hpp"
 #include "engine/scratch.hpp"
 
 namespace batchbloom::detail {
@@ -232,24 +234,34 @@ struct Buckets {
     }
 };
 
+/// The thread's scratch for plan p, or null if the plan has no room for a round or the memory
+/// cannot be had.
+std::byte* scratch_for(BatchScratch::Lease& lease, unsigned thread, const Plan& p) {
+    if (p.round == 0) return nullptr;
+    try {
+        return lease.arena(thread).get(p.bytes());
+    } catch (const std::bad_alloc&) {
+        return nullptr;
+    }
+}
+
 /// Partitioned probe: each thread partitions its own range of the batch in rounds, probes
 /// the round's buckets region by region, and calls consume(buckets, round_begin, round_len,
 /// spill_answers) to put the answers in order. A thread that cannot have its scratch answers
-/// its range on the direct path instead, by direct(range).
+/// its range on the direct path instead, by direct(range); false if any did.
 template <class Consume, class Direct>
-void partitioned_probe(const BlockedKernels& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
+bool partitioned_probe(const BlockedKernels& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
                        unsigned t, BatchScratch::Lease& lease, Consume&& consume, Direct&& direct_range) {
     const Geometry g(f);
+    std::atomic<bool> all{true};
     each_thread(t, [&](unsigned v) {
         const Range c = part(n, t, v, 64);
         const Plan p = Plan::fit(g.regions, c.size(), lease.per_thread(), true);
-        std::byte* mem = nullptr;
-        if (p.round != 0) try {
-                mem = lease.arena(v).get(p.bytes());
-            } catch (const std::bad_alloc&) {
-                mem = nullptr;
-            }
-        if (mem == nullptr) return direct_range(c);
+        std::byte* mem = scratch_for(lease, v, p);
+        if (mem == nullptr) {
+            all = false;
+            return direct_range(c);
+        }
         Buckets b(e, f, g, p, mem);
         for (std::size_t r0 = c.begin; r0 < c.end; r0 += p.round) {
             const std::size_t len = std::min(p.round, c.end - r0);
@@ -258,6 +270,7 @@ void partitioned_probe(const BlockedKernels& e, const FilterRef& f, const std::u
             consume(b, r0, len, b.probe_spill());
         }
     });
+    return all;
 }
 
 /// Multi-threaded insert for filters small next to the batch: part 0 goes into the filter,
@@ -326,45 +339,62 @@ void insert_partitioned(const BlockedKernels& e, const FilterRef& f, const std::
     }
 }
 
-}  // namespace
-
-bool use_partitioned(const FilterRef& f, std::size_t n, unsigned threads, BatchPath path, Op op) {
-    if (path != BatchPath::automatic) return path == BatchPath::partitioned;
-    // Placeholder crossovers until calibration: filters beyond L3, several keys per line.
-    if (op == Op::probe && threads > 1) return false;
-    const std::uint64_t lines = filter_bytes(f) / 64;
-    const std::uint64_t keys_per_line = op == Op::insert ? 2 : 5;
-    return filter_bytes(f) >= std::max<std::uint64_t>(machine().l3_bytes, std::uint64_t(32) << 20) &&
-           n >= lines * keys_per_line;
+/// Runs a call on the path choose_path() picks. A call that measures runs its first slice
+/// direct and the rest partitioned, timed, and records which was faster per key for its class.
+/// run(partitioned, begin, len) processes keys [begin, begin + len) and returns whether the
+/// partitioned path really ran (without scratch it falls back to direct).
+template <class Run>
+void on_chosen_path(const FilterRef& f, std::size_t n, unsigned t, BatchPath path, Op op, Run&& run) {
+    const BatchPath p = choose_path(f, n, t, path, op);
+    if (p != BatchPath::automatic) {
+        run(p == BatchPath::partitioned, 0, n);
+        return;
+    }
+    using clock = std::chrono::steady_clock;
+    const std::size_t d = measuring_slice(n);
+    const auto t0 = clock::now();
+    run(false, 0, d);
+    const auto t1 = clock::now();
+    const bool measured = run(true, d, n - d);
+    const auto t2 = clock::now();
+    if (measured)
+        record_path_times(f, n, t, op, std::chrono::duration<double>(t1 - t0).count() / double(d),
+                          std::chrono::duration<double>(t2 - t1).count() / double(n - d));
 }
 
-void bulk_insert(const BlockedKernels& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
-                 BatchConfig cfg) {
-    cfg = for_engine(e, cfg);
-    const unsigned t = threads_for(n, cfg.threads);
-    const bool partitioned = use_partitioned(f, n, t, cfg.path, Op::insert);
-    if (t == 1 && !partitioned) return e.insert(prefetched(f), keys, n, mode);
-    BatchScratch::Lease lease(cfg.scratch, t);
+bool insert_range(const BlockedKernels& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
+                  unsigned t, bool partitioned, BatchScratch* scratch) {
+    if (t == 1 && !partitioned) {
+        e.insert(prefetched(f), keys, n, mode);
+        return false;
+    }
+    BatchScratch::Lease lease(scratch, t);
     if (lease) try {
-            if (partitioned) return insert_partitioned(e, f, keys, n, mode, t, lease);
-            if (t > 1 && filter_bytes(f) <= machine().l2_bytes && copies_affordable(t, filter_bytes(f), n))
-                return insert_into_copies(e, f, keys, n, mode, t, lease);
+            if (partitioned) {
+                insert_partitioned(e, f, keys, n, mode, t, lease);
+                return true;
+            }
+            if (t > 1 && filter_bytes(f) <= machine().l2_bytes && copies_affordable(t, filter_bytes(f), n)) {
+                insert_into_copies(e, f, keys, n, mode, t, lease);
+                return false;
+            }
         } catch (const std::bad_alloc&) {
             // No memory for copies or buckets: the direct path needs none. Keys already
             // inserted are inserted again, which changes nothing.
         }
-    if (t == 1) return e.insert(prefetched(f), keys, n, mode);
-    insert_by_block_range(e, f, keys, n, mode, t);
+    if (t == 1)
+        e.insert(prefetched(f), keys, n, mode);
+    else
+        insert_by_block_range(e, f, keys, n, mode, t);
+    return false;
 }
 
-void bulk_contains_bytes(const BlockedKernels& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
-                         std::uint8_t* out, BatchConfig cfg) {
-    cfg = for_engine(e, cfg);
-    const unsigned t = threads_for(n, cfg.threads);
+bool bytes_range(const BlockedKernels& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
+                 std::uint8_t* out, unsigned t, bool partitioned, BatchScratch* scratch) {
     auto direct_range = [&](Range c) { e.contains_bytes(prefetched(f), keys + c.begin, c.size(), mode, out + c.begin); };
-    if (use_partitioned(f, n, t, cfg.path, Op::probe)) {
-        if (BatchScratch::Lease lease(cfg.scratch, t); lease) {
-            partitioned_probe(
+    if (partitioned) {
+        if (BatchScratch::Lease lease(scratch, t); lease)
+            return partitioned_probe(
                 e, f, keys, n, mode, t, lease,
                 [&](const Buckets& b, std::size_t r0, std::size_t len, const std::vector<std::uint8_t>& spilled) {
                     std::uint8_t* const o = out + r0;
@@ -372,20 +402,17 @@ void bulk_contains_bytes(const BlockedKernels& e, const FilterRef& f, const std:
                     for (std::size_t s = 0; s < spilled.size(); ++s) o[b.spill[s]] = spilled[s];
                 },
                 direct_range);
-            return;
-        }
     }
     direct(n, t, direct_range);
+    return false;
 }
 
-void bulk_contains_bits(const BlockedKernels& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
-                        std::uint64_t* out, BatchConfig cfg) {
-    cfg = for_engine(e, cfg);
-    const unsigned t = threads_for(n, cfg.threads);
+bool bits_range(const BlockedKernels& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
+                std::uint64_t* out, unsigned t, bool partitioned, BatchScratch* scratch) {
     auto direct_range = [&](Range c) { e.contains_bits(prefetched(f), keys + c.begin, c.size(), mode, out + c.begin / 64); };
-    if (use_partitioned(f, n, t, cfg.path, Op::probe)) {
-        if (BatchScratch::Lease lease(cfg.scratch, t); lease) {
-            partitioned_probe(
+    if (partitioned) {
+        if (BatchScratch::Lease lease(scratch, t); lease)
+            return partitioned_probe(
                 e, f, keys, n, mode, t, lease,
                 [&](const Buckets& b, std::size_t r0, std::size_t len, const std::vector<std::uint8_t>& spilled) {
                     // Rounds start on multiples of 64 keys: each writes whole words of its own.
@@ -404,32 +431,27 @@ void bulk_contains_bits(const BlockedKernels& e, const FilterRef& f, const std::
                     }
                 },
                 direct_range);
-            return;
-        }
     }
     direct(n, t, direct_range);
+    return false;
 }
 
-std::size_t bulk_count(const BlockedKernels& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
-                       BatchConfig cfg) {
-    cfg = for_engine(e, cfg);
-    const unsigned t = threads_for(n, cfg.threads);
-    std::atomic<std::size_t> total{0};
+bool count_range(const BlockedKernels& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
+                 std::atomic<std::size_t>& total, unsigned t, bool partitioned, BatchScratch* scratch) {
     auto direct_range = [&](Range c) { total += e.count(prefetched(f), keys + c.begin, c.size(), mode); };
-    if (use_partitioned(f, n, t, cfg.path, Op::probe)) {
-        if (BatchScratch::Lease lease(cfg.scratch, t); lease) {
+    if (partitioned) {
+        if (BatchScratch::Lease lease(scratch, t); lease) {
             // Counting needs no answers back in order: a count per bucket.
             const Geometry g(f);
+            std::atomic<bool> all{true};
             each_thread(t, [&](unsigned v) {
                 const Range c = part(n, t, v, 64);
                 const Plan p = Plan::fit(g.regions, c.size(), lease.per_thread(), false);
-                std::byte* mem = nullptr;
-                if (p.round != 0) try {
-                        mem = lease.arena(v).get(p.bytes());
-                    } catch (const std::bad_alloc&) {
-                        mem = nullptr;
-                    }
-                if (mem == nullptr) return direct_range(c);
+                std::byte* mem = scratch_for(lease, v, p);
+                if (mem == nullptr) {
+                    all = false;
+                    return direct_range(c);
+                }
                 Buckets b(e, f, g, p, mem);
                 std::size_t mine = 0;
                 for (std::size_t r0 = c.begin; r0 < c.end; r0 += p.round) {
@@ -440,10 +462,51 @@ std::size_t bulk_count(const BlockedKernels& e, const FilterRef& f, const std::u
                 }
                 total += mine;
             });
-            return total;
+            return all;
         }
     }
     direct(n, t, direct_range);
+    return false;
+}
+
+}  // namespace
+
+void bulk_insert(const BlockedKernels& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
+                 BatchConfig cfg) {
+    cfg = for_engine(e, cfg);
+    const unsigned t = threads_for(n, cfg.threads);
+    on_chosen_path(f, n, t, cfg.path, Op::insert, [&](bool partitioned, std::size_t b, std::size_t len) {
+        return insert_range(e, f, keys + b, len, mode, t, partitioned, cfg.scratch);
+    });
+}
+
+void bulk_contains_bytes(const BlockedKernels& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
+                         std::uint8_t* out, BatchConfig cfg) {
+    cfg = for_engine(e, cfg);
+    const unsigned t = threads_for(n, cfg.threads);
+    on_chosen_path(f, n, t, cfg.path, Op::probe, [&](bool partitioned, std::size_t b, std::size_t len) {
+        return bytes_range(e, f, keys + b, len, mode, out + b, t, partitioned, cfg.scratch);
+    });
+}
+
+void bulk_contains_bits(const BlockedKernels& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
+                        std::uint64_t* out, BatchConfig cfg) {
+    cfg = for_engine(e, cfg);
+    const unsigned t = threads_for(n, cfg.threads);
+    // Measuring slices are multiples of 64 keys: b / 64 is a whole word.
+    on_chosen_path(f, n, t, cfg.path, Op::probe, [&](bool partitioned, std::size_t b, std::size_t len) {
+        return bits_range(e, f, keys + b, len, mode, out + b / 64, t, partitioned, cfg.scratch);
+    });
+}
+
+std::size_t bulk_count(const BlockedKernels& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
+                       BatchConfig cfg) {
+    cfg = for_engine(e, cfg);
+    const unsigned t = threads_for(n, cfg.threads);
+    std::atomic<std::size_t> total{0};
+    on_chosen_path(f, n, t, cfg.path, Op::probe, [&](bool partitioned, std::size_t b, std::size_t len) {
+        return count_range(e, f, keys + b, len, mode, total, t, partitioned, cfg.scratch);
+    });
     return total;
 }
 

@@ -8,11 +8,12 @@
 //               is streamed into the cache in address order and its bucket processed there,
 //               and answers are put back in the caller's order. It pays when a large batch
 //               meets a filter much larger than the cache, so that each cache line is visited
-//               by several keys of the batch; `automatic` takes it past measured crossovers.
+//               by several keys of the batch; `automatic` takes it where it measured faster
+//               on this machine (engine/path_choice.hpp).
 //
-// Threads split a probe's batch into contiguous ranges. Inserts on several threads always
-// partition, by block range (each thread owns whole regions), so no two threads write one
-// block: no atomics, and since OR is commutative the filter is bit-identical whatever the
+// Threads split a probe's batch into contiguous ranges. Inserts on several threads split the
+// filter by block range (each thread owns whole blocks, on either path), so no two threads
+// write one block: no atomics, and since OR is commutative the filter is bit-identical whatever the
 // thread count or path.
 #include "batchbloom/filter.hpp"
 #include "engine/engine.hpp"
@@ -27,11 +28,6 @@ struct BatchConfig {
     BatchPath path;
     BatchScratch* scratch = nullptr;  // the filter's partitioning scratch; none: direct only
 };
-
-enum class Op : std::uint8_t { insert, probe };
-
-/// Whether a batch of n keys on `threads` threads takes the partitioned path for `op`.
-bool use_partitioned(const FilterRef& f, std::size_t n, unsigned threads, BatchPath path, Op op);
 
 void bulk_insert(const BlockedKernels& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
                  BatchConfig cfg);

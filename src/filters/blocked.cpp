@@ -12,6 +12,7 @@
 
 #include "engine/engine.hpp"
 #include "engine/batch.hpp"
+#include "engine/path_choice.hpp"
 #include "engine/scratch.hpp"
 #include "filters/key_hashes.hpp"
 #include "filters/storage.hpp"
@@ -114,6 +115,13 @@ detail::BatchConfig batch_config(const Filter& f, detail::BatchScratch* scratch)
 }
 
 }  // namespace
+
+BatchPath Filter::batch_path_for(std::size_t keys, bool insert) const {
+    const auto& e = detail::blocked_kernels(backend_);
+    if (e.backend == Backend::cuda) return BatchPath::direct;  // the device takes whole calls
+    const unsigned t = detail::threads_for(keys, detail::resolve_threads(threads_));
+    return detail::choose_path(ref(params_, storage_.data()), keys, t, path_, insert ? detail::Op::insert : detail::Op::probe);
+}
 
 // ---- keys to engine batches (detail::feed_keys, key_hashes.hpp) ------------------------
 

@@ -273,10 +273,10 @@ section_bench() {
     local engines e t
     engines=$(sed -n 's/^# batchbloom bench: engines \([^;]*\);.*/\1/p' bench.out | tr -d ',')
     [[ " $engines " == *" scalar "* ]] || fail "bench lists no scalar engine: $(head -3 bench.out)"
-    expect_contains bench.out '^engine +threads +keys +bits/ +k +insert +insert +probe +probe +probe +measured +predicted +probe/ +probe/$'
+    expect_contains bench.out '^engine +threads +path +keys +bits/ +k +insert +insert +probe +probe +probe +measured +predicted +probe/ +probe/$'
     for e in $engines; do
         for t in 1 2; do
-            expect_contains bench.out "^$e +$t +200000 +[0-9.]+ +[0-9]+( +[0-9.]+){5}( +[0-9.]+e-[0-9]+){2} +[0-9.]+ +[0-9.]+$"
+            expect_contains bench.out "^$e +$t +auto\([dp?]/[dp?]\) +200000 +[0-9.]+ +[0-9]+( +[0-9.]+){5}( +[0-9.]+e-[0-9]+){2} +[0-9.]+ +[0-9.]+$"
         done
     done
     expect_contains bench.out '^random 64B line reads \(prefetched\) +[0-9.]+ +[0-9.]+ +1\.00$'
@@ -284,7 +284,7 @@ section_bench() {
     for t in "classic scalar" "counting scalar" "scalable [a-z0-9]+"; do
         expect_contains bench.out "^$t +200000 +[0-9.]+ +([0-9]+|-)( +[0-9.]+){3} +[0-9.]+e-0[1-3] +[0-9.]+e-0[1-3]$"
     done
-    expect_contains bench.out '^# limit: .*Mlines/s by prefetch distance 0: [0-9.]+, 8: [0-9.]+, 16: [0-9.]+, 32: [0-9.]+, 64: [0-9.]+$'
+    expect_contains bench.out '^# limit: .*Mlines/s by prefetch distance 0: [0-9.]+, 8: [0-9.]+, 16: [0-9.]+, 32: [0-9.]+(, [0-9]+: [0-9.]+)*$'
     expect_contains bench.out '^# random 64B line reads over a buffer the size of this filter: [0-9.]+ Mlines/s \([0-9.]+ ns/line\)$'
     "$PY" - r.json "$engines" <<'PYEOF' || fail "bench --json: $(cat r.json)"
 import json, sys
@@ -304,6 +304,8 @@ for r in rs:
     for k in ("backend", "threads", "keys", "bits_per_key", "insert_keys_per_s", "probe_keys_per_s",
               "probe_miss_keys_per_s", "fpr", "predicted_fpr", "limit_at_size_lines_per_s", "probe_over_limit_at_size"):
         assert k in r, (k, r)
+    assert r["path"] == "automatic" and set(r["chosen"]) == {"insert", "probe"}, r
+    assert all(c in ("direct", "partitioned", "automatic") for c in r["chosen"].values()), r
     assert r["limit_at_size_lines_per_s"] > 0 and r["probe_over_limit_at_size"] > 0, r
     assert r["keys"] == 200000 and 9 < r["bits_per_key"] < 12, r
     assert min(r["insert_keys_per_s"], r["probe_keys_per_s"], r["probe_miss_keys_per_s"]) > 0, r
@@ -313,9 +315,22 @@ PYEOF
     # One engine, another shape and sizing, several sizes.
     "$BB" bench --sizes 20k,50000 --backend scalar --bits-per-key 10 --shape split256 --seed 9 "${small[@]}" >sizes.out
     expect_contains sizes.out '^# 20000 keys, 20000 queries: split256 filter'
-    expect_contains sizes.out '^scalar +1 +20000 +10\.[0-9]+ '
-    expect_contains sizes.out '^scalar +1 +50000 +10\.[0-9]+ '
+    expect_contains sizes.out '^scalar +1 +auto\(d/d\) +20000 +10\.[0-9]+ '
+    expect_contains sizes.out '^scalar +1 +auto\(d/d\) +50000 +10\.[0-9]+ '
     [[ $(grep -c '^scalar ' sizes.out) == 2 ]] || fail "bench --sizes 20k,50000 --backend scalar: not 2 rows: $(cat sizes.out)"
+    # Each batch path, beside each other: same filter and answers (else the run fails).
+    "$BB" bench --keys 20000 --backend scalar --paths direct,partitioned,auto --json paths.json "${small[@]}" >paths.out
+    expect_contains paths.out '^scalar +1 +direct +20000 '
+    expect_contains paths.out '^scalar +1 +partitioned +20000 '
+    expect_contains paths.out '^scalar +1 +auto\(d/d\) +20000 '
+    "$PY" -c 'import json, sys; rs = json.load(open(sys.argv[1]))["results"]; assert [r["path"] for r in rs] == ["direct", "partitioned", "automatic"] and "chosen" not in rs[0] and rs[2]["chosen"] == {"insert": "direct", "probe": "direct"}, rs' paths.json ||
+        fail "bench --paths --json: $(cat paths.json)"
+    # The sweep: a row per operation with each path's time and the automatic path's choice.
+    "$BB" bench --sweep --sweep-filters 256K --keys-per-line 2 --threads 1 --repeat 1 --backend scalar >sweep.out
+    expect_contains sweep.out '^256K +0\.2 +2\.0 +1 +8192 +[0-9.]+ \| insert +[0-9.]+ +[0-9.]+ +[0-9.]+ +direct +[0-9.]+$'
+    expect_contains sweep.out '^256K +0\.2 +2\.0 +1 +8192 +[0-9.]+ \| probe +[0-9.]+ +[0-9.]+ +[0-9.]+ +direct +[0-9.]+$'
+    expect_fail '--sweep-filters' "$BB" bench --sweep --sweep-filters L9 --backend scalar
+    expect_fail '--paths' "$BB" bench --paths direct,fastest
     "$BB" bench --help >help.out
     expect_contains help.out '^usage: batchbloom bench'
     expect_contains help.out '--plot FILE'

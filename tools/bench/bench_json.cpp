@@ -93,6 +93,7 @@ std::string bench_json(const MachineInfo& m, const LineReadLimit& limit, std::sp
         Object o;
         o.str("backend", r.backend)
             .add("threads", number(std::uint64_t{r.threads}))
+            .str("path", r.path)
             .add("keys", number(r.keys))
             .add("queries", number(r.queries))
             .str("shape", to_string(r.params.shape))
@@ -116,6 +117,11 @@ std::string bench_json(const MachineInfo& m, const LineReadLimit& limit, std::sp
             .add("predicted_fpr", number(r.predicted_fpr))
             .add("repeat", number(std::uint64_t{run.repeat}))
             .add("seed", number(run.seed));
+        if (r.path == "automatic") {
+            Object chosen;
+            chosen.str("insert", r.chosen_insert).str("probe", r.chosen_probe);
+            o.add("chosen", chosen.text());
+        }
         s += (i ? ",\n    " : "\n    ") + o.text();
     }
     s += results.empty() ? "]\n}\n" : "\n  ]\n}\n";

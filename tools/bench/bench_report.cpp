@@ -22,6 +22,13 @@ std::vector<BenchColumn> bench_columns(const LineReadLimit& limit) {
     return {
         {{"engine"}, [](const BenchResult& r) { return r.backend; }},
         {{"threads"}, [](const BenchResult& r) { return std::to_string(r.threads); }},
+        {{"path"},
+         [](const BenchResult& r) {
+             // automatic: the paths it took, insert/probe (d: direct, p: partitioned)
+             if (r.path != "automatic") return r.path;
+             auto letter = [](const std::string& c) { return c == "automatic" ? std::string("?") : c.substr(0, 1); };
+             return "auto(" + letter(r.chosen_insert) + "/" + letter(r.chosen_probe) + ")";
+         }},
         {{"keys"}, [](const BenchResult& r) { return std::to_string(r.keys); }},
         {{"bits/", "key"}, [](const BenchResult& r) { return format_fixed(r.bits_per_key(), 2); }},
         {{"k"}, [](const BenchResult& r) { return std::to_string(r.params.k); }},

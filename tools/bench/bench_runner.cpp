@@ -33,11 +33,21 @@ std::string backend_label(Backend backend) {
     return std::string(to_string(backend));
 }
 
-BenchRun run_backend(const Workload& work, const BenchSetup& setup, Backend backend, unsigned threads) {
+std::string_view path_name(BatchPath path) {
+    switch (path) {
+        case BatchPath::direct: return "direct";
+        case BatchPath::partitioned: return "partitioned";
+        case BatchPath::automatic: break;
+    }
+    return "automatic";
+}
+
+BenchRun run_backend(const Workload& work, const BenchSetup& setup, Backend backend, unsigned threads, BatchPath path) {
     BenchRun run;
     BenchResult& r = run.result;
     r.backend = backend_label(backend);
     r.threads = threads;
+    r.path = path_name(path);
     r.keys = work.inserted.size();
     r.queries = work.absent.size();
     r.params = setup.params;
@@ -46,6 +56,7 @@ BenchRun run_backend(const Workload& work, const BenchSetup& setup, Backend back
     Filter filter(setup.params, setup.hashing);
     filter.set_backend(backend);
     filter.set_threads(threads);
+    filter.set_batch_path(path);
 
     r.insert_seconds = best_seconds(
         setup.repeat, [&] { filter.clear(); }, [&] { filter.insert(std::span<const std::uint64_t>(work.inserted)); });
@@ -62,6 +73,10 @@ BenchRun run_backend(const Workload& work, const BenchSetup& setup, Backend back
     r.probe_absent_seconds = best_seconds(
         setup.repeat, [] {}, [&] { absent_hits = filter.count(std::span<const std::uint64_t>(work.absent)); });
     r.absent_hits = absent_hits;
+    if (path == BatchPath::automatic) {
+        r.chosen_insert = path_name(filter.batch_path_for(work.inserted.size(), true));
+        r.chosen_probe = path_name(filter.batch_path_for(work.mixed.size(), false));
+    }
 
     run.filter.emplace(std::move(filter));
     return run;

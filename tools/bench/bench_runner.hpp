@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include <batchbloom/backend.hpp>
 #include <batchbloom/filter.hpp>
@@ -23,6 +24,10 @@ struct BenchSetup {
 struct BenchResult {
     std::string backend;  ///< engine name as shown ("scalar", "auto(avx2)", ...)
     unsigned threads = 1;
+    std::string path;  ///< the batch path asked for: "direct", "partitioned" or "automatic"
+    /// For "automatic": the path each phase's calls took once measured ("direct" or
+    /// "partitioned"; "automatic" if they had not been measured).
+    std::string chosen_insert, chosen_probe;
     std::uint64_t keys = 0;
     std::uint64_t queries = 0;
     Params params;
@@ -59,8 +64,10 @@ struct BenchRun {
 /// "scalar", or "auto(scalar)" for Backend::automatic.
 std::string backend_label(Backend backend);
 
-/// Runs every phase on `backend` with `threads` threads (>= 1). Throws Error if the engine is
-/// not available here.
-BenchRun run_backend(const Workload& work, const BenchSetup& setup, Backend backend, unsigned threads);
+std::string_view path_name(BatchPath path);
+
+/// Runs every phase on `backend` with `threads` threads (>= 1) on batch path `path`. Throws
+/// Error if the engine is not available here.
+BenchRun run_backend(const Workload& work, const BenchSetup& setup, Backend backend, unsigned threads, BatchPath path);
 
 }  // namespace batchbloom::cli

@@ -23,6 +23,7 @@
 #include "bench/bench_plot.hpp"
 #include "bench/bench_report.hpp"
 #include "bench/bench_runner.hpp"
+#include "bench/bench_sweep.hpp"
 #include "bench/bench_workload.hpp"
 #include "bench/bench_filter_types.hpp"
 #include "commands/commands.hpp"
@@ -149,6 +150,24 @@ std::vector<unsigned> read_threads(const ParsedArgs& args) {
     return out;
 }
 
+/// The batch paths named by --paths (default: automatic only), each once.
+std::vector<BatchPath> read_paths(const ParsedArgs& args) {
+    std::vector<BatchPath> out;
+    for (const auto item : split_list(args.value("paths").value_or("auto"))) {
+        BatchPath p;
+        if (item == "direct")
+            p = BatchPath::direct;
+        else if (item == "partitioned")
+            p = BatchPath::partitioned;
+        else if (item == "auto" || item == "automatic")
+            p = BatchPath::automatic;
+        else
+            throw UsageError("--paths expects a list of direct, partitioned and auto, got '" + std::string(item) + "'");
+        if (std::find(out.begin(), out.end(), p) == out.end()) out.push_back(p);
+    }
+    return out;
+}
+
 /// Filter sizes in keys: --sizes LIST, else --keys N, else the default.
 std::vector<std::uint64_t> read_sizes(const ParsedArgs& args) {
     const auto sizes = args.value("sizes");
@@ -197,6 +216,51 @@ std::string join_numbers(const std::vector<unsigned>& v) {
     return s;
 }
 
+std::vector<double> read_densities(const ParsedArgs& args) {
+    std::vector<double> out;
+    for (const auto item : split_list(args.value("keys-per-line").value_or("0.1,1,10"))) {
+        double v = 0;
+        try {
+            v = std::stod(std::string(item));
+        } catch (const std::exception&) {
+            v = 0;
+        }
+        if (!(v > 0 && v <= 1000))
+            throw UsageError("--keys-per-line expects numbers in (0, 1000], got '" + std::string(item) + "'");
+        out.push_back(v);
+    }
+    return out;
+}
+
+int run_sweep_command(const ParsedArgs& args, const std::vector<Backend>& backends, const std::vector<unsigned>& threads) {
+    if (backends.size() != 1 && args.value("backend"))
+        throw UsageError("--sweep runs one engine: give --backend NAME");
+    SweepSpec spec;
+    for (const auto item : split_list(args.value("sweep-filters").value_or("L2,L3,4xL3,1G")))
+        spec.filters.emplace_back(item);
+    spec.keys_per_line = read_densities(args);
+    spec.threads = threads;
+    spec.repeat = static_cast<unsigned>(args.u64("repeat", 5));
+    if (spec.repeat == 0 || spec.repeat > 1000) throw UsageError("--repeat must be between 1 and 1000");
+    spec.seed = args.u64("seed", default_seed);
+    const Backend backend = args.value("backend") ? backends.front() : Backend::automatic;
+    const MachineInfo machine = machine_info();
+    std::printf("# batchbloom bench --sweep: engine %s; word512, k = 8; median of %u runs per path; the automatic\n"
+                "# path's first call measures both paths and counts like the others\n",
+                backend_label(backend).c_str(), spec.repeat);
+    std::printf("# machine: %s, %u cores, L2 %s, L3 %s; compiler %s\n", machine.cpu.c_str(), machine.cores,
+                machine.l2_bytes ? human_bytes(machine.l2_bytes).c_str() : "?",
+                machine.l3_bytes ? human_bytes(machine.l3_bytes).c_str() : "?", machine.compiler.c_str());
+    std::printf("# limit: random 64B line reads over a buffer the size of the filter (1 thread)\n");
+    std::fflush(stdout);
+    try {
+        run_sweep(spec, machine, backend, stdout);
+    } catch (const std::invalid_argument& e) {
+        throw UsageError(std::string("--sweep-filters: ") + e.what());
+    }
+    return 0;
+}
+
 /// A temporary file for the JSON that --plot reads when --json was not given; removed when done.
 class TempFile {
 public:
@@ -227,7 +291,7 @@ CommandSpec bench_spec() {
         .name = "bench",
         .synopsis =
             "[--keys N | --sizes LIST] [--queries N] [--fpr P | --bits-per-key B] [--shape S] "
-            "[--backend NAME|all] [--threads LIST] [--repeat R] [--seed S] [--json FILE] [--plot FILE.png]",
+            "[--backend NAME|all] [--threads LIST] [--paths LIST] [--repeat R] [--sweep [--sweep-filters LIST] [--keys-per-line LIST]] [--seed S] [--json FILE] [--plot FILE.png]",
         .summary =
             "Measure bulk insert and probe throughput and the false-positive rate of each engine on random "
             "64-bit keys,\nbeside this machine's random cache-line read rate.",
@@ -239,7 +303,11 @@ CommandSpec bench_spec() {
                     shape_option(),
                     {"backend", "NAME", "engine: all available (default), auto, scalar, avx2, avx512 or cuda"},
                     {"threads", "LIST", "threads per bulk call, e.g. 1 or 1,2; 0 = all cores (default 1)"},
-                    {"repeat", "R", "run each phase R times and keep the fastest (default 3)"},
+                    {"paths", "LIST", "batch paths: direct, partitioned, auto, e.g. direct,partitioned,auto (default auto)"},
+                    {"repeat", "R", "run each phase R times and keep the fastest (default 3; --sweep: the median of 5)"},
+                    {"sweep", "", "instead: time each batch path over filter sizes and batch densities (one engine)"},
+                    {"sweep-filters", "LIST", "--sweep filter sizes: L2, L3, 4xL3, or sizes like 1G (default L2,L3,4xL3,1G)"},
+                    {"keys-per-line", "LIST", "--sweep batch sizes in keys per filter line (default 0.1,1,10)"},
                     {"seed", "S", "seed of the random keys (default 1)"},
                     {"json", "FILE", "also write the results as JSON to FILE"},
                     {"plot", "FILE", "draw throughput vs filter size (--sizes) into FILE (PNG; needs matplotlib)"},
@@ -253,12 +321,16 @@ CommandSpec bench_spec() {
             "every inserted key; otherwise the command fails.\n"
             "\n"
             "The limit row is this machine's rate of random 64-byte line reads (best of no prefetching and\n"
-            "software prefetching at several distances), one thread, over a buffer far larger than the\n"
+            "software prefetching 8, 16, 32, ... lines ahead, deepened while the rate still rises), one\n"
+            "thread, over a buffer far larger than the\n"
             "last-level cache: an out-of-cache probe reads one such line per key, so 'probe/limit' (50%-hit\n"
             "probe rate / limit) near 1 means the engine runs at the memory system's speed. Filters that\n"
             "fit in the cache can exceed it; 'probe/limit at size' compares with the same measurement over a\n"
             "buffer the size of the filter, the limit of a probe in the caller's order wherever the filter\n"
-            "lives. Partitioned batches (large batches on filters beyond L3) can exceed both.",
+            "lives. Partitioned batches (large batches on filters beyond L3) can exceed both.\n"
+            "\n"
+            "--paths runs each engine on each batch path; 'auto(p/d)' is the automatic path and what it\n"
+            "chose for insert/probe once measured (p: partitioned, d: direct, ?: not measured).",
     };
 }
 
@@ -274,6 +346,8 @@ int run_bench(const ParsedArgs& args) {
     if (repeat == 0 || repeat > 1000) throw UsageError("--repeat must be between 1 and 1000");
     const std::vector<Backend> backends = read_backends(args);
     const std::vector<unsigned> thread_counts = read_threads(args);
+    const std::vector<BatchPath> paths = read_paths(args);
+    if (args.has("sweep")) return run_sweep_command(args, backends, thread_counts);
     const std::uint64_t limit_buffer = args.value("limit-buffer")
                                            ? parse_bytes(*args.value("limit-buffer"), "--limit-buffer")
                                            : default_limit_buffer_bytes;
@@ -348,12 +422,14 @@ int run_bench(const ParsedArgs& args) {
         std::optional<Filter> reference;
         std::optional<BenchResult> first;
         for (const unsigned threads : thread_counts) {
-            for (const Backend b : backends) {
-                BenchRun run = run_backend(work, setup, b, threads);
+            for (const Backend b : backends)
+            for (const BatchPath path : paths) {
+                BenchRun run = run_backend(work, setup, b, threads, path);
                 run.result.size_limit_lines_per_s = at_size.best.lines_per_s;
                 const BenchResult& r = run.result;
                 const std::string who = r.backend + " (" + std::to_string(threads) + " thread" +
-                                        (threads == 1 ? "" : "s") + ", " + std::to_string(keys) + " keys)";
+                                        (threads == 1 ? "" : "s") + ", " + r.path + ", " + std::to_string(keys) +
+                                        " keys)";
                 if (r.false_negatives != 0)
                     problems.push_back(who + ": " + std::to_string(r.false_negatives) +
                                        " inserted keys reported absent (false negatives)");

@@ -22,7 +22,11 @@ namespace {
 constexpr std::uint64_t line_bytes = 64;
 constexpr std::uint64_t line_words = line_bytes / sizeof(std::uint64_t);
 constexpr std::uint64_t huge_page = std::uint64_t(2) << 20;
-constexpr unsigned distances[] = {0, 8, 16, 32, 64};  // 0: no prefetch, the core's own parallelism
+// Distances tried: 0 (no prefetch, the core's own parallelism), then 8, 16, 32, ... doubling
+// for as long as the rate still rises by more than `gain` (memory systems differ by 4x and more
+// in the lines they can keep in flight), up to `max_distance`.
+constexpr unsigned first_distance = 8, max_distance = 4096;
+constexpr double gain = 1.02;
 
 struct FreeDeleter {
     void operator()(void* p) const noexcept { std::free(p); }
@@ -103,7 +107,18 @@ LineReadLimit measure_line_read_limit(std::uint64_t buffer_bytes, unsigned repea
     for (std::size_t i = 0; i < idx.size(); ++i) expected += idx[i] * line_words + (i & (line_words - 1));
 
     using clock = std::chrono::steady_clock;
-    for (unsigned d : distances) {
+    // Stop once two doublings in a row gained too little over the best before them (one
+    // alone may be noise).
+    double best_before = 0;
+    unsigned flat = 0;
+    auto next = [&](unsigned d) -> unsigned {
+        const double rate = out.by_distance.back().lines_per_s;
+        if (d == 0) return first_distance;
+        flat = rate < gain * best_before ? flat + 1 : 0;
+        best_before = std::max(best_before, rate);
+        return flat < 2 && d < max_distance ? 2 * d : 0;
+    };
+    for (unsigned d = 0;; ) {
         double best = std::numeric_limits<double>::infinity();
         for (unsigned r = 0; r < out.repeat; ++r) {
             const auto t0 = clock::now();
@@ -115,6 +130,7 @@ LineReadLimit measure_line_read_limit(std::uint64_t buffer_bytes, unsigned repea
         const LineReadRate rate{d, static_cast<double>(out.reads) / std::max(best, 1e-9)};
         out.by_distance.push_back(rate);
         if (rate.lines_per_s > out.best.lines_per_s) out.best = rate;
+        if ((d = next(d)) == 0) break;
     }
     return out;
 }

@@ -7,7 +7,8 @@
 // library allocates large filters), touched first; an array of random line indices drawn in
 // advance (as a probe's hashed block indices are); then one pass over the indices that
 // prefetches line i+d and loads one word of line i into a checksum. Single thread; several
-// prefetch distances d are tried (0: none, the core's own memory parallelism) and the fastest
+// prefetch distances d are tried (0: none, the core's own memory parallelism; then 8, 16, 32,
+// ... doubling while the rate still rises) and the fastest
 // counts. `batchbloom bench` also measures it over a buffer the size of each filter it runs,
 // which is the limit of a direct probe of that filter wherever it lives (L2, L3 or DRAM).
 #include <cstdint>

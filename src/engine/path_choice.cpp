@@ -1,0 +1,84 @@
+#include "engine/path_choice.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+
+#include "batchbloom/error.hpp"
+#include "engine/machine.hpp"
+
+namespace batchbloom::detail {
+namespace {
+
+/// Below this many keys a call is not worth partitioning (its buckets would hold a few keys
+/// per region) nor measuring (the clock's resolution and the first misses dominate).
+constexpr std::size_t min_partitioned_keys = std::size_t(1) << 18;
+
+constexpr unsigned op_classes = 2, thread_classes = 4, size_classes = 64, density_classes = 32;
+
+/// 0: not measured; 1 + BatchPath::direct / partitioned otherwise.
+std::atomic<std::uint8_t> choices[op_classes][thread_classes][size_classes][density_classes];
+
+struct Class {
+    unsigned op, threads, size, density;
+};
+
+Class class_of(const FilterRef& f, std::size_t n, unsigned threads, Op op) {
+    const std::uint64_t bytes = f.blocks * layout::info(f.shape).block_bytes;
+    const std::uint64_t lines = std::max<std::uint64_t>(bytes / 64, 1);
+    // Keys per line, within a factor of two, from 1/64 up: floor(log2(64 n / lines)).
+    const std::uint64_t scaled = std::max<std::uint64_t>(64 * std::uint64_t(n) / lines, 1);
+    return {static_cast<unsigned>(op), std::min<unsigned>(static_cast<unsigned>(std::bit_width(threads)) - 1, thread_classes - 1),
+            std::min<unsigned>(static_cast<unsigned>(std::bit_width(bytes)) - 1, size_classes - 1),
+            std::min<unsigned>(static_cast<unsigned>(std::bit_width(scaled)) - 1, density_classes - 1)};
+}
+
+std::atomic<std::uint8_t>& slot(const Class& c) { return choices[c.op][c.threads][c.size][c.density]; }
+
+BatchPath parse_env(const char* text) {
+    const std::string_view s = text;
+    if (s.empty() || s == "automatic" || s == "auto") return BatchPath::automatic;
+    if (s == "direct") return BatchPath::direct;
+    if (s == "partitioned") return BatchPath::partitioned;
+    throw Error("BATCHBLOOM_BATCH_PATH must be direct, partitioned or automatic, got '" + std::string(s) + "'");
+}
+
+BatchPath env_path() {
+    const char* v = std::getenv("BATCHBLOOM_BATCH_PATH");
+    return v == nullptr ? BatchPath::automatic : parse_env(v);
+}
+
+}  // namespace
+
+BatchPath choose_path(const FilterRef& f, std::size_t n, unsigned threads, BatchPath path, Op op) {
+    if (path != BatchPath::automatic) return path;
+    if (const BatchPath e = env_path(); e != BatchPath::automatic) return e;
+    const std::uint64_t bytes = f.blocks * layout::info(f.shape).block_bytes;
+    if (bytes <= machine().l2_bytes || n < min_partitioned_keys) return BatchPath::direct;
+    const std::uint8_t c = slot(class_of(f, n, threads, op)).load(std::memory_order_relaxed);
+    return c == 0 ? BatchPath::automatic : static_cast<BatchPath>(c - 1);
+}
+
+std::size_t measuring_slice(std::size_t n) {
+    // Enough keys for a steady direct rate (tens of thousands of misses), a small share of a
+    // large call; a multiple of 64 so that bitmap words are not split.
+    return std::max<std::size_t>(std::size_t(1) << 16, n / 16) / 64 * 64;
+}
+
+void record_path_times(const FilterRef& f, std::size_t n, unsigned threads, Op op, double direct_s_per_key,
+                       double partitioned_s_per_key) {
+    const BatchPath best = partitioned_s_per_key < direct_s_per_key ? BatchPath::partitioned : BatchPath::direct;
+    slot(class_of(f, n, threads, op)).store(static_cast<std::uint8_t>(best) + 1, std::memory_order_relaxed);
+}
+
+void forget_path_times() {
+    for (auto& a : choices)
+        for (auto& b : a)
+            for (auto& c : b)
+                for (auto& d : c) d.store(0, std::memory_order_relaxed);
+}
+
+}  // namespace batchbloom::detail

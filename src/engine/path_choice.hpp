@@ -1,0 +1,38 @@
+#pragma once
+// Which batch path `BatchPath::automatic` takes, decided by measurement on the machine at hand
+// rather than by crossovers measured on another one.
+//
+// The partitioned path can only win for a filter larger than L2 and a batch large enough to
+// bring several keys to each region; below that, automatic is direct without measuring. For
+// the rest, calls are put in classes (operation, thread count, filter size within a factor of
+// two, keys per filter line within a factor of two), and the first call of a class measures
+// both paths on its own keys: a slice of the batch runs direct, the remainder partitioned (all
+// of it real work, nothing done twice). The faster per key is kept for the class for the rest
+// of the process. An explicit Filter::set_batch_path, then the environment variable
+// BATCHBLOOM_BATCH_PATH (direct, partitioned or automatic), override the measurement.
+#include <cstddef>
+#include <cstdint>
+
+#include "batchbloom/filter.hpp"
+#include "engine/engine.hpp"
+
+namespace batchbloom::detail {
+
+enum class Op : std::uint8_t { insert, probe };
+
+/// The path a call of n keys on `threads` threads takes: direct or partitioned, or automatic
+/// when it should measure both (the class has not been measured yet). `path` is the filter's
+/// setting. Throws Error if BATCHBLOOM_BATCH_PATH holds something else than a path's name.
+BatchPath choose_path(const FilterRef& f, std::size_t n, unsigned threads, BatchPath path, Op op);
+
+/// The keys, at the start of a measuring call, that run direct; the rest run partitioned.
+std::size_t measuring_slice(std::size_t n);
+
+/// Records a measuring call's per-key seconds of each path for its class.
+void record_path_times(const FilterRef& f, std::size_t n, unsigned threads, Op op, double direct_s_per_key,
+                       double partitioned_s_per_key);
+
+/// Forgets every measurement (tests).
+void forget_path_times();
+
+}  // namespace batchbloom::detail

@@ -1,0 +1,126 @@
+#include "bench/bench_sweep.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <span>
+#include <optional>
+#include <stdexcept>
+
+#include <batchbloom/filter.hpp>
+#include <batchbloom/params.hpp>
+
+#include "bench/bench_runner.hpp"
+#include "common/splitmix64.hpp"
+
+namespace batchbloom::cli {
+namespace {
+
+constexpr BatchPath paths[] = {BatchPath::direct, BatchPath::partitioned, BatchPath::automatic};
+
+std::uint64_t filter_bytes_of(const std::string& name, const MachineInfo& m) {
+    const std::uint64_t l2 = m.l2_bytes ? m.l2_bytes : std::uint64_t(1) << 20;
+    const std::uint64_t l3 = m.l3_bytes ? m.l3_bytes : 4 * l2;
+    // "In L2" and "in L3": half the cache, so that the filter stays there beside the batch.
+    if (name == "L2") return l2 / 2;
+    if (name == "L3") return l3 / 2;
+    if (name == "4xL3") return 4 * l3;
+    std::uint64_t v = 0;
+    std::size_t used = 0;
+    try {
+        v = std::stoull(name, &used);
+    } catch (const std::exception&) {
+        throw std::invalid_argument("a sweep filter is L2, L3, 4xL3 or a size such as 1G, got '" + name + "'");
+    }
+    const std::string unit = name.substr(used);
+    if (unit == "K") return v << 10;
+    if (unit == "M") return v << 20;
+    if (unit == "G") return v << 30;
+    if (unit.empty()) return v;
+    throw std::invalid_argument("a sweep filter is L2, L3, 4xL3 or a size such as 1G, got '" + name + "'");
+}
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const std::size_t m = v.size() / 2;
+    return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
+}
+
+template <class Body>
+double seconds(Body&& body) {
+    const auto t0 = std::chrono::steady_clock::now();
+    body();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+void print_header(std::FILE* out) {
+    std::fprintf(out,
+                 "%-6s %9s %6s %3s %10s %8s | %-6s %8s %8s %8s %11s %9s\n", "filter", "MiB", "keys/", "thr", "keys",
+                 "limit", "op", "direct", "partit.", "auto", "chose", "auto/best");
+    std::fprintf(out, "%-6s %9s %6s %3s %10s %8s | %-6s %8s %8s %8s %11s %9s\n", "", "", "line", "", "", "ns/line", "",
+                 "ns/key", "ns/key", "ns/key", "", "");
+}
+
+}  // namespace
+
+std::vector<SweepPoint> run_sweep(const SweepSpec& spec, const MachineInfo& machine, Backend backend, std::FILE* out) {
+    std::vector<SweepPoint> points;
+    for (const std::string& name : spec.filters) filter_bytes_of(name, machine);  // every name checked first
+    print_header(out);
+    for (const std::string& name : spec.filters) {
+        const std::uint64_t bytes = filter_bytes_of(name, machine);
+        const Params params = Params::make(Shape::word512, std::max<std::uint64_t>(bytes / 64, 1), 8);
+        const LineReadLimit at_size = measure_line_read_limit(params.bytes(), 3, spec.seed);
+        for (const double density : spec.keys_per_line) {
+            const auto n = static_cast<std::uint64_t>(std::ceil(density * double(params.blocks)));
+            std::vector<std::uint64_t> keys(n), queries(n);
+            SplitMix64 rng(spec.seed ^ n);
+            for (auto& k : keys) k = rng.next() & ~std::uint64_t(1);
+            for (std::size_t i = 0; i < n; ++i) queries[i] = i % 2 ? keys[i] : rng.next() | 1;
+            for (const unsigned threads : spec.threads) {
+                SweepPoint pt{name, params.bytes(), density, threads, n, 1e9 / at_size.best.lines_per_s, {}, {}};
+                std::vector<std::uint8_t> first_answers, answers(n);
+                std::optional<Filter> first;
+                for (std::size_t p = 0; p < std::size(paths); ++p) {
+                    Filter f(params, Hashing{}, backend);
+                    f.set_threads(threads);
+                    f.set_batch_path(paths[p]);
+                    std::vector<double> ins, probe;
+                    for (unsigned r = 0; r < std::max(spec.repeat, 1u); ++r) {
+                        f.clear();
+                        ins.push_back(seconds([&] { f.insert(std::span<const std::uint64_t>(keys)); }));
+                    }
+                    for (unsigned r = 0; r < std::max(spec.repeat, 1u); ++r)
+                        probe.push_back(seconds([&] { f.contains(std::span<const std::uint64_t>(queries), answers); }));
+                    pt.ns[0][p] = median(ins) * 1e9 / double(n);
+                    pt.ns[1][p] = median(probe) * 1e9 / double(n);
+                    if (paths[p] == BatchPath::automatic) {
+                        pt.chosen[0] = path_name(f.batch_path_for(n, true));
+                        pt.chosen[1] = path_name(f.batch_path_for(n, false));
+                    }
+                    if (!first) {
+                        first.emplace(std::move(f));
+                        first_answers = answers;
+                    } else if (!(f == *first) || answers != first_answers) {
+                        throw std::runtime_error("sweep: the " + std::string(path_name(paths[p])) +
+                                                 " path gave other results than the direct path (" + name + ", " +
+                                                 std::to_string(n) + " keys)");
+                    }
+                }
+                for (unsigned op = 0; op < 2; ++op) {
+                    const double best = std::min(pt.ns[op][0], pt.ns[op][1]);
+                    std::fprintf(out, "%-6s %9.1f %6.1f %3u %10llu %8.2f | %-6s %8.2f %8.2f %8.2f %11s %9.2f\n",
+                                 name.c_str(), double(params.bytes()) / double(1 << 20), density, threads,
+                                 static_cast<unsigned long long>(n), pt.limit_at_size_ns, op ? "probe" : "insert",
+                                 pt.ns[op][0], pt.ns[op][1], pt.ns[op][2], pt.chosen[op].c_str(),
+                                 pt.ns[op][2] / best);
+                }
+                std::fflush(out);
+                points.push_back(pt);
+            }
+        }
+    }
+    return points;
+}
+
+}  // namespace batchbloom::cli
