@@ -17,6 +17,8 @@ namespace {
 /// per region) nor measuring (the clock's resolution and the first misses dominate).
 constexpr std::size_t min_partitioned_keys = std::size_t(1) << 18;
 
+constexpr double partitioned_margin = 1.1;
+
 constexpr unsigned op_classes = 2, thread_classes = 4, size_classes = 64, density_classes = 32;
 
 /// 0: not measured; 1 + BatchPath::direct / partitioned otherwise.
@@ -70,7 +72,10 @@ std::size_t measuring_slice(std::size_t n) {
 
 void record_path_times(const FilterRef& f, std::size_t n, unsigned threads, Op op, double direct_s_per_key,
                        double partitioned_s_per_key) {
-    const BatchPath best = partitioned_s_per_key < direct_s_per_key ? BatchPath::partitioned : BatchPath::direct;
+    // Partitioned only when clearly faster: it holds scratch memory that direct does not, and
+    // one measurement on a shared machine varies by more than a few percent.
+    const BatchPath best =
+        partitioned_s_per_key * partitioned_margin < direct_s_per_key ? BatchPath::partitioned : BatchPath::direct;
     slot(class_of(f, n, threads, op)).store(static_cast<std::uint8_t>(best) + 1, std::memory_order_relaxed);
 }
 
