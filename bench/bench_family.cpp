@@ -2,9 +2,10 @@
 // two, in the rows ending "/t2"):
 // counting filter insert / erase / probe per kernel (scalar, avx2) beside the plain filter's
 // insert / probe per engine, and the scalable filter grown from 1,000 to 1M keys (10 stages)
-// beside a plain filter sized for 1M keys up front.
+// beside a plain filter sized for 1M keys up front and beside its own stages probed alone
+// (scalable/stages_alone: every stage asked for every key, one after the other).
 //   build/bench/batchbloom_bench --benchmark_filter='^family/'
-// Probes are 50% hits. Counter: ns_per_key.
+// Probes are 50% hits ("_miss": all absent). Counter: ns_per_key.
 #include <benchmark/benchmark.h>
 
 #include <batchbloom/counting.hpp>
@@ -29,7 +30,8 @@ constexpr double fpr = 0.01;
 
 struct Keys {
     std::vector<std::uint64_t> keys = keys_with_parity(n, 11, 0);
-    std::vector<std::uint64_t> hits50 = bb::bench::half_hits(keys, keys_with_parity(n, 12, 1));
+    std::vector<std::uint64_t> misses = keys_with_parity(n, 12, 1);
+    std::vector<std::uint64_t> hits50 = bb::bench::half_hits(keys, misses);
     bb::Params params = bb::Params::for_fpr(n, fpr);
 };
 
@@ -48,12 +50,13 @@ void plain_insert(benchmark::State& state, bb::Backend backend, unsigned threads
     set_counters(state, n);
 }
 
-// The timed probe loop every filter type shares: 50%-hit batch, one byte per answer.
+// The timed probe loop every filter type shares: 50%-hit batch (or all absent), one byte per answer.
 template <class F>
-void probe_loop(benchmark::State& state, const F& f) {
+void probe_loop(benchmark::State& state, const F& f, bool miss = false) {
+    const auto& queries = miss ? keys().misses : keys().hits50;
     std::vector<std::uint8_t> out(n);
     for (auto _ : state) {
-        f.contains(keys().hits50, out);
+        f.contains(queries, out);
         benchmark::DoNotOptimize(out.data());
     }
     set_counters(state, n);
@@ -127,12 +130,40 @@ void scalable_insert(benchmark::State& state, bb::Backend backend, unsigned thre
     set_counters(state, n);
 }
 
-void scalable_probe(benchmark::State& state, bb::Backend backend, unsigned threads) {
+void scalable_probe_as(benchmark::State& state, bb::Backend backend, unsigned threads, bool miss) {
     bb::ScalableFilter f(grown_from_1000(), {}, backend);
     f.set_threads(threads);
     f.insert(keys().keys);
-    probe_loop(state, f);
+    probe_loop(state, f, miss);
     state.counters["stages"] = double(f.stages().size());
+}
+void scalable_probe(benchmark::State& state, bb::Backend backend, unsigned threads) {
+    scalable_probe_as(state, backend, threads, false);
+}
+void scalable_probe_miss(benchmark::State& state, bb::Backend backend, unsigned threads) {
+    scalable_probe_as(state, backend, threads, true);
+}
+
+// The yardstick of the scalable probe: the same filter's stages, each probed alone with the
+// whole batch (what a probe costs that asks every stage for every key).
+void scalable_stages_alone_as(benchmark::State& state, bb::Backend backend, unsigned threads, bool miss) {
+    bb::ScalableFilter f(grown_from_1000(), {}, backend);
+    f.set_threads(threads);
+    f.insert(keys().keys);
+    const auto& queries = miss ? keys().misses : keys().hits50;
+    std::vector<std::uint8_t> out(n);
+    for (auto _ : state) {
+        for (const auto& stage : f.stages()) stage.contains(queries, out);
+        benchmark::DoNotOptimize(out.data());
+    }
+    set_counters(state, n);
+    state.counters["stages"] = double(f.stages().size());
+}
+void scalable_stages_alone(benchmark::State& state, bb::Backend backend, unsigned threads) {
+    scalable_stages_alone_as(state, backend, threads, false);
+}
+void scalable_stages_alone_miss(benchmark::State& state, bb::Backend backend, unsigned threads) {
+    scalable_stages_alone_as(state, backend, threads, true);
 }
 
 int register_all() {
@@ -143,6 +174,8 @@ int register_all() {
     const std::pair<const char*, Body> rows[] = {
         {"plain/insert", plain_insert},       {"plain/probe", plain_probe},
         {"scalable/insert", scalable_insert}, {"scalable/probe", scalable_probe},
+        {"scalable/probe_miss", scalable_probe_miss}, {"scalable/stages_alone", scalable_stages_alone},
+        {"scalable/stages_alone_miss", scalable_stages_alone_miss},
         {"counting/insert", counting_insert}, {"counting/erase", counting_erase},
         {"counting/probe", counting_probe},
     };

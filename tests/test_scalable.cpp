@@ -134,6 +134,77 @@ TEST(Scalable, KeyTypesAndBulkEqualSingle) {
     EXPECT_EQ(a.count(keys), keys.size());
 }
 
+// The bulk probe hashes each key once and asks a stage only for the keys no newer stage has
+// found: its answers must be every stage's answers ORed, on every engine and thread count,
+// for every key type. High stage FPRs make older stages answer yes for keys a newer stage
+// missed, so every step of the early exit runs; batches cross thread and chunk edges.
+TEST(Scalable, BulkProbeIsEveryStageAskedAlone) {
+    for (bb::HashKind kind : {bb::HashKind::xxh3, bb::HashKind::murmur3}) {
+        ScalableFilter f(small_params(1000, 0.3), bb::Hashing{kind, 7});
+        f.insert(bb::testing::random_keys(60'000, 21, 0));
+        ASSERT_GE(f.stages().size(), 6u);
+        auto queries = bb::testing::random_keys(70'001, 21, 0);  // the inserted keys, then more
+        const auto absent = bb::testing::random_keys(35'000, 22, 1);
+        std::copy(absent.begin(), absent.end(), queries.begin() + 35'001);
+        std::vector<std::uint32_t> narrow(queries.begin(), queries.end());
+        std::vector<std::string> text;
+        for (std::size_t i = 0; i < 5'001; ++i) text.push_back(std::to_string(queries[i] % 9'000));
+        std::vector<std::string_view> views(text.begin(), text.end());
+        f.insert(std::span<const std::string_view>(views).first(2'000));
+        std::vector<std::uint64_t> hashes;
+        for (auto q : queries) hashes.push_back(bb::hash_key(f.hashing(), q));
+
+        auto oracle = [&](auto one_key) {
+            std::vector<std::uint8_t> want;
+            for (auto q : one_key) {
+                bool any = false;
+                for (const auto& stage : f.stages()) any = any || stage.contains(q);
+                want.push_back(any);
+            }
+            return want;
+        };
+        const auto want64 = oracle(queries), want32 = oracle(narrow), want_text = oracle(views);
+        ASSERT_GT(std::count(want64.begin() + 35'001, want64.end(), 1), 100);  // false positives
+        for (const auto& name : bb::available_backends()) {
+            for (unsigned threads : {1u, 2u}) {
+                SCOPED_TRACE(name + " threads=" + std::to_string(threads));
+                f.set_backend(bb::parse_backend(name));
+                f.set_threads(threads);
+                std::vector<std::uint8_t> out(queries.size());
+                f.contains(queries, out);
+                EXPECT_EQ(out, want64);
+                f.contains_hashes(hashes, out);
+                EXPECT_EQ(out, want64);
+                f.contains(std::span<const std::uint32_t>(narrow), out);
+                EXPECT_EQ(out, want32);
+                out.resize(views.size());
+                f.contains(std::span<const std::string_view>(views), out);
+                EXPECT_EQ(out, want_text);
+                const std::size_t odd = 4'099;  // not a multiple of any chunk or vector width
+                std::vector<std::uint8_t> part(odd);
+                f.contains(std::span<const std::uint64_t>(queries).subspan(1, odd), part);
+                EXPECT_TRUE(std::equal(part.begin(), part.end(), want64.begin() + 1));
+                f.contains(std::span<const std::uint64_t>(), std::span<std::uint8_t>());
+                part.resize(absent.size());
+                f.contains(absent, part);
+                EXPECT_TRUE(std::equal(part.begin(), part.end(), want64.begin() + 35'001));
+            }
+            // Past one chunk of a thread's keys (2^20).
+            std::vector<std::uint64_t> many;
+            std::vector<std::uint8_t> want_many;
+            for (int r = 0; r < 16; ++r) {
+                many.insert(many.end(), queries.begin(), queries.end());
+                want_many.insert(want_many.end(), want64.begin(), want64.end());
+            }
+            f.set_threads(1);
+            std::vector<std::uint8_t> out(many.size());
+            f.contains(many, out);
+            EXPECT_EQ(out, want_many);
+        }
+        for (std::size_t i = 0; i < queries.size(); i += 97) EXPECT_EQ(f.contains(queries[i]), bool(want64[i]));
+    }
+}
+
 TEST(Scalable, BadParamsThrow) {
     EXPECT_THROW(ScalableFilter(small_params(0)), bb::Error);
     EXPECT_THROW(ScalableFilter(small_params(10, 0.0)), bb::Error);

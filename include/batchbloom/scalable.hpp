@@ -4,9 +4,9 @@
 // It starts as one blocked Filter sized for `initial_capacity` keys at `initial_fpr`. When
 // the newest stage has taken its capacity, a new stage is added: stage i is sized (by the
 // blocked-filter model, Params::for_fpr) for initial_capacity * growth^i keys at
-// initial_fpr * tightening^i. A key is inserted into the newest stage only; a probe asks
-// every stage. The FPR of the whole is at most the sum of the stages' FPRs (union bound),
-// so at any size it stays below
+// initial_fpr * tightening^i. A key is inserted into the newest stage only; a probe hashes it
+// once and asks the stages, newest first, until one has it. The FPR of the whole is at most
+// the sum of the stages' FPRs (union bound), so at any size it stays below
 //
 //     initial_fpr * (1 + r + r^2 + ...) = initial_fpr / (1 - tightening)   (fpr_bound()).
 //
@@ -96,6 +96,7 @@ public:
 
     // ---- pre-computed hashes (hash_key() of this filter's hashing) ---------------------
     void insert_hashes(std::span<const std::uint64_t> hashes);
+    bool contains_hash(std::uint64_t hash) const;
     void contains_hashes(std::span<const std::uint64_t> hashes, std::span<std::uint8_t> out) const;
 
     /// The kinds of keys inserted (key_kinds.hpp; as Filter). Saved for the whole filter: the

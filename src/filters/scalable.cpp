@@ -5,11 +5,14 @@
 #include <cmath>
 #include <cstring>
 #include <istream>
+#include <memory>
 #include <numeric>
 #include <ostream>
 #include <string>
 #include <utility>
 
+#include "engine/engine.hpp"
+#include "engine/parallel.hpp"
 #include "filters/key_hashes.hpp"
 #include "filters/storage.hpp"
 #include "format/family_file.hpp"
@@ -146,34 +149,130 @@ void ScalableFilter::insert_keys(std::span<const Key> keys) {
     }
 }
 
-// Probes: each stage answers into a scratch chunk, ORed into out. Stages are probed newest
-// first, since the newest holds about half the keys (with growth 2).
+namespace {
+
+/// dst[j] |= hits[j] for j < n; returns how many hits[j] are 1. Answers are 0 or 1 bytes, so
+/// both are done eight at a time on 64-bit words: the count adds the words bytewise (a byte
+/// sums at most 255 words before the lanes are folded).
+std::size_t or_answers(std::uint8_t* dst, const std::uint8_t* hits, std::size_t n) {
+    std::size_t found = 0, j = 0;
+    const std::size_t words_end = n & ~std::size_t(7);
+    while (j < words_end) {
+        std::uint64_t sums = 0;
+        for (const std::size_t end = std::min(words_end, j + 8 * 255); j < end; j += 8) {
+            std::uint64_t h, d;
+            std::memcpy(&h, hits + j, 8);
+            std::memcpy(&d, dst + j, 8);
+            d |= h;
+            std::memcpy(dst + j, &d, 8);
+            sums += h;
+        }
+        sums = (sums & 0x00FF00FF00FF00FFULL) + ((sums >> 8) & 0x00FF00FF00FF00FFULL);
+        found += static_cast<std::size_t>((sums * 0x0001000100010001ULL) >> 48);
+    }
+    for (; j < n; ++j) {
+        dst[j] |= hits[j];
+        found += hits[j];
+    }
+    return found;
+}
+
+}  // namespace
+
+// Probes. The stages share the hashing, so each key is hashed once for all of them, a chunk
+// of keys at a time. Then the stages are asked for the chunk one after the other, newest first
+// (with growth 2 the newest holds about half the keys). A key some stage has found is not
+// asked again: the keys left are compacted (hash and position) when that pays, i.e. when the
+// keys found since the last compaction, times the stages still to ask, outnumber the keys left
+// (a compaction pass costs about one probe per key; all-absent probes never pay for one, and
+// OR each stage's answers in). Chunks of 16K keys keep the hashes in L2; chunks of 64K and 1M
+// keys (each stage kept in cache over a longer run) measured no faster (bench/RESULTS.md).
+// Threads split the batch (CPU engines). The stages are probed on the direct path: a chunk
+// brings too few keys per cache line of a stage larger than the cache for the partitioned one.
 template <bool Hashed, class Key>
 void ScalableFilter::contains_keys(std::span<const Key> keys, std::span<std::uint8_t> out) const {
     if (keys.size() != out.size())
         throw Error("output has " + std::to_string(out.size()) + " entries for " + std::to_string(keys.size()) + " keys");
-    if (stages_.empty()) {
+    if (stages_.empty()) {  // moved from
         std::fill(out.begin(), out.end(), std::uint8_t{0});
         return;
     }
-    constexpr std::size_t chunk = 4096;
-    std::uint8_t scratch[chunk];
-    for (std::size_t begin = 0; begin < keys.size(); begin += chunk) {
-        const std::size_t n = std::min(chunk, keys.size() - begin);
-        const auto part = keys.subspan(begin, n);
-        auto dst = out.subspan(begin, n);
-        auto probe = [&](const Filter& stage, std::span<std::uint8_t> answers) {
-            if constexpr (Hashed)
-                stage.contains_hashes(part, answers);
-            else
-                stage.contains(part, answers);
-        };
-        probe(stages_.back(), dst);
-        for (std::size_t s = stages_.size() - 1; s-- > 0;) {
-            probe(stages_[s], std::span<std::uint8_t>(scratch, n));
-            for (std::size_t i = 0; i < n; ++i) dst[i] |= scratch[i];
+    if (keys.empty()) return;
+    const auto& kernels = detail::blocked_kernels(backend_);
+    std::vector<detail::FilterRef> stages;  // newest first; probes only read the blocks
+    for (auto s = stages_.rbegin(); s != stages_.rend(); ++s)
+        stages.push_back({const_cast<std::byte*>(s->bytes().data()), s->params().blocks, s->params().shape,
+                          s->params().k});
+    const std::size_t last = stages.size();
+    constexpr detail::KeyMode hashed{detail::KeyMode::hashed, 0};
+    // The CUDA engine moves each call's data to the device itself, from one host thread, so
+    // it gets chunks of 1M keys at once, not L1-sized pieces (whose answers are ORed in while
+    // in L1).
+    const bool cuda = kernels.backend == Backend::cuda;
+    const std::size_t chunk = cuda ? std::size_t(1) << 20 : std::size_t(1) << 14;
+    const std::size_t piece = cuda ? chunk : 4096;
+    const unsigned t = cuda ? 1u : detail::threads_for(keys.size(), detail::resolve_threads(threads_));
+    detail::each_thread(t, [&](unsigned v) {
+        const detail::Range range = detail::part(keys.size(), t, v, 1);
+        const std::size_t scratch = std::min(chunk, range.size());
+        // Not zeroed; position[] (in the chunk, of hashes[j] once compacted) only once keys
+        // were found.
+        const auto hash_buf = std::make_unique_for_overwrite<std::uint64_t[]>(scratch);
+        std::unique_ptr<std::uint32_t[]> position_buf;
+        const auto hit_buf = std::make_unique_for_overwrite<std::uint8_t[]>(std::min(piece, scratch));
+        std::uint64_t* const hashes = hash_buf.get();
+        std::uint32_t* position = nullptr;
+        std::uint8_t* const hits = hit_buf.get();
+        for (std::size_t begin = range.begin; begin < range.end; begin += chunk) {
+            const std::size_t n = std::min(chunk, range.end - begin);
+            std::uint8_t* const dst = out.data() + begin;
+            if constexpr (Hashed) {
+                std::copy_n(keys.data() + begin, n, hashes);
+            } else {
+                detail::feed_keys(hashing_, keys.subspan(begin, n),
+                                  [&](const std::uint64_t* k, std::size_t m, detail::KeyMode mode, std::size_t at) {
+                                      kernels.hash(k, m, mode, hashes + at);
+                                  });
+            }
+            kernels.contains_bytes(stages[0], hashes, n, hashed, dst);
+            std::size_t left = n;  // keys still asked: hashes[0, left)
+            bool moved = false;    // whether they have been compacted (position[] holds where they were)
+            // Of the keys still asked, those found since the last compaction (or so many: a key
+            // two stages found counts twice).
+            auto found = static_cast<std::size_t>(std::count(dst, dst + n, 1));
+            for (std::size_t s = 1; s < last; ++s) {
+                if (found * (last - s) >= left) {
+                    if (position == nullptr) {
+                        position_buf = std::make_unique_for_overwrite<std::uint32_t[]>(scratch);
+                        position = position_buf.get();
+                    }
+                    std::size_t kept = 0;
+                    for (std::size_t j = 0; j < left; ++j) {
+                        const std::uint32_t p = moved ? position[j] : static_cast<std::uint32_t>(j);
+                        hashes[kept] = hashes[j];
+                        position[kept] = p;
+                        kept += dst[p] ^ 1u;
+                    }
+                    left = kept;
+                    moved = true;
+                    found = 0;
+                    if (left == 0) break;
+                }
+                for (std::size_t b = 0; b < left; b += piece) {
+                    const std::size_t m = std::min(piece, left - b);
+                    kernels.contains_bytes(stages[s], hashes + b, m, hashed, hits);
+                    if (moved) {
+                        for (std::size_t j = 0; j < m; ++j) {
+                            dst[position[b + j]] |= hits[j];
+                            found += hits[j];
+                        }
+                    } else {
+                        found += or_answers(dst + b, hits, m);
+                    }
+                }
+            }
         }
-    }
+    });
 }
 
 void ScalableFilter::insert(std::span<const std::uint64_t> keys) { insert_keys<false>(keys); }
@@ -193,17 +292,14 @@ void ScalableFilter::contains_hashes(std::span<const std::uint64_t> hashes, std:
     contains_keys<true>(hashes, out);
 }
 
-bool ScalableFilter::contains(std::uint64_t key) const {
-    for (const auto& s : stages_)
-        if (s.contains(key)) return true;
+bool ScalableFilter::contains_hash(std::uint64_t hash) const {
+    for (auto s = stages_.rbegin(); s != stages_.rend(); ++s)
+        if (s->contains_hash(hash)) return true;
     return false;
 }
 
-bool ScalableFilter::contains(std::string_view key) const {
-    for (const auto& s : stages_)
-        if (s.contains(key)) return true;
-    return false;
-}
+bool ScalableFilter::contains(std::uint64_t key) const { return contains_hash(hash_key(hashing_, key)); }
+bool ScalableFilter::contains(std::string_view key) const { return contains_hash(hash_key(hashing_, key)); }
 
 std::size_t ScalableFilter::count(std::span<const std::uint64_t> keys) const {
     std::vector<std::uint8_t> out(keys.size());
