@@ -1,6 +1,7 @@
 #pragma once
 // Umbrella header: everything a user of batchbloom needs.
 #include "aligned_buffer.hpp"
+#include "any_filter.hpp"
 #include "atomic_file.hpp"
 #include "backend.hpp"
 #include "classic.hpp"

@@ -1,14 +1,12 @@
 // batchbloom.load_any: whatever filter a saved file (or its bytes) holds, as its Python type.
-#include <batchbloom/classic.hpp>
-#include <batchbloom/counting.hpp>
-#include <batchbloom/deletable.hpp>
-#include <batchbloom/file_kind.hpp>
-#include <batchbloom/scalable.hpp>
+#include <batchbloom/any_filter.hpp>
 
 #include <optional>
 #include <span>
 #include <string>
-#include <vector>
+#include <type_traits>
+#include <utility>
+#include <variant>
 
 #include "bind_common.hpp"
 
@@ -16,95 +14,28 @@ namespace batchbloom::python {
 
 namespace {
 
-template <class F>
-nb::object wrap(F f) {
-    return nb::cast(Locked<F>(std::move(f)), nb::rv_policy::move);
+nb::object wrap(AnyFilter any) {
+    return std::visit([](auto& f) { return nb::cast(Locked<std::decay_t<decltype(f)>>(std::move(f)), nb::rv_policy::move); },
+                      any);
 }
 
-template <class F>
-nb::object load_path(const std::filesystem::path& path) {
+// The library tells the kind (a batchbloom header, a zstd frame, or a Spark filter's first bytes).
+nb::object load_file(const std::filesystem::path& path) {
     return wrap(file_op([&] {
         nb::gil_scoped_release release;
-        return F::load(path);
+        return load_any(path);
     }));
 }
 
-// A file: the library tells the kind (its header, or a Spark filter's first bytes).
-nb::object load_file(const std::filesystem::path& path) {
-    const bool classic = file_op([&] {
-        nb::gil_scoped_release release;
-        return is_classic_filter_file(path);
-    });
-    if (classic)
-        return wrap(file_op([&] {
-            nb::gil_scoped_release release;
-            return load_classic_filter_file(path);
-        }));
-    const FileKind kind = file_op([&] { return file_kind(path); });
-    switch (kind) {
-        case FileKind::plain: return load_path<Filter>(path);
-        case FileKind::counting: return load_path<CountingFilter>(path);
-        case FileKind::deletable: return load_path<DeletableFilter>(path);
-        case FileKind::scalable: return load_path<ScalableFilter>(path);
-        case FileKind::classic: return load_path<ClassicFilter>(path);
-    }
-    throw FormatError("'" + path.string() + "': unknown filter kind " + std::to_string(unsigned(kind)));
-}
-
-// Why each loader refused; loaders that refused for the same reason share one entry.
-class Refusals {
-public:
-    void add(const char* type, const char* why) {
-        if (!whys_.empty() && whys_.back() == why)
-            types_.back() += std::string(", ") + type;
-        else {
-            types_.emplace_back(type);
-            whys_.emplace_back(why);
-        }
-    }
-    std::string str() const {
-        std::string s;
-        for (std::size_t i = 0; i < whys_.size(); ++i) s += (i ? "; as " : "as ") + types_[i] + ": " + whys_[i];
-        return s;
-    }
-
-private:
-    std::vector<std::string> types_, whys_;
-};
-
-template <class F>
-bool try_bytes(nb::handle data, nb::object& out, Refusals& refusals, const char* name) {
-    try {
-        out = wrap(from_bytes<F>(data));
-        return true;
-    } catch (const FormatError& e) {
-        refusals.add(name, e.what());
-        return false;
-    }
-}
-
-// Bytes: each type's own loader decides (a loader refuses another kind at its header, before
-// it reads the payload).
 nb::object load_bytes(nb::handle data) {
-    nb::object out;
-    Refusals refusals;
-    if (try_bytes<Filter>(data, out, refusals, "Filter") ||
-        try_bytes<CountingFilter>(data, out, refusals, "CountingFilter") ||
-        try_bytes<DeletableFilter>(data, out, refusals, "DeletableFilter") ||
-        try_bytes<ScalableFilter>(data, out, refusals, "ScalableFilter") ||
-        try_bytes<ClassicFilter>(data, out, refusals, "ClassicFilter"))
-        return out;
-    std::optional<ClassicFilter> spark;
-    try {
-        BufferView view(data);
+    BufferView view(data);
+    const std::span<const std::byte> bytes(reinterpret_cast<const std::byte*>(view.data()), view.size());
+    std::optional<AnyFilter> f;
+    {
         nb::gil_scoped_release release;
-        spark.emplace(
-            ClassicFilter::from_spark_bytes(std::span(reinterpret_cast<const std::byte*>(view.data()), view.size())));
-    } catch (const FormatError& e) {
-        refusals.add("a Spark BloomFilter", e.what());
+        f.emplace(load_any(bytes));
     }
-    if (spark) return wrap(std::move(*spark));
-    throw FormatError("not a saved filter of any kind (" + refusals.str() + ")");
+    return wrap(std::move(*f));
 }
 
 }  // namespace

@@ -3,9 +3,11 @@
 #include <array>
 #include <cstdio>
 #include <stdexcept>
+#include <type_traits>
+#include <utility>
+#include <variant>
 
-#include <batchbloom/classic.hpp>
-#include <batchbloom/file_kind.hpp>
+#include <batchbloom/any_filter.hpp>
 
 #include "adapters/filter_adapter.hpp"
 #include "common/common_options.hpp"
@@ -82,20 +84,21 @@ void KeyTyping::check(const TypedKeys& keys) {
 }
 
 std::unique_ptr<FilterFile> open_filter_file(const std::filesystem::path& path) {
-    if (is_classic_filter_file(path)) return open_classic(path);
-    FileKind kind = FileKind::plain;
-    try {
-        kind = file_kind(path);
-    } catch (const FormatError&) {
-        // A zstd-compressed blocked filter has no header in the clear; the blocked loader
-        // reads those and names what is wrong with anything else.
-    }
-    switch (kind) {
-        case FileKind::counting: return open_counting(path);
-        case FileKind::deletable: return open_deletable(path);
-        case FileKind::scalable: return open_scalable(path);
-        default: return open_blocked(path);
-    }
+    AnyFilter any = load_any(path);
+    return std::visit(
+        [&]<class F>(F& f) -> std::unique_ptr<FilterFile> {
+            if constexpr (std::is_same_v<F, Filter>)
+                return open_blocked(std::move(f));
+            else if constexpr (std::is_same_v<F, CountingFilter>)
+                return open_counting(std::move(f));
+            else if constexpr (std::is_same_v<F, DeletableFilter>)
+                return open_deletable(std::move(f));
+            else if constexpr (std::is_same_v<F, ScalableFilter>)
+                return open_scalable(std::move(f));
+            else
+                return open_classic(std::move(f), path);
+        },
+        any);
 }
 
 void FilterFile::insert_hashes(std::span<const std::uint64_t>) {

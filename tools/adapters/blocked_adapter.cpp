@@ -62,8 +62,8 @@ const FilterType blocked_type = {
     .print_size = nullptr,
 };
 
-std::unique_ptr<FilterFile> open_blocked(const std::filesystem::path& path) {
-    return std::make_unique<BlockedFile>(Filter::load(path), SaveOptions{});
+std::unique_ptr<FilterFile> open_blocked(Filter f) {
+    return std::make_unique<BlockedFile>(std::move(f), SaveOptions{});
 }
 
 }  // namespace batchbloom::cli

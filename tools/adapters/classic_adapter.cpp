@@ -136,8 +136,7 @@ const FilterType classic_type = classic_form_type("classic", KeyType::string);
 const FilterType spark_type = classic_form_type("spark", KeyType::per_line);
 const FilterType spark_v1_type = classic_form_type("spark-v1", KeyType::per_line);
 
-std::unique_ptr<FilterFile> open_classic(const std::filesystem::path& path) {
-    ClassicFilter f = load_classic_filter_file(path);
+std::unique_ptr<FilterFile> open_classic(ClassicFilter f, const std::filesystem::path& path) {
     // Spark's form starts with its version, a big-endian int32 (1 or 2); batchbloom's with "BATCHBLM".
     char first = 0;
     std::ifstream(path, std::ios::binary).read(&first, 1);

@@ -64,8 +64,8 @@ const FilterType counting_type = {
     .print_size = print_counting_size,
 };
 
-std::unique_ptr<FilterFile> open_counting(const std::filesystem::path& path) {
-    return std::make_unique<CountingFile>(CountingFilter::load(path));
+std::unique_ptr<FilterFile> open_counting(CountingFilter f) {
+    return std::make_unique<CountingFile>(std::move(f));
 }
 
 }  // namespace batchbloom::cli

@@ -96,8 +96,8 @@ const FilterType deletable_type = {
     .print_size = print_deletable_size,
 };
 
-std::unique_ptr<FilterFile> open_deletable(const std::filesystem::path& path) {
-    return std::make_unique<DeletableFile>(DeletableFilter::load(path));
+std::unique_ptr<FilterFile> open_deletable(DeletableFilter f) {
+    return std::make_unique<DeletableFile>(std::move(f));
 }
 
 }  // namespace batchbloom::cli

@@ -22,6 +22,14 @@
 #include "common/args.hpp"
 #include "common/key_input.hpp"
 
+namespace batchbloom {
+class Filter;
+class CountingFilter;
+class DeletableFilter;
+class ScalableFilter;
+class ClassicFilter;
+}  // namespace batchbloom
+
 namespace batchbloom::cli {
 
 /// What an erase did, key by key.
@@ -118,12 +126,14 @@ std::span<const FilterType* const> filter_types();
 extern const FilterType blocked_type, counting_type, deletable_type, scalable_type, classic_type, spark_type,
     spark_v1_type;
 
-// Opening files, by kind (open_filter_file picks one).
-std::unique_ptr<FilterFile> open_blocked(const std::filesystem::path& path);
-std::unique_ptr<FilterFile> open_counting(const std::filesystem::path& path);
-std::unique_ptr<FilterFile> open_deletable(const std::filesystem::path& path);
-std::unique_ptr<FilterFile> open_scalable(const std::filesystem::path& path);
-std::unique_ptr<FilterFile> open_classic(const std::filesystem::path& path);
+// The adapter of each loaded filter type (open_filter_file loads a file with batchbloom::load_any
+// and picks one). `path`: the file a classic filter came from, whose form (Spark's or
+// batchbloom's) is the type's name.
+std::unique_ptr<FilterFile> open_blocked(Filter f);
+std::unique_ptr<FilterFile> open_counting(CountingFilter f);
+std::unique_ptr<FilterFile> open_deletable(DeletableFilter f);
+std::unique_ptr<FilterFile> open_scalable(ScalableFilter f);
+std::unique_ptr<FilterFile> open_classic(ClassicFilter f, const std::filesystem::path& path);
 
 enum class KeyUse { probe, insert, erase };
 

@@ -72,8 +72,8 @@ const FilterType scalable_type = {
     .print_size = nullptr,
 };
 
-std::unique_ptr<FilterFile> open_scalable(const std::filesystem::path& path) {
-    return std::make_unique<ScalableFile>(ScalableFilter::load(path));
+std::unique_ptr<FilterFile> open_scalable(ScalableFilter f) {
+    return std::make_unique<ScalableFile>(std::move(f));
 }
 
 }  // namespace batchbloom::cli

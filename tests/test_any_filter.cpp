@@ -1,0 +1,131 @@
+// load_any: every file kind (and Spark's form, and zstd) comes back as its own type, from a
+// path and from bytes; what is no filter is a FormatError naming the problem.
+#include <gtest/gtest.h>
+
+#include <batchbloom/any_filter.hpp>
+#include <cstdint>
+#include <fstream>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "support.hpp"
+
+namespace bb = batchbloom;
+using bb::testing::file_contents;
+using bb::testing::TempDir;
+
+namespace {
+
+const std::vector<std::uint64_t> keys = bb::testing::random_keys(2000, 7, 0);
+
+std::span<const std::byte> as_bytes(const std::string& s) { return std::as_bytes(std::span(s.data(), s.size())); }
+
+void write(const std::filesystem::path& p, const std::string& bytes) {
+    std::ofstream(p, std::ios::binary).write(bytes.data(), std::streamsize(bytes.size()));
+}
+
+/// Saves f, loads it back with load_any from the file and from its bytes: same type, equal.
+template <class F, class Save>
+void expect_round_trip(const F& f, bb::FileKind kind, Save save) {
+    TempDir dir;
+    const auto path = dir.path() / "f.bin";
+    save(f, path);
+    for (const bb::AnyFilter& any : {bb::load_any(path), bb::load_any(as_bytes(file_contents(path)))}) {
+        ASSERT_TRUE(std::holds_alternative<F>(any)) << "variant index " << any.index();
+        EXPECT_TRUE(std::get<F>(any) == f);
+        EXPECT_EQ(bb::kind_of(any), kind);
+    }
+}
+
+template <class F>
+void expect_round_trip(const F& f, bb::FileKind kind) {
+    expect_round_trip(f, kind, [](const F& g, const std::filesystem::path& p) { g.save(p); });
+}
+
+std::string saved_bytes(const bb::Filter& f) {
+    std::ostringstream out;
+    f.save(out);
+    return std::move(out).str();
+}
+
+}  // namespace
+
+TEST(LoadAny, EveryKindFromPathAndBytes) {
+    bb::Filter plain(bb::Params::for_fpr(2000, 0.01, bb::Shape::split256), {bb::HashKind::murmur3, 9});
+    plain.insert(std::span<const std::uint64_t>(keys));
+    expect_round_trip(plain, bb::FileKind::plain);
+    expect_round_trip(plain, bb::FileKind::plain, [](const bb::Filter& f, const std::filesystem::path& p) {
+        f.save(p, {bb::Compression::zstd});
+    });
+    bb::CountingFilter counting(bb::Params::for_fpr(2000, 0.01));
+    counting.insert(std::span<const std::uint64_t>(keys));
+    expect_round_trip(counting, bb::FileKind::counting);
+    bb::DeletableFilter deletable(bb::Params::for_fpr(2000, 0.01), 4);
+    deletable.insert(std::span<const std::uint64_t>(keys));
+    expect_round_trip(deletable, bb::FileKind::deletable);
+    bb::ScalableFilter scalable(bb::ScalableParams{.initial_capacity = 500, .initial_fpr = 0.01});
+    scalable.insert(std::span<const std::uint64_t>(keys));
+    expect_round_trip(scalable, bb::FileKind::scalable);
+    bb::ClassicFilter classic(bb::ClassicParams::for_fpr(2000, 0.01));
+    classic.insert(std::span<const std::uint64_t>(keys));
+    expect_round_trip(classic, bb::FileKind::classic);
+}
+
+TEST(LoadAny, SparkSerializedFilters) {
+    for (const auto scheme : {bb::ClassicScheme::spark_v1, bb::ClassicScheme::spark_v2}) {
+        bb::ClassicFilter f = bb::ClassicFilter::spark(2000, 0.02, scheme, scheme == bb::ClassicScheme::spark_v2 ? -5 : 0);
+        f.insert(std::span<const std::uint64_t>(keys));
+        expect_round_trip(f, bb::FileKind::classic, [](const bb::ClassicFilter& g, const std::filesystem::path& p) {
+            std::ofstream out(p, std::ios::binary);
+            g.write_spark(out);
+        });
+        const bb::AnyFilter any = bb::load_any(std::span<const std::byte>(f.to_spark_bytes()));
+        EXPECT_EQ(std::get<bb::ClassicFilter>(any).key_kinds(), bb::KeyKinds::not_recorded());
+    }
+}
+
+TEST(LoadAny, WhatIsNoFilterIsAFormatErrorNamingTheProblem) {
+    TempDir dir;
+    auto message = [](auto&& load) -> std::string {
+        try {
+            load();
+        } catch (const bb::FormatError& e) {
+            return e.what();
+        }
+        return "no FormatError";
+    };
+    const std::string junk = "not a filter at all";
+    write(dir.path() / "junk", junk);
+    EXPECT_NE(message([&] { bb::load_any(dir.path() / "junk"); }).find("junk': not a filter of any kind"),
+              std::string::npos);
+    EXPECT_NE(message([&] { bb::load_any(as_bytes(junk)); }).find("Spark"), std::string::npos);
+    EXPECT_NE(message([&] { bb::load_any(std::span<const std::byte>()); }).find("not a filter"), std::string::npos);
+    write(dir.path() / "empty", "");
+    EXPECT_NE(message([&] { bb::load_any(dir.path() / "empty"); }).find("empty"), std::string::npos);
+
+    bb::Filter f(bb::Params::for_fpr(100, 0.01));
+    const std::string good = saved_bytes(f);
+    // Cut, extended, a header cut short, a corrupt header, an unknown kind.
+    EXPECT_NE(message([&] { bb::load_any(as_bytes(good.substr(0, good.size() - 1))); }).find("plain filter: truncated"),
+              std::string::npos);
+    EXPECT_NE(message([&] { bb::load_any(as_bytes(good + "x")); }).find("trailing"), std::string::npos);
+    write(dir.path() / "long", good + "x");
+    EXPECT_NE(message([&] { bb::load_any(dir.path() / "long"); }).find("trailing"), std::string::npos);
+    EXPECT_NE(message([&] { bb::load_any(as_bytes(good.substr(0, 20))); }).find("truncated header"), std::string::npos);
+    std::string bad = good;
+    bad[30] ^= 1;
+    EXPECT_NE(message([&] { bb::load_any(as_bytes(bad)); }).find("header checksum"), std::string::npos);
+    bad = good;
+    bad[10] = 9;  // an unknown kind with a valid checksum
+    const std::uint64_t sum = bb::xxh3_64(bad.data(), 56, 0);
+    bad.replace(56, 8, reinterpret_cast<const char*>(&sum), 8);
+    EXPECT_NE(message([&] { bb::load_any(as_bytes(bad)); }).find("unsupported filter kind 9"), std::string::npos);
+    // A Spark prefix with a bad word count.
+    const std::string spark_cut("\0\0\0\x02\0\0\0\x03\0\0\0\0\0\0\0\x05", 16);
+    EXPECT_NE(message([&] { bb::load_any(as_bytes(spark_cut)); }).find("Spark BloomFilter: truncated"), std::string::npos);
+
+    EXPECT_THROW(bb::load_any(dir.path() / "missing.bbf"), bb::Error);
+    EXPECT_THROW(bb::load_any(dir.path()), bb::Error);
+    EXPECT_FALSE(std::filesystem::exists(dir.path() / "missing.bbf"));
+}
