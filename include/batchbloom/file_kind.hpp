@@ -10,7 +10,7 @@ namespace batchbloom {
 
 /// Filter kind in a file header; the numeric values are part of the file format.
 enum class FileKind : std::uint8_t {
-    plain = 1,      ///< Filter (format.cpp)
+    plain = 1,      ///< Filter (filter.hpp)
     counting = 3,   ///< CountingFilter (counting.hpp)
     deletable = 4,  ///< DeletableFilter (deletable.hpp)
     scalable = 5,   ///< ScalableFilter (scalable.hpp)

@@ -1,6 +1,6 @@
 #pragma once
 // The file format shared by the filter family (counting, deletable, scalable). Same 64-byte
-// header as a plain filter file (format.cpp), with the kind byte at offset 10 saying which
+// header as a plain filter file (docs/format.md), with the kind byte at offset 10 saying which
 // class the payload belongs to, and offset 48 — reserved (zero) in plain files — carrying one
 // kind-specific value:
 //

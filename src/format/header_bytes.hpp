@@ -1,7 +1,6 @@
 #pragma once
-// The 64-byte header every batchbloom file starts with (layout in src/format/blocked_format.cpp and
-// src/format/family_file.hpp): its constants and little-endian field access, shared by the
-// plain, family and classic file code.
+// The 64-byte header every batchbloom file starts with (layout: docs/format.md): its constants
+// and little-endian field access, shared by the plain, family and classic file code.
 #include <algorithm>
 #include <array>
 #include <cstddef>
