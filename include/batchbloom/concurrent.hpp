@@ -71,6 +71,8 @@ public:
     std::size_t count(std::span<const std::uint64_t> keys) const;
     std::size_t count(std::span<const std::uint32_t> keys) const;
     std::size_t count(std::span<const std::string_view> keys) const;
+    void contains(std::span<const std::string> keys, std::span<std::uint8_t> out) const;
+    std::size_t count(std::span<const std::string> keys) const;
     bool contains_hash(std::uint64_t hash) const;
     void contains_hashes(std::span<const std::uint64_t> hashes, std::span<std::uint8_t> out) const;
 

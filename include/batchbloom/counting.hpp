@@ -94,6 +94,7 @@ public:
     void insert(std::span<const std::uint64_t> keys);
     void insert(std::span<const std::uint32_t> keys);
     void insert(std::span<const std::string_view> keys);
+    void insert(std::span<const std::string> keys);
 
     /// True if the key was erased, false if refused (some counter was 0).
     bool erase(std::uint64_t key) { return erase_hash(hash(key)); }
@@ -103,6 +104,7 @@ public:
     std::size_t erase(std::span<const std::uint64_t> keys, std::span<std::uint8_t> erased = {});
     std::size_t erase(std::span<const std::uint32_t> keys, std::span<std::uint8_t> erased = {});
     std::size_t erase(std::span<const std::string_view> keys, std::span<std::uint8_t> erased = {});
+    std::size_t erase(std::span<const std::string> keys, std::span<std::uint8_t> erased = {});
 
     bool contains(std::uint64_t key) const { return contains_hash(hash(key)); }
     bool contains(std::string_view key) const { return contains_hash(hash(key)); }
@@ -110,7 +112,11 @@ public:
     void contains(std::span<const std::uint64_t> keys, std::span<std::uint8_t> out) const;
     void contains(std::span<const std::uint32_t> keys, std::span<std::uint8_t> out) const;
     void contains(std::span<const std::string_view> keys, std::span<std::uint8_t> out) const;
+    void contains(std::span<const std::string> keys, std::span<std::uint8_t> out) const;
     std::size_t count(std::span<const std::uint64_t> keys) const;
+    std::size_t count(std::span<const std::uint32_t> keys) const;
+    std::size_t count(std::span<const std::string_view> keys) const;
+    std::size_t count(std::span<const std::string> keys) const;
 
     // ---- pre-computed hashes (hash_key() of this filter's hashing) ---------------------
     std::uint64_t hash(std::uint64_t key) const noexcept { return hash_key(hashing_, key); }
@@ -160,6 +166,8 @@ private:
     void contains_from(std::size_t n, const Source& source, std::uint8_t* out) const;
     void become_empty() noexcept;
     bool is_empty() const noexcept { return planes_.empty(); }
+    template <class Key>
+    std::size_t count_keys(std::span<const Key> keys) const;
 
     Params params_;
     Hashing hashing_;

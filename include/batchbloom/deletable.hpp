@@ -23,6 +23,7 @@
 #include <filesystem>
 #include <iosfwd>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -78,7 +79,9 @@ public:
         add_key_kinds(KeyKinds::only_bytes());
     }
     void insert(std::span<const std::uint64_t> keys);
+    void insert(std::span<const std::uint32_t> keys);
     void insert(std::span<const std::string_view> keys);
+    void insert(std::span<const std::string> keys);
     void insert_hash(std::uint64_t hash);
 
     EraseResult erase(std::uint64_t key) { return erase_hash(bits_.hash(key)); }
@@ -86,7 +89,9 @@ public:
     /// Erases in order; returns how many were erased. If `results` is not empty it must have
     /// keys.size() entries.
     std::size_t erase(std::span<const std::uint64_t> keys, std::span<EraseResult> results = {});
+    std::size_t erase(std::span<const std::uint32_t> keys, std::span<EraseResult> results = {});
     std::size_t erase(std::span<const std::string_view> keys, std::span<EraseResult> results = {});
+    std::size_t erase(std::span<const std::string> keys, std::span<EraseResult> results = {});
     EraseResult erase_hash(std::uint64_t hash);
 
     bool contains(std::uint64_t key) const { return bits_.contains(key); }
@@ -95,7 +100,12 @@ public:
     void contains(std::span<const std::string_view> keys, std::span<std::uint8_t> out) const {
         bits_.contains(keys, out);
     }
+    void contains(std::span<const std::uint32_t> keys, std::span<std::uint8_t> out) const { bits_.contains(keys, out); }
+    void contains(std::span<const std::string> keys, std::span<std::uint8_t> out) const { bits_.contains(keys, out); }
     std::size_t count(std::span<const std::uint64_t> keys) const { return bits_.count(keys); }
+    std::size_t count(std::span<const std::uint32_t> keys) const { return bits_.count(keys); }
+    std::size_t count(std::span<const std::string_view> keys) const { return bits_.count(keys); }
+    std::size_t count(std::span<const std::string> keys) const { return bits_.count(keys); }
 
     /// The plain filter (the bits); byte-identical to a Filter of the present keys as long
     /// as nothing was erased.

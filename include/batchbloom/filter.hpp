@@ -116,8 +116,10 @@ public:
     void insert(std::span<const std::string> keys);
     bool contains(std::string_view key) const;
     void contains(std::span<const std::string_view> keys, std::span<std::uint8_t> out) const;
+    void contains(std::span<const std::string> keys, std::span<std::uint8_t> out) const;
     void contains_bitmap(std::span<const std::string_view> keys, std::span<std::uint64_t> bitmap) const;
     std::size_t count(std::span<const std::string_view> keys) const;
+    std::size_t count(std::span<const std::string> keys) const;
 
     // ---- pre-computed hashes (hash_key() of this filter's hashing) ---------------------
     std::uint64_t hash(std::uint64_t key) const noexcept { return hash_key(hashing_, key); }

@@ -26,6 +26,7 @@
 #include <filesystem>
 #include <iosfwd>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -85,6 +86,7 @@ public:
     void insert(std::span<const std::uint64_t> keys);
     void insert(std::span<const std::uint32_t> keys);
     void insert(std::span<const std::string_view> keys);
+    void insert(std::span<const std::string> keys);
 
     bool contains(std::uint64_t key) const;
     bool contains(std::string_view key) const;
@@ -92,7 +94,11 @@ public:
     void contains(std::span<const std::uint64_t> keys, std::span<std::uint8_t> out) const;
     void contains(std::span<const std::uint32_t> keys, std::span<std::uint8_t> out) const;
     void contains(std::span<const std::string_view> keys, std::span<std::uint8_t> out) const;
+    void contains(std::span<const std::string> keys, std::span<std::uint8_t> out) const;
     std::size_t count(std::span<const std::uint64_t> keys) const;
+    std::size_t count(std::span<const std::uint32_t> keys) const;
+    std::size_t count(std::span<const std::string_view> keys) const;
+    std::size_t count(std::span<const std::string> keys) const;
 
     // ---- pre-computed hashes (hash_key() of this filter's hashing) ---------------------
     void insert_hashes(std::span<const std::uint64_t> hashes);

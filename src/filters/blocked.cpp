@@ -171,6 +171,8 @@ void Filter::contains(std::span<const std::string_view> keys, std::span<std::uin
 std::size_t Filter::count(std::span<const std::uint64_t> keys) const { return count_keys(keys); }
 std::size_t Filter::count(std::span<const std::uint32_t> keys) const { return count_keys(keys); }
 std::size_t Filter::count(std::span<const std::string_view> keys) const { return count_keys(keys); }
+void Filter::contains(std::span<const std::string> keys, std::span<std::uint8_t> out) const { contains_keys(keys, out); }
+std::size_t Filter::count(std::span<const std::string> keys) const { return count_keys(keys); }
 
 template <class Key>
 void Filter::bitmap_keys(std::span<const Key> keys, std::span<std::uint64_t> bitmap) const {

@@ -92,6 +92,11 @@ void ConcurrentFilter::contains(std::span<const std::string_view> keys, std::spa
 std::size_t ConcurrentFilter::count(std::span<const std::uint64_t> keys) const { return probe_keys(keys, nullptr); }
 std::size_t ConcurrentFilter::count(std::span<const std::uint32_t> keys) const { return probe_keys(keys, nullptr); }
 std::size_t ConcurrentFilter::count(std::span<const std::string_view> keys) const { return probe_keys(keys, nullptr); }
+void ConcurrentFilter::contains(std::span<const std::string> keys, std::span<std::uint8_t> out) const {
+    check_out(keys.size(), out.size());
+    probe_keys(keys, out.data());
+}
+std::size_t ConcurrentFilter::count(std::span<const std::string> keys) const { return probe_keys(keys, nullptr); }
 bool ConcurrentFilter::contains_hash(std::uint64_t hash) const {
     if (filter_->params().blocks == 0) return false;  // a moved-from filter contains nothing
     std::uint8_t hit = 0;

@@ -223,6 +223,10 @@ void CountingFilter::insert(std::span<const std::string_view> keys) {
     insert_from(keys.size(), key_source(hashing_, keys));
     add_key_kinds(detail::kinds_of<std::string_view>(keys.size()));
 }
+void CountingFilter::insert(std::span<const std::string> keys) {
+    insert_from(keys.size(), key_source(hashing_, keys));
+    add_key_kinds(detail::kinds_of<std::string>(keys.size()));
+}
 std::size_t CountingFilter::erase(std::span<const std::uint64_t> keys, std::span<std::uint8_t> erased) {
     return erase_from(keys.size(), key_source(hashing_, keys), erased);
 }
@@ -230,6 +234,9 @@ std::size_t CountingFilter::erase(std::span<const std::uint32_t> keys, std::span
     return erase_from(keys.size(), key_source(hashing_, keys), erased);
 }
 std::size_t CountingFilter::erase(std::span<const std::string_view> keys, std::span<std::uint8_t> erased) {
+    return erase_from(keys.size(), key_source(hashing_, keys), erased);
+}
+std::size_t CountingFilter::erase(std::span<const std::string> keys, std::span<std::uint8_t> erased) {
     return erase_from(keys.size(), key_source(hashing_, keys), erased);
 }
 void CountingFilter::contains(std::span<const std::uint64_t> keys, std::span<std::uint8_t> out) const {
@@ -244,8 +251,18 @@ void CountingFilter::contains(std::span<const std::string_view> keys, std::span<
     check_size(keys.size(), out.size(), "output");
     contains_from(keys.size(), key_source(hashing_, keys), out.data());
 }
+void CountingFilter::contains(std::span<const std::string> keys, std::span<std::uint8_t> out) const {
+    check_size(keys.size(), out.size(), "output");
+    contains_from(keys.size(), key_source(hashing_, keys), out.data());
+}
 
-std::size_t CountingFilter::count(std::span<const std::uint64_t> keys) const {
+std::size_t CountingFilter::count(std::span<const std::uint64_t> keys) const { return count_keys(keys); }
+std::size_t CountingFilter::count(std::span<const std::uint32_t> keys) const { return count_keys(keys); }
+std::size_t CountingFilter::count(std::span<const std::string_view> keys) const { return count_keys(keys); }
+std::size_t CountingFilter::count(std::span<const std::string> keys) const { return count_keys(keys); }
+
+template <class Key>
+std::size_t CountingFilter::count_keys(std::span<const Key> keys) const {
     if (is_empty()) return 0;
     // Answers in chunks per thread, summed: no output array the size of the batch.
     const auto& k = detail::counting_kernels(backend_);

@@ -97,7 +97,15 @@ std::size_t DeletableFilter::erase_keys(std::span<const Key> keys, std::span<Era
 }
 
 void DeletableFilter::insert(std::span<const std::uint64_t> keys) { insert_keys(keys); }
+void DeletableFilter::insert(std::span<const std::uint32_t> keys) { insert_keys(keys); }
 void DeletableFilter::insert(std::span<const std::string_view> keys) { insert_keys(keys); }
+void DeletableFilter::insert(std::span<const std::string> keys) { insert_keys(keys); }
+std::size_t DeletableFilter::erase(std::span<const std::uint32_t> keys, std::span<EraseResult> results) {
+    return erase_keys(keys, results);
+}
+std::size_t DeletableFilter::erase(std::span<const std::string> keys, std::span<EraseResult> results) {
+    return erase_keys(keys, results);
+}
 std::size_t DeletableFilter::erase(std::span<const std::uint64_t> keys, std::span<EraseResult> results) {
     return erase_keys(keys, results);
 }

@@ -278,6 +278,7 @@ void ScalableFilter::contains_keys(std::span<const Key> keys, std::span<std::uin
 void ScalableFilter::insert(std::span<const std::uint64_t> keys) { insert_keys<false>(keys); }
 void ScalableFilter::insert(std::span<const std::uint32_t> keys) { insert_keys<false>(keys); }
 void ScalableFilter::insert(std::span<const std::string_view> keys) { insert_keys<false>(keys); }
+void ScalableFilter::insert(std::span<const std::string> keys) { insert_keys<false>(keys); }
 void ScalableFilter::insert_hashes(std::span<const std::uint64_t> hashes) { insert_keys<true>(hashes); }
 void ScalableFilter::contains(std::span<const std::uint64_t> keys, std::span<std::uint8_t> out) const {
     contains_keys<false>(keys, out);
@@ -286,6 +287,9 @@ void ScalableFilter::contains(std::span<const std::uint32_t> keys, std::span<std
     contains_keys<false>(keys, out);
 }
 void ScalableFilter::contains(std::span<const std::string_view> keys, std::span<std::uint8_t> out) const {
+    contains_keys<false>(keys, out);
+}
+void ScalableFilter::contains(std::span<const std::string> keys, std::span<std::uint8_t> out) const {
     contains_keys<false>(keys, out);
 }
 void ScalableFilter::contains_hashes(std::span<const std::uint64_t> hashes, std::span<std::uint8_t> out) const {
@@ -301,11 +305,19 @@ bool ScalableFilter::contains_hash(std::uint64_t hash) const {
 bool ScalableFilter::contains(std::uint64_t key) const { return contains_hash(hash_key(hashing_, key)); }
 bool ScalableFilter::contains(std::string_view key) const { return contains_hash(hash_key(hashing_, key)); }
 
-std::size_t ScalableFilter::count(std::span<const std::uint64_t> keys) const {
+namespace {
+template <class Key>
+std::size_t count_of(const ScalableFilter& f, std::span<const Key> keys) {
     std::vector<std::uint8_t> out(keys.size());
-    contains(keys, out);
+    f.contains(keys, out);
     return std::accumulate(out.begin(), out.end(), std::size_t{0});
 }
+}  // namespace
+
+std::size_t ScalableFilter::count(std::span<const std::uint64_t> keys) const { return count_of(*this, keys); }
+std::size_t ScalableFilter::count(std::span<const std::uint32_t> keys) const { return count_of(*this, keys); }
+std::size_t ScalableFilter::count(std::span<const std::string_view> keys) const { return count_of(*this, keys); }
+std::size_t ScalableFilter::count(std::span<const std::string> keys) const { return count_of(*this, keys); }
 
 std::uint64_t ScalableFilter::size() const noexcept { return std::accumulate(sizes_.begin(), sizes_.end(), std::uint64_t{0}); }
 
