@@ -64,6 +64,13 @@ private:
     std::filesystem::path path_;
 };
 
+/// A path named `name` in a directory of this test process's own: tests that run at the same
+/// time (ctest -j, several checkouts on one machine) never share a file.
+inline std::filesystem::path process_temp_path(const std::string& name) {
+    static const TempDir dir;
+    return dir.path() / name;
+}
+
 inline std::string file_contents(const std::filesystem::path& p) {
     std::ifstream in(p, std::ios::binary);
     return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());

@@ -269,7 +269,7 @@ TEST(ClassicFormat, RoundTripsThroughStreamsAndFiles) {
         EXPECT_EQ(buf.str().size(), 64 + f.params().bytes());
         EXPECT_TRUE(bb::ClassicFilter::load(buf) == f) << scheme_name(s);
 
-        const auto path = std::filesystem::temp_directory_path() / ("bb_classic_" + scheme_name(s) + ".bbf");
+        const auto path = bb::testing::process_temp_path("bb_classic_" + scheme_name(s) + ".bbf");
         f.save(path);
         EXPECT_TRUE(bb::is_classic_filter_file(path));
         EXPECT_TRUE(bb::ClassicFilter::load(path) == f);
@@ -301,7 +301,7 @@ TEST(ClassicFormat, RejectsCorruptFiles) {
     plain.save(pbuf);
     EXPECT_THROW(load(pbuf.str()), bb::FormatError);
     // Trailing bytes in a file.
-    const auto path = std::filesystem::temp_directory_path() / "bb_classic_trailing.bbf";
+    const auto path = bb::testing::process_temp_path("bb_classic_trailing.bbf");
     {
         std::ofstream out(path, std::ios::binary);
         out << good << 'x';
@@ -314,7 +314,7 @@ TEST(ClassicFormat, RejectsCorruptFiles) {
 TEST(ClassicFormat, SparkFilesLoadThroughTheSameEntryPoint) {
     auto f = bb::ClassicFilter::spark(1'000, 0.01);
     f.insert(random_keys(500, 14, 0));
-    const auto path = std::filesystem::temp_directory_path() / "bb_classic_spark.bin";
+    const auto path = bb::testing::process_temp_path("bb_classic_spark.bin");
     {
         std::ofstream out(path, std::ios::binary);
         f.write_spark(out);

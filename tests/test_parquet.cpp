@@ -28,7 +28,7 @@ constexpr std::uint32_t parquet_salt[8] = {0x47b6137bU, 0x44974d91U, 0x8824ad5bU
 const std::string data_dir = BATCHBLOOM_TEST_DATA_DIR;
 
 std::string temp_path(const std::string& name) {
-    return (std::filesystem::temp_directory_path() / ("bb_test_parquet_" + name)).string();
+    return bb::testing::process_temp_path(name).string();
 }
 
 std::uint32_t word(std::span<const std::byte> bits, std::size_t i) {

@@ -39,7 +39,7 @@ const std::string data_dir = BATCHBLOOM_TEST_DATA_DIR;
 constexpr std::int64_t group = 2048;  // rows per row group of the fixtures
 
 std::filesystem::path temp_path(const std::string& name) {
-    return std::filesystem::temp_directory_path() / ("bb_test_parquet_add_" + name);
+    return bb::testing::process_temp_path(name);
 }
 
 std::span<const std::byte> footer_of(std::span<const std::byte> file) {
