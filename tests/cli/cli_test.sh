@@ -442,6 +442,9 @@ section_parquet() {
         "$BB" parquet "$f" >list.out
         expect_contains list.out '^row_group	column	type	rows	distinct	filter_bytes	fpr$'
         expect_contains list.out '^1	i32	INT32	2048	(-|2048)	2048	0\.0[0-9]*$'
+        "$BB" info "$f" >info.out
+        expect_contains info.out '^format: +Parquet, 2 row groups, .*no checksum'
+        expect_contains info.out '^1	i32	INT32	2048	(-|2048)	2048	0\.0[0-9]*$'
         printf '3\n10\n14346\n4\n' >k.txt
         "$BB" parquet "$f" --column i64 --query k.txt >q.out
         # 3 and 10 are rows 0 and 1, 14346 row 2049; 4 is in no row group (checked absent).
@@ -559,6 +562,7 @@ section_classic() {
         expect_contains build.err "\($scheme\)"
         "$BB" info "$fmt.bin" >info.out
         expect_contains info.out "^scheme: +$scheme$"
+        [[ $fmt == classic ]] || expect_contains info.out '^format: .*Spark.*\(no checksum\)'
         [[ $("$BB" query --count "$fmt.bin" keys.txt) == 2000 ]] || fail "$fmt filter lost keys"
         [[ $("$BB" query --count "$fmt.bin" absent.txt) -lt 60 ]] || fail "$fmt filter: too many false positives"
     done

@@ -12,13 +12,14 @@ CommandSpec info_spec() {
         .synopsis = "FILE",
         .summary = "Describe a saved filter: layout, hashing, fill, estimated cardinality and current FPR.",
         .options = {},
-        .positionals = {{"FILE", "a filter file of any type (batchbloom's, or Spark's serialized form)", true}},
+        .positionals = {{"FILE", "a filter file of any type (batchbloom's, Spark's serialized form), or a Parquet file", true}},
         .notes = {},
     };
 }
 
 int run_info(const ParsedArgs& args) {
     const std::string path(*args.positional(0));
+    if (is_parquet_file(path)) return describe_parquet(path);
     open_filter_file(path)->describe(path);
     return 0;
 }

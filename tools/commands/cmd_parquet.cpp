@@ -212,4 +212,23 @@ int run_parquet(const ParsedArgs& args) {
     return query(args, reader, std::string(columns.front()), groups);
 }
 
+bool is_parquet_file(const std::string& path) {
+    std::FILE* f = std::fopen(path.c_str(), "rb");
+    if (f == nullptr) return false;
+    char magic[4] = {};
+    const bool parquet = std::fread(magic, 1, 4, f) == 4 && std::string_view(magic, 4) == "PAR1";
+    std::fclose(f);
+    return parquet;
+}
+
+int describe_parquet(const std::string& path) {
+    const pq::Reader reader{std::filesystem::path(path)};
+    write_stdout("format:                 Parquet, " + std::to_string(reader.metadata().row_groups.size()) +
+                 " row groups, split-block Bloom filters (no checksum: the format has none, so a damaged filter"
+                 " is not detected)\n");
+    std::vector<std::size_t> groups(reader.metadata().row_groups.size());
+    for (std::size_t i = 0; i < groups.size(); ++i) groups[i] = i;
+    return list_filters(reader, groups);
+}
+
 }  // namespace batchbloom::cli

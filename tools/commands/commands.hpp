@@ -3,6 +3,7 @@
 // its run function; main.cpp parses the command line against the spec and calls run. A run
 // function returns the exit status, reports failures by throwing (std::exception, or
 // UsageError for a bad command line), and writes its results to stdout.
+#include <string>
 #include <string_view>
 
 #include "common/args.hpp"
@@ -27,6 +28,10 @@ int run_query(const ParsedArgs& args);
 
 CommandSpec info_spec();
 int run_info(const ParsedArgs& args);
+/// For info: whether PATH starts like a Parquet file, and its description (format, then the
+/// per-column-chunk listing of `parquet FILE`).
+bool is_parquet_file(const std::string& path);
+int describe_parquet(const std::string& path);
 
 CommandSpec bench_spec();
 int run_bench(const ParsedArgs& args);
