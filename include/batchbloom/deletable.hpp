@@ -69,6 +69,9 @@ public:
     /// fallback rule of docs/architecture.md); probes run the engine's blocked-filter kernels.
     void set_backend(Backend b) { bits_.set_backend(b); }
     Backend backend() const noexcept { return bits_.backend(); }
+    /// Threads of the bulk probes (see Filter::set_threads); inserts and erases run on one.
+    void set_threads(unsigned threads) noexcept { bits_.set_threads(threads); }
+    unsigned threads() const noexcept { return bits_.threads(); }
 
     void insert(std::uint64_t key) {
         insert_hash(bits_.hash(key));  // first: it throws for a moved-from filter

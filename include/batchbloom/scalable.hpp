@@ -76,8 +76,10 @@ public:
     const Hashing& hashing() const noexcept { return hashing_; }
     /// Engine of every stage's bulk operations (see Filter::set_backend).
     void set_backend(Backend b);
+    Backend backend() const noexcept { return backend_; }
     /// Threads of every stage's bulk operations (see Filter::set_threads).
     void set_threads(unsigned threads) noexcept;
+    unsigned threads() const noexcept { return threads_; }
 
     void insert(std::uint64_t key) { insert(std::span<const std::uint64_t>(&key, 1)); }
     void insert(std::string_view key) { insert(std::span<const std::string_view>(&key, 1)); }

@@ -61,14 +61,6 @@ ClassicParams sizing(nb::handle n_arg, nb::handle fpr_arg, nb::handle bpk_arg, C
     return p;
 }
 
-const ClassicParams& classic_params_arg(nb::handle p) {
-    if (!nb::isinstance<ClassicParams>(p))
-        throw nb::type_error(("params must be a batchbloom.ClassicParams, not " +
-                              nb::cast<std::string>(nb::str(p.type().attr("__name__"))))
-                                 .c_str());
-    return nb::cast<const ClassicParams&>(p);
-}
-
 ClassicParams explicit_params(nb::handle bits, nb::handle k) {
     ClassicParams p{int_arg(bits, "bits", 1, ClassicParams::max_bits),
                     static_cast<unsigned>(int_arg(k, "k", 1, ClassicParams::max_k))};
@@ -167,19 +159,13 @@ void bind_classic(nb::module_& m) {
         .def_static(
             "from_params",
             [](nb::handle p, nb::handle scheme, nb::handle hash, nb::handle seed, nb::handle backend,
-               nb::handle threads) { return make(classic_params_arg(p), scheme, hash, seed, backend, threads); },
+               nb::handle threads) {
+                return make(params_arg<ClassicParams>(p, "batchbloom.ClassicParams"), scheme, hash, seed, backend,
+                            threads);
+            },
             "params"_a.none(), nb::kw_only(), "scheme"_a.none() = "double_hashing", "hash"_a.none() = "xxh3",
             "seed"_a.none() = 0, "backend"_a.none() = "auto", "threads"_a.none() = 0,
             "An empty filter with explicit ClassicParams.")
-        .def(
-            "clear", [](PyClassic& self) { write_locked(self, false, [](ClassicFilter& f) { f.clear(); }); },
-            "Sets every bit to zero.")
-        .def(
-            "fill_ratio",
-            [](const PyClassic& self) {
-                return read_locked(self, false, [](const ClassicFilter& f) { return f.fill_ratio(); });
-            },
-            "Fraction of bits set.")
         .def(
             "predicted_fpr",
             [](const PyClassic& self, nb::handle n) { return self.filter.predicted_fpr(int_arg(n, "n")); },
@@ -194,26 +180,6 @@ void bind_classic(nb::module_& m) {
         .def_prop_ro(
             "scheme", [](const PyClassic& self) { return std::string(to_string(self.filter.hashing().scheme)); },
             "'double_hashing', 'spark_v1' or 'spark_v2'.")
-        .def_prop_ro(
-            "hash_kind", [](const PyClassic& self) { return std::string(to_string(self.filter.hashing().kind)); },
-            "'xxh3' or 'murmur3' (double_hashing only; Spark schemes hash with Spark's Murmur3).")
-        .def_prop_ro(
-            "seed", [](const PyClassic& self) { return self.filter.hashing().seed; },
-            "The hash seed (spark_v2: Spark's int seed as an unsigned 32-bit value).")
-        .def_prop_rw(
-            "backend", [](const PyClassic& self) { return std::string(to_string(self.filter.backend())); },
-            [](PyClassic& self, nb::handle name) {
-                const Backend b = backend_arg(name);
-                write_locked(self, true, [&](ClassicFilter& f) { f.set_backend(b); });
-            },
-            "Engine of the bulk probes ('auto' or an engine name); not part of the value.")
-        .def_prop_rw(
-            "threads", [](const PyClassic& self) { return self.filter.threads(); },
-            [](PyClassic& self, nb::handle threads) {
-                const unsigned t = threads_arg(threads);
-                write_locked(self, true, [&](ClassicFilter& f) { f.set_threads(t); });
-            },
-            "Threads of the bulk calls; 0 = every core.")
         .def(
             "compatible",
             [](const PyClassic& self, const PyClassic& other) { return self.filter.compatible(other.filter); },
@@ -238,6 +204,11 @@ void bind_classic(nb::module_& m) {
             "A filter from Spark's serialized form (BloomFilter.writeTo, versions 1 and 2; any\n"
             "bytes-like object). FormatError if it is not exactly one valid Spark filter.")
         .def("__repr__", &repr);
+    def_clear(cls, "Sets every bit to zero.");
+    def_read(cls, "fill_ratio", [](const ClassicFilter& f) { return f.fill_ratio(); }, "Fraction of bits set.");
+    def_hashing(cls, "'xxh3' or 'murmur3' (double_hashing only; Spark schemes hash with Spark's Murmur3).",
+                "The hash seed (spark_v2: Spark's int seed as an unsigned 32-bit value).");
+    def_engine(cls, "Engine of the bulk probes ('auto' or an engine name); not part of the value.");
     def_set_algebra(cls, "The union (Spark: mergeInPlace): bit for bit the filter of both key sets.",
                     "Bitwise AND (Spark: intersectInPlace).");
     def_keys(cls);

@@ -47,12 +47,14 @@ inline Hashing hashing(nb::handle kind, nb::handle seed) {
 
 inline Backend backend_arg(nb::handle name) { return parse_backend(str_arg(name, "backend", backend_names)); }
 
-inline const Params& params_arg(nb::handle p) {
-    if (!nb::isinstance<Params>(p))
-        throw nb::type_error(("params must be a batchbloom.Params, not " +
+/// A params= argument of type P (`name`: its Python name).
+template <class P = Params>
+const P& params_arg(nb::handle p, const char* name = "batchbloom.Params") {
+    if (!nb::isinstance<P>(p))
+        throw nb::type_error(("params must be a " + std::string(name) + ", not " +
                               nb::cast<std::string>(nb::str(p.type().attr("__name__"))))
                                  .c_str());
-    return nb::cast<const Params&>(p);
+    return nb::cast<const P&>(p);
 }
 
 using BoolArray = nb::ndarray<nb::numpy, bool, nb::ndim<1>>;
@@ -234,6 +236,87 @@ void def_value(nb::class_<Locked<F>>& cls) {
         .def("__getstate__", &locked_bytes<F>)
         .def("__setstate__", [](L* self, nb::handle state) { new (self) L(from_bytes<F>(state)); });
     cls.attr("__hash__") = nb::none();
+}
+
+/// name(self) -> fn(filter), read under the shared lock.
+template <class F, class Fn>
+void def_read(nb::class_<Locked<F>>& cls, const char* name, Fn fn, const char* doc) {
+    cls.def(name, [fn](const Locked<F>& self) { return read_locked(self, false, fn); }, doc);
+}
+
+template <class F>
+void def_clear(nb::class_<Locked<F>>& cls, const char* doc) {
+    cls.def("clear", [](Locked<F>& self) { write_locked(self, false, [](F& f) { f.clear(); }); }, doc);
+}
+
+/// __init__(n, fpr, *, bits_per_key, shape, hash, seed, backend, threads) and
+/// from_params(params, *, hash, seed, backend, threads) of a filter type built from Params.
+template <class F>
+void def_sized_constructors(nb::class_<Locked<F>>& cls, const char* name, const char* init_doc,
+                            const char* from_params_doc) {
+    using namespace nb::literals;
+    using L = Locked<F>;
+    static auto make = [](const Params& params, nb::handle hash, nb::handle seed, nb::handle backend,
+                          nb::handle threads) {
+        F f(params, hashing(hash, seed), backend_arg(backend));
+        f.set_threads(threads_arg(threads));
+        return L(std::move(f));
+    };
+    cls.def(
+           "__init__",
+           [name](L* self, nb::handle n, nb::handle fpr, nb::handle bpk, nb::handle shape, nb::handle hash,
+                  nb::handle seed, nb::handle backend, nb::handle threads) {
+               new (self) L(make(sizing(name, n, fpr, bpk, shape), hash, seed, backend, threads));
+           },
+           "n"_a.none() = nb::none(), "fpr"_a.none() = nb::none(), nb::kw_only(), "bits_per_key"_a.none() = nb::none(),
+           "shape"_a.none() = "word512", "hash"_a.none() = "xxh3", "seed"_a.none() = 0, "backend"_a.none() = "auto",
+           "threads"_a.none() = 0, init_doc)
+        .def_static(
+            "from_params",
+            [](nb::handle p, nb::handle hash, nb::handle seed, nb::handle backend, nb::handle threads) {
+                return make(params_arg(p), hash, seed, backend, threads);
+            },
+            "params"_a.none(), nb::kw_only(), "hash"_a.none() = "xxh3", "seed"_a.none() = 0,
+            "backend"_a.none() = "auto", "threads"_a.none() = 0, from_params_doc);
+}
+
+/// hash_kind and seed: the hashing every filter type keeps (classic filters add a scheme).
+template <class F>
+void def_hashing(nb::class_<Locked<F>>& cls, const char* kind_doc = "'xxh3' or 'murmur3'.",
+                 const char* seed_doc = "The hash seed.") {
+    using L = Locked<F>;
+    cls.def_prop_ro("hash_kind", [](const L& self) { return std::string(to_string(self.filter.hashing().kind)); },
+                    kind_doc)
+        .def_prop_ro("seed", [](const L& self) { return self.filter.hashing().seed; }, seed_doc);
+}
+
+/// backend, and threads where the filter type has them: settings of the bulk calls, not part
+/// of the filter's value (not saved, pickled or compared).
+template <class F>
+void def_engine(nb::class_<Locked<F>>& cls, const char* backend_doc) {
+    using L = Locked<F>;
+    cls.def_prop_rw(
+        "backend", [](const L& self) { return std::string(to_string(self.filter.backend())); },
+        [](L& self, nb::handle name) {
+            const Backend b = backend_arg(name);
+            write_locked(self, true, [&](F& f) { f.set_backend(b); });
+        },
+        nb::for_setter(nb::arg("value").none()), backend_doc);
+    if constexpr (requires(F& f) { f.set_threads(f.threads()); })
+        cls.def_prop_rw(
+            "threads", [](const L& self) { return self.filter.threads(); },
+            [](L& self, nb::handle threads) {
+                const unsigned t = threads_arg(threads);
+                write_locked(self, true, [&](F& f) { f.set_threads(t); });
+            },
+            nb::for_setter(nb::arg("value").none()), "Threads of the bulk calls; 0 = every core.");
+}
+
+/// The fields a blocked filter's repr shares: "shape='word512', blocks=.., k=.., hash='xxh3', seed=..".
+inline std::string blocked_fields(const Params& p, const Hashing& h) {
+    return "shape='" + std::string(to_string(p.shape)) + "', blocks=" + std::to_string(p.blocks) +
+           ", k=" + std::to_string(p.k) + ", hash='" + std::string(to_string(h.kind)) +
+           "', seed=" + std::to_string(h.seed);
 }
 
 }  // namespace batchbloom::python

@@ -22,10 +22,8 @@ PyDeletable make(const Params& params, nb::handle region_bits, nb::handle hash, 
 
 std::string repr(const PyDeletable& self) {
     const DeletableFilter& f = self.filter;
-    return "batchbloom.DeletableFilter(shape='" + std::string(to_string(f.params().shape)) +
-           "', blocks=" + std::to_string(f.params().blocks) + ", k=" + std::to_string(f.params().k) +
-           ", region_bits=" + std::to_string(f.region_bits()) + ", hash='" + std::string(to_string(f.hashing().kind)) +
-           "', seed=" + std::to_string(f.hashing().seed) + ")";
+    return "batchbloom.DeletableFilter(" + blocked_fields(f.params(), f.hashing()) +
+           ", region_bits=" + std::to_string(f.region_bits()) + ")";
 }
 
 // Erases the keys in order; `results`, when not null, gets one EraseResult per key.
@@ -101,19 +99,6 @@ void bind_deletable(nb::module_& m) {
                 });
             },
             "key"_a.none(), "Erases one key; False if it tested negative or could not be erased.")
-        .def(
-            "to_filter",
-            [](const PyDeletable& self) {
-                return read_locked(self, false, [](const DeletableFilter& f) { return PyFilter(f.filter()); });
-            },
-            "A copy of the bits as a plain Filter (byte for byte a Filter of the keys present, as\n"
-            "long as nothing was erased).")
-        .def(
-            "collided_regions",
-            [](const PyDeletable& self) {
-                return read_locked(self, false, [](const DeletableFilter& f) { return f.collided_regions(); });
-            },
-            "Number of regions marked as collided (their bits can no longer be cleared).")
         .def_static(
             "predicted_deletability",
             [](nb::handle p, nb::handle region_bits, nb::handle n) {
@@ -128,18 +113,16 @@ void bind_deletable(nb::module_& m) {
             "nbytes",
             [](const PyDeletable& self) { return self.filter.params().bytes() + self.filter.collisions().size_bytes(); },
             "Bytes of the bit array and the collision bitmap.")
-        .def_prop_ro("hash_kind",
-                     [](const PyDeletable& self) { return std::string(to_string(self.filter.hashing().kind)); })
-        .def_prop_ro("seed", [](const PyDeletable& self) { return self.filter.hashing().seed; })
-        .def_prop_rw(
-            "backend", [](const PyDeletable& self) { return std::string(to_string(self.filter.filter().backend())); },
-            [](PyDeletable& self, nb::handle name) {
-                const Backend b = backend_arg(name);
-                write_locked(self, true, [&](DeletableFilter& f) { f.set_backend(b); });
-            },
-            "Engine of the bulk probes ('auto' or an engine name; inserts and erases are scalar); not\n"
-            "part of the value.")
         .def("__repr__", &repr);
+    def_read(cls, "to_filter", [](const DeletableFilter& f) { return PyFilter(f.filter()); },
+             "A copy of the bits as a plain Filter (byte for byte a Filter of the keys present, as\n"
+             "long as nothing was erased).");
+    def_read(cls, "collided_regions", [](const DeletableFilter& f) { return f.collided_regions(); },
+             "Number of regions marked as collided (their bits can no longer be cleared).");
+    def_hashing(cls);
+    def_engine(cls,
+               "Engine of the bulk probes ('auto' or an engine name; inserts and erases are scalar); not\n"
+               "part of the value.");
     def_keys(cls);
     def_value(cls);
 }

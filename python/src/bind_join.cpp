@@ -109,10 +109,8 @@ void append_bits(std::span<std::uint64_t> out, std::size_t at, std::span<const s
 
 std::string repr(const PyJoin& self) {
     const Filter& f = self.filter.filter();
-    return "batchbloom.JoinFilter(sized_for=" + std::to_string(self.filter.sized_for()) + ", shape='" +
-           std::string(to_string(f.params().shape)) + "', blocks=" + std::to_string(f.params().blocks) +
-           ", k=" + std::to_string(f.params().k) + ", hash='" + std::string(to_string(f.hashing().kind)) +
-           "', seed=" + std::to_string(f.hashing().seed) + ")";
+    return "batchbloom.JoinFilter(sized_for=" + std::to_string(self.filter.sized_for()) + ", " +
+           blocked_fields(f.params(), f.hashing()) + ")";
 }
 
 PyJoin from_filter(Filter f, nb::handle sized_for, nb::handle backend, nb::handle threads, nb::handle chunk_rows) {
@@ -216,18 +214,10 @@ void bind_join(nb::module_& m) {
         .def(
             "contains",
             [](const PyJoin& self, nb::handle keys) {
-                auto out = std::make_unique<std::vector<std::uint8_t>>();
-                out->reserve(1);
-                for_each_batch(keys, [&](const KeyBatch& batch, std::size_t at) {
-                    out->resize(at + batch.size());
+                return answers_array(keys, [&](const KeyBatch& batch, std::uint8_t* out) {
                     nb::gil_scoped_release release;
-                    contains(self.filter.filter(), batch, out->data() + at);
+                    contains(self.filter.filter(), batch, out);
                 });
-                const std::size_t n = out->size();
-                std::uint8_t* data = out->data();
-                nb::capsule owner(out.get(), [](void* p) noexcept { delete static_cast<std::vector<std::uint8_t>*>(p); });
-                out.release();
-                return BoolArray(data, {n}, owner);
             },
             "keys"_a.none(), "A NumPy bool array: True where the key may match.")
         .def(

@@ -90,17 +90,14 @@ void bind_scalable(nb::module_& m) {
         .def_prop_ro("initial_capacity", [](const PyScalable& self) { return self.filter.params().initial_capacity; })
         .def_prop_ro("growth", [](const PyScalable& self) { return self.filter.params().growth; })
         .def_prop_ro("tightening", [](const PyScalable& self) { return self.filter.params().tightening; })
-        .def("predicted_fpr",
-             [](const PyScalable& self) {
-                 return read_locked(self, false, [](const ScalableFilter& f) { return f.predicted_fpr(); });
-             },
-             "Sum of the stages' predicted FPRs at their current loads.")
         .def_prop_ro("nbytes",
                      [](const PyScalable& self) { return read_locked(self, true, [](const ScalableFilter& f) { return f.bytes(); }); },
                      "Bytes of all stages.")
-        .def_prop_ro("hash_kind", [](const PyScalable& self) { return std::string(to_string(self.filter.hashing().kind)); })
-        .def_prop_ro("seed", [](const PyScalable& self) { return self.filter.hashing().seed; })
         .def("__repr__", &repr);
+    def_read(cls, "predicted_fpr", [](const ScalableFilter& f) { return f.predicted_fpr(); },
+             "Sum of the stages' predicted FPRs at their current loads.");
+    def_hashing(cls);
+    def_engine(cls, "Engine of every stage's bulk calls ('auto' or an engine name); not part of the value.");
     def_keys(cls);
     def_value(cls);
 }

@@ -73,3 +73,31 @@ def test_numpy_scalars_and_large_values_are_accepted():
     f.threads = 0
     assert f.threads == 0
     assert batchbloom.Params("word512", np.uint64(4), np.int32(3)).k == 3
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: batchbloom.Filter(n=100, fpr=0.01),
+        lambda: batchbloom.CountingFilter(n=100, fpr=0.01, threads=3),
+        lambda: batchbloom.DeletableFilter(n=100, fpr=0.01),
+        lambda: batchbloom.ScalableFilter(100),
+        lambda: batchbloom.ClassicFilter(n=100, fpr=0.01),
+    ],
+)
+def test_every_filter_type_has_the_same_engine_settings(make):
+    # backend and threads: the same properties, checks and errors on every filter type; they
+    # are not part of the value.
+    f = make()
+    keys = np.arange(1000, dtype=np.uint64)
+    f.insert(keys)
+    before = f.to_bytes()
+    f.threads = 2
+    f.backend = "scalar"
+    assert f.threads == 2 and f.backend == "scalar"
+    assert f.contains(keys).all() and f.count(keys) == keys.size
+    assert f.to_bytes() == before and f == type(f).from_bytes(before)
+    with pytest.raises(TypeError, match="backend must be a str"):
+        f.backend = None
+    with pytest.raises(ValueError, match=r"threads must be an int in \[0, 2\*\*32\)"):
+        f.threads = -1

@@ -9,16 +9,24 @@ STUB = Path(batchbloom.__file__).with_name("__init__.pyi")
 
 
 def stub_names():
+    """Top-level names, and each class's members with those it inherits from the stub's own
+    classes (the shared API is written once, in protocols that exist only in the stub)."""
     tree = ast.parse(STUB.read_text())
-    top, members = set(), {}
+    top, own, bases = set(), {}, {}
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
             top.add(node.name)
         if isinstance(node, ast.ClassDef):
-            members[node.name] = {n.name for n in node.body if isinstance(n, ast.FunctionDef)}
+            own[node.name] = {n.name for n in node.body if isinstance(n, ast.FunctionDef)}
+            bases[node.name] = [b.id for b in node.bases if isinstance(b, ast.Name)]
         if isinstance(node, ast.AnnAssign):
             top.add(node.target.id)
-    return top, members
+
+    def members(cls):
+        inherited = set().union(*(members(b) for b in bases[cls] if b in own))
+        return own[cls] | inherited
+
+    return top, {cls: members(cls) for cls in own}
 
 
 def test_stubs_cover_the_public_api():
