@@ -19,7 +19,7 @@ namespace bb = batchbloom;
 namespace {
 
 // Payload hash at offset 40 (of everything after the 64-byte header), header hash of bytes
-// 0..55 at offset 56 (src/format/family_file.hpp).
+// 0..55 at offset 56 (docs/format.md).
 void reseal(std::string& f) {
     const std::uint64_t payload = bb::xxh3_64(f.data() + 64, f.size() - 64, 0);
     std::memcpy(f.data() + 40, &payload, 8);

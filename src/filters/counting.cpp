@@ -14,7 +14,7 @@
 
 #include "engine/engine.hpp"
 #include "engine/parallel.hpp"
-#include "format/family_file.hpp"
+#include "format/file_io.hpp"
 #include "filters/key_hashes.hpp"
 #include "filters/storage.hpp"
 
@@ -363,14 +363,8 @@ bool operator==(const CountingFilter& a, const CountingFilter& b) noexcept {
 
 void CountingFilter::save(std::ostream& out) const {
     if (is_empty()) detail::throw_moved_from("save");
-    detail::FamilyHeader h;
-    h.kind = FileKind::counting;
-    h.params = params_;
-    h.hashing = hashing_;
-    h.payload_bytes = 4 * params_.bytes();
-    h.key_kinds = key_kinds_;
     const std::span<const std::byte> pieces[] = {bytes()};
-    detail::write_family(out, h, pieces);
+    io::write_filter(out, io::FileHeader::blocked(FileKind::counting, params_, hashing_, key_kinds_), pieces);
 }
 
 void CountingFilter::save(const std::filesystem::path& path) const {
@@ -378,21 +372,22 @@ void CountingFilter::save(const std::filesystem::path& path) const {
     write_file(path, [&](std::ostream& out) { save(out); });
 }
 
-CountingFilter CountingFilter::load(std::istream& in) {
-    const auto h = detail::read_family_header(in, FileKind::counting);
-    if (h.extra != 0) throw FormatError("corrupt header: reserved fields are not zero");
-    if (h.payload_bytes != 4 * h.params.bytes())
-        throw FormatError("corrupt header: payload length " + std::to_string(h.payload_bytes) + " is not 4 x " +
-                          std::to_string(h.params.bytes()) + " bytes of counter planes");
-    const auto payload = detail::read_family_payload(in, h);
-    CountingFilter f(h.params, h.hashing);
-    f.key_kinds_ = h.key_kinds;
-    std::memcpy(f.planes_.data(), payload.data(), payload.size());
-    return f;
+CountingFilter CountingFilter::load(std::istream& stream) {
+    return io::load_stream<CountingFilter>(stream, [](std::istream& in) {
+        const auto h = io::read_header(in, FileKind::counting);
+        const Params p = h.params();
+        io::check_payload_length(h, 4 * p.bytes(), "4 x " + std::to_string(p.bytes()) + " bytes of counter planes");
+        io::PayloadReader payload(in, h);
+        CountingFilter f(p, h.hashing());
+        f.key_kinds_ = h.key_kinds;
+        payload.read(f.planes_.bytes());
+        payload.finish();
+        return f;
+    });
 }
 
 CountingFilter CountingFilter::load(const std::filesystem::path& path) {
-    return detail::load_family_file<CountingFilter>(path, [](std::istream& in) { return load(in); });
+    return io::load_file<CountingFilter>(path, [](std::istream& in) { return load(in); });
 }
 
 }  // namespace batchbloom

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "engine/engine.hpp"
-#include "format/family_file.hpp"
+#include "format/file_io.hpp"
 #include "filters/key_hashes.hpp"
 #include "filters/storage.hpp"
 
@@ -171,16 +171,10 @@ double predicted_deletability(const Params& params, unsigned region_bits, std::u
 
 void DeletableFilter::save(std::ostream& out) const {
     if (params().blocks == 0) detail::throw_moved_from("save");
-    detail::FamilyHeader h;
-    h.kind = FileKind::deletable;
-    h.params = params();
-    h.hashing = hashing();
+    auto h = io::FileHeader::blocked(FileKind::deletable, params(), hashing(), key_kinds());
     h.extra = region_bits_;
-    h.key_kinds = key_kinds();
-    const auto bitmap = std::as_bytes(std::span<const std::uint64_t>(collisions_));
-    h.payload_bytes = params().bytes() + bitmap.size();
-    const std::span<const std::byte> pieces[] = {bits_.bytes(), bitmap};
-    detail::write_family(out, h, pieces);
+    const std::span<const std::byte> pieces[] = {bits_.bytes(), std::as_bytes(std::span<const std::uint64_t>(collisions_))};
+    io::write_filter(out, h, pieces);
 }
 
 void DeletableFilter::save(const std::filesystem::path& path) const {
@@ -188,28 +182,29 @@ void DeletableFilter::save(const std::filesystem::path& path) const {
     write_file(path, [&](std::ostream& out) { save(out); });
 }
 
-DeletableFilter DeletableFilter::load(std::istream& in) {
-    const auto h = detail::read_family_header(in, FileKind::deletable);
-    if (h.extra == 0 || h.extra > h.params.block_bytes() * 8 || !std::has_single_bit(h.extra))
-        throw FormatError("corrupt header: " + std::to_string(h.extra) + " bits per region");
-    const auto region_bits = static_cast<unsigned>(h.extra);
-    const std::uint64_t expected = h.params.bytes() + 8 * bitmap_words(h.params, region_bits);
-    if (h.payload_bytes != expected)
-        throw FormatError("corrupt header: payload length " + std::to_string(h.payload_bytes) + " does not match " +
-                          std::to_string(expected) + " bytes of blocks and collision bitmap");
-    const auto payload = detail::read_family_payload(in, h);
-    DeletableFilter f(h.params, region_bits, h.hashing);
-    f.add_key_kinds(h.key_kinds);
-    auto dst = f.bits_.mutable_bytes();
-    std::memcpy(dst.data(), payload.data(), dst.size());
-    std::memcpy(f.collisions_.data(), payload.data() + dst.size(), 8 * f.collisions_.size());
-    if (f.regions() % 64 != 0 && (f.collisions_.back() >> (f.regions() % 64)) != 0)
-        throw FormatError("corrupt payload: collision bits set past the last region");
-    return f;
+DeletableFilter DeletableFilter::load(std::istream& stream) {
+    return io::load_stream<DeletableFilter>(stream, [](std::istream& in) {
+        const auto h = io::read_header(in, FileKind::deletable);
+        const Params p = h.params();
+        if (h.extra == 0 || h.extra > p.block_bytes() * 8 || !std::has_single_bit(h.extra))
+            throw FormatError("corrupt header: " + std::to_string(h.extra) + " bits per region");
+        const auto region_bits = static_cast<unsigned>(h.extra);
+        const std::uint64_t expected = p.bytes() + 8 * bitmap_words(p, region_bits);
+        io::check_payload_length(h, expected, std::to_string(expected) + " bytes of blocks and collision bitmap");
+        io::PayloadReader payload(in, h);
+        DeletableFilter f(p, region_bits, h.hashing());
+        f.add_key_kinds(h.key_kinds);
+        payload.read(f.bits_.mutable_bytes());
+        payload.read(std::as_writable_bytes(std::span<std::uint64_t>(f.collisions_)));
+        payload.finish();
+        if (f.regions() % 64 != 0 && (f.collisions_.back() >> (f.regions() % 64)) != 0)
+            throw FormatError("corrupt payload: collision bits set past the last region");
+        return f;
+    });
 }
 
 DeletableFilter DeletableFilter::load(const std::filesystem::path& path) {
-    return detail::load_family_file<DeletableFilter>(path, [](std::istream& in) { return load(in); });
+    return io::load_file<DeletableFilter>(path, [](std::istream& in) { return load(in); });
 }
 
 }  // namespace batchbloom

@@ -15,7 +15,7 @@
 #include "engine/parallel.hpp"
 #include "filters/key_hashes.hpp"
 #include "filters/storage.hpp"
-#include "format/family_file.hpp"
+#include "format/file_io.hpp"
 
 namespace batchbloom {
 
@@ -370,19 +370,10 @@ void ScalableFilter::save(std::ostream& out) const {
     put<std::uint64_t>(meta, 32, stages_.size());
     for (std::size_t i = 0; i < stages_.size(); ++i) put<std::uint64_t>(meta, meta_bytes + 8 * i, sizes_[i]);
     std::vector<std::span<const std::byte>> pieces{meta};
-    std::uint64_t total = meta.size();
-    for (const auto& s : stages_) {
-        pieces.push_back(s.bytes());
-        total += s.bytes().size();
-    }
-    detail::FamilyHeader h;
-    h.kind = FileKind::scalable;
-    h.params = stages_.front().params();
-    h.hashing = hashing_;
-    h.payload_bytes = total;
+    for (const auto& s : stages_) pieces.push_back(s.bytes());
+    auto h = io::FileHeader::blocked(FileKind::scalable, stages_.front().params(), hashing_, key_kinds_);
     h.extra = stages_.size();
-    h.key_kinds = key_kinds_;
-    detail::write_family(out, h, pieces);
+    io::write_filter(out, h, pieces);
 }
 
 void ScalableFilter::save(const std::filesystem::path& path) const {
@@ -390,63 +381,68 @@ void ScalableFilter::save(const std::filesystem::path& path) const {
     write_file(path, [&](std::ostream& out) { save(out); });
 }
 
-ScalableFilter ScalableFilter::load(std::istream& in) {
-    const auto h = detail::read_family_header(in, FileKind::scalable);
-    const std::uint64_t stages = h.extra;
-    if (stages == 0 || stages > max_stages)
-        throw FormatError("corrupt header: " + std::to_string(stages) + " stages (1 to " + std::to_string(max_stages) +
-                          " allowed)");
-    if (h.payload_bytes < meta_bytes + 8 * stages)
-        throw FormatError("corrupt header: payload length " + std::to_string(h.payload_bytes) + " is too short");
-    const auto payload = detail::read_family_payload(in, h);
-    ScalableParams p;
-    p.initial_capacity = get<std::uint64_t>(payload, 0);
-    p.initial_fpr = get<double>(payload, 8);
-    p.growth = get<double>(payload, 16);
-    p.tightening = get<double>(payload, 24);
-    p.shape = h.params.shape;
-    if (get<std::uint64_t>(payload, 32) != stages || get<std::uint64_t>(payload, 40) != 0)
-        throw FormatError("corrupt payload: stage count or reserved field does not match the header");
-    try {
-        // Check the payload length against the stages the params imply before allocating any.
-        p.validate();
-        std::vector<Params> stage_params;  // sizing a stage takes milliseconds: once per stage
-        std::uint64_t expected = meta_bytes + 8 * stages;
-        for (std::size_t i = 0; i < stages; ++i) {
-            stage_params.push_back(params_of(p, i));
-            expected += stage_params.back().bytes();
+ScalableFilter ScalableFilter::load(std::istream& stream) {
+    return io::load_stream<ScalableFilter>(stream, [](std::istream& in) -> ScalableFilter {
+        const auto h = io::read_header(in, FileKind::scalable);
+        const std::uint64_t stages = h.extra;
+        if (stages == 0 || stages > max_stages)
+            throw FormatError("corrupt header: " + std::to_string(stages) + " stages (1 to " +
+                              std::to_string(max_stages) + " allowed)");
+        if (h.payload_bytes < meta_bytes + 8 * stages)
+            throw FormatError("corrupt header: payload length " + std::to_string(h.payload_bytes) + " is too short");
+        // The stage parameters come from the payload, so all of it is read and checked first.
+        io::PayloadReader reader(in, h);
+        const auto payload = reader.read_rest();
+        reader.finish();
+        ScalableParams p;
+        p.initial_capacity = get<std::uint64_t>(payload, 0);
+        p.initial_fpr = get<double>(payload, 8);
+        p.growth = get<double>(payload, 16);
+        p.tightening = get<double>(payload, 24);
+        p.shape = h.params().shape;
+        if (get<std::uint64_t>(payload, 32) != stages || get<std::uint64_t>(payload, 40) != 0)
+            throw FormatError("corrupt payload: stage count or reserved field does not match the header");
+        try {
+            // Check the payload length against the stages the params imply before allocating any.
+            p.validate();
+            std::vector<Params> stage_params;  // sizing a stage takes milliseconds: once per stage
+            std::uint64_t expected = meta_bytes + 8 * stages;
+            for (std::size_t i = 0; i < stages; ++i) {
+                stage_params.push_back(params_of(p, i));
+                expected += stage_params.back().bytes();
+            }
+            if (expected != h.payload_bytes)
+                throw FormatError("corrupt header: payload length " + std::to_string(h.payload_bytes) + ", but the " +
+                                  std::to_string(stages) + " stages take " + std::to_string(expected) + " bytes");
+            if (stage_params.front() != h.params())
+                throw FormatError("corrupt header: stage 0 parameters do not match the scalable parameters");
+            ScalableFilter f(p, h.hashing(), Backend::automatic, stage_params.front());
+            f.key_kinds_ = h.key_kinds;
+            std::size_t off = meta_bytes + 8 * stages;
+            for (std::size_t i = 0; i < stages; ++i) {
+                if (i > 0) f.add_stage(stage_params[i]);
+                const std::uint64_t size = get<std::uint64_t>(payload, meta_bytes + 8 * i);
+                const std::uint64_t cap = f.stage_capacity(i);
+                if (size > cap || (i + 1 < stages && size != cap))
+                    throw FormatError("corrupt payload: stage " + std::to_string(i) + " holds " + std::to_string(size) +
+                                      " keys, capacity " + std::to_string(cap));
+                f.sizes_[i] = size;
+                f.stages_[i].add_key_kinds(h.key_kinds);
+                auto dst = f.stages_[i].mutable_bytes();
+                std::memcpy(dst.data(), payload.data() + off, dst.size());
+                off += dst.size();
+            }
+            return f;
+        } catch (const FormatError&) {
+            throw;
+        } catch (const Error& e) {
+            throw FormatError(std::string("invalid scalable parameters: ") + e.what());
         }
-        if (expected != h.payload_bytes)
-            throw FormatError("corrupt header: payload length " + std::to_string(h.payload_bytes) + ", but the " +
-                              std::to_string(stages) + " stages take " + std::to_string(expected) + " bytes");
-        if (stage_params.front() != h.params)
-            throw FormatError("corrupt header: stage 0 parameters do not match the scalable parameters");
-        ScalableFilter f(p, h.hashing, Backend::automatic, stage_params.front());
-        f.key_kinds_ = h.key_kinds;
-        std::size_t off = meta_bytes + 8 * stages;
-        for (std::size_t i = 0; i < stages; ++i) {
-            if (i > 0) f.add_stage(stage_params[i]);
-            const std::uint64_t size = get<std::uint64_t>(payload, meta_bytes + 8 * i);
-            const std::uint64_t cap = f.stage_capacity(i);
-            if (size > cap || (i + 1 < stages && size != cap))
-                throw FormatError("corrupt payload: stage " + std::to_string(i) + " holds " + std::to_string(size) +
-                                  " keys, capacity " + std::to_string(cap));
-            f.sizes_[i] = size;
-            f.stages_[i].add_key_kinds(h.key_kinds);
-            auto dst = f.stages_[i].mutable_bytes();
-            std::memcpy(dst.data(), payload.data() + off, dst.size());
-            off += dst.size();
-        }
-        return f;
-    } catch (const FormatError&) {
-        throw;
-    } catch (const Error& e) {
-        throw FormatError(std::string("invalid scalable parameters: ") + e.what());
-    }
+    });
 }
 
 ScalableFilter ScalableFilter::load(const std::filesystem::path& path) {
-    return detail::load_family_file<ScalableFilter>(path, [](std::istream& in) { return load(in); });
+    return io::load_file<ScalableFilter>(path, [](std::istream& in) { return load(in); });
 }
 
 }  // namespace batchbloom

@@ -10,8 +10,7 @@
 #include <string_view>
 #include <variant>
 
-#include "format/family_file.hpp"
-#include "format/header_bytes.hpp"
+#include "format/file_io.hpp"
 #include "format/zstd_stream.hpp"
 
 namespace batchbloom {
@@ -23,7 +22,7 @@ enum class Form { plain, zstd, counting, deletable, scalable, classic, spark };
 /// What the first `got` bytes (up to a header's 64) say the input is; throws FormatError if
 /// they are no filter's. An input too short to hold a header goes to the plain loader, which
 /// says how it is cut.
-Form detect(const io::Header& h, std::size_t got) {
+Form detect(const io::HeaderBytes& h, std::size_t got) {
     const std::string_view prefix(reinterpret_cast<const char*>(h.data()), got);
     if (io::is_zstd(prefix)) return Form::zstd;
     if (got >= 4 && io::is_spark_version(h.data())) return Form::spark;
@@ -32,15 +31,14 @@ Form detect(const io::Header& h, std::size_t got) {
         throw FormatError("not a filter of any kind: neither a batchbloom file (bad magic), a zstd-compressed one, "
                           "nor Apache Spark's serialized BloomFilter");
     if (got < io::header_size) return Form::plain;
-    io::check_header(h, got);
-    switch (static_cast<FileKind>(h[10])) {
+    switch (io::decode(h, got).kind) {
         case FileKind::plain: return Form::plain;
         case FileKind::counting: return Form::counting;
         case FileKind::deletable: return Form::deletable;
         case FileKind::scalable: return Form::scalable;
         case FileKind::classic: return Form::classic;
     }
-    throw FormatError("unsupported filter kind " + std::to_string(unsigned(h[10])));
+    throw Error("internal error: unhandled filter kind");
 }
 
 std::string_view name_of(Form form) {
@@ -82,17 +80,17 @@ protected:
 template <class F>
 AnyFilter load_exactly(std::istream& in) {
     F f = F::load(in);
-    detail::expect_end(in);
+    io::expect_end(in);
     return f;
 }
 
 }  // namespace
 
 AnyFilter load_any(const std::filesystem::path& path) {
-    io::Header h{};
+    io::HeaderBytes h{};
     std::size_t got = 0;
     {
-        auto in = detail::open_for_load(path);
+        auto in = io::open_for_load(path);
         got = io::read_up_to(in, h.data(), h.size());
     }
     Form form;
@@ -114,7 +112,7 @@ AnyFilter load_any(const std::filesystem::path& path) {
 }
 
 AnyFilter load_any(std::span<const std::byte> bytes) {
-    io::Header h{};
+    io::HeaderBytes h{};
     const std::size_t got = std::min(bytes.size(), h.size());
     if (got != 0) std::memcpy(h.data(), bytes.data(), got);
     const Form form = detect(h, got);

@@ -1,31 +1,14 @@
 // The classic filter's two serialized forms.
 //
-// 1. batchbloom file (format version 1, FileKind::classic = 6), little-endian, 64-byte header:
-//    the family header of src/format/family_file.hpp with the classic filter's own fields
-//
-//   offset size field
-//        0    8 magic "BATCHBLM"
-//        8    2 format version (1)
-//       10    1 filter kind (6 = classic Bloom filter)
-//       11    1 scheme (ClassicScheme)
-//       12    1 hash kind (HashKind; double_hashing only, else 0)
-//       13    1 reserved, zero
-//       14    1 key kinds (0: not recorded; else 0x80 | 1 integers | 2 byte strings)
-//       15    1 reserved, zero
-//       16    8 seed
-//       24    8 bits (m)
-//       32    8 payload length in bytes (= ceil(m / 64) * 8)
-//       40    8 XXH3-64 of the payload
-//       48    4 k
-//       52    4 reserved, zero
-//       56    8 XXH3-64 of bytes 0..55
-//       64      payload: the 64-bit words
+// 1. batchbloom file: the common header (format/file_header.hpp; bytes in docs/format.md), whose
+//    fields the classic kind reads as scheme, hash kind, seed, bits m and k, then the m bits as
+//    64-bit words.
 //
 // 2. Spark's BloomFilter.writeTo (java.io.DataOutputStream, big-endian): int32 version (1 or
 //    2), int32 k, version 2 only: int32 seed, int32 number of words, then the words as int64.
 //
-// Every field is checked before anything is allocated, and words are read in bounded chunks,
-// so a corrupt length cannot make the loader allocate more than the input really holds.
+// Every field is checked before anything is allocated; Spark's words are read in bounded
+// chunks, so a corrupt count cannot make the loader allocate more than the input really holds.
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -39,18 +22,16 @@
 #include "batchbloom/atomic_file.hpp"
 #include "batchbloom/file_kind.hpp"
 #include "filters/storage.hpp"
-#include "format/family_file.hpp"
-#include "format/header_bytes.hpp"
+#include "format/file_io.hpp"
 
 namespace batchbloom {
 
 namespace {
 
-using namespace io;  // the header layout shared by every file kind
-constexpr auto kind_classic = static_cast<std::uint8_t>(FileKind::classic);
+using namespace io;
 
-// n words, byte-swapped if big-endian; the vector grows only as data arrives.
-std::vector<std::uint64_t> read_words(std::istream& in, std::uint64_t n, bool big_endian) {
+// Spark's n big-endian words; the vector grows only as data arrives.
+std::vector<std::uint64_t> read_spark_words(std::istream& in, std::uint64_t n) {
     constexpr std::uint64_t chunk = std::uint64_t(1) << 17;  // 1 MiB of words
     std::vector<std::uint64_t> words;
     while (words.size() < n) {
@@ -62,68 +43,29 @@ std::vector<std::uint64_t> read_words(std::istream& in, std::uint64_t n, bool bi
             throw FormatError("truncated payload: " + std::to_string(have * 8 + got) + " of " + std::to_string(n * 8) +
                               " bytes");
     }
-    if (big_endian)
-        for (auto& w : words) w = __builtin_bswap64(w);
+    for (auto& w : words) w = __builtin_bswap64(w);
     return words;
 }
 
-ClassicFilter make_filled(const ClassicParams& p, const ClassicHashing& h, const std::vector<std::uint64_t>& words) {
-    ClassicFilter f(p, h);
-    if (p.bits % 64 != 0 && (words.back() >> (p.bits % 64)) != 0)
-        throw FormatError("corrupt payload: bits set past the filter's " + std::to_string(p.bits) + " bits");
-    std::copy(words.begin(), words.end(), f.mutable_words().begin());
-    return f;
+// Words past m must be zero (the bit operations rely on it).
+void check_tail(const ClassicFilter& f) {
+    const std::uint64_t bits = f.params().bits;
+    if (bits % 64 != 0 && (f.words().back() >> (bits % 64)) != 0)
+        throw FormatError("corrupt payload: bits set past the filter's " + std::to_string(bits) + " bits");
 }
 
 // ---- batchbloom file ----------------------------------------------------------------------------
 
-Header make_header(const ClassicFilter& f) {
-    const auto& p = f.params();
-    const auto& h = f.hashing();
-    Header hd{};
-    std::memcpy(hd.data(), magic.data(), magic.size());
-    put<std::uint16_t>(hd, 8, format_version);
-    put<std::uint8_t>(hd, 10, kind_classic);
-    put<std::uint8_t>(hd, 11, static_cast<std::uint8_t>(h.scheme));
-    put<std::uint8_t>(hd, 12, h.scheme == ClassicScheme::double_hashing ? static_cast<std::uint8_t>(h.kind) : 0);
-    put<std::uint8_t>(hd, key_kinds_offset, encode_key_kinds(f.key_kinds()));
-    put<std::uint64_t>(hd, 16, h.seed);
-    put<std::uint64_t>(hd, 24, p.bits);
-    put<std::uint64_t>(hd, 32, p.bytes());
-    put<std::uint64_t>(hd, 40, xxh3_64(f.words().data(), p.bytes(), 0));
-    put<std::uint32_t>(hd, 48, p.k);
-    put<std::uint64_t>(hd, 56, xxh3_64(hd.data(), 56, 0));
-    return hd;
-}
-
 ClassicFilter load_batchbloom(std::istream& in) {
-    Header hd{};
-    check_header(hd, read_up_to(in, hd.data(), header_size));
-    if (const auto kind = get<std::uint8_t>(hd, 10); kind != kind_classic)
-        throw FormatError("filter kind " + std::to_string(kind) + " is not a classic Bloom filter (kind 6)");
-    if (get<std::uint8_t>(hd, 13) != 0 || get<std::uint8_t>(hd, 15) != 0 || get<std::uint32_t>(hd, 52) != 0)
-        throw FormatError("corrupt header: reserved fields are not zero");
-    const ClassicParams p{get<std::uint64_t>(hd, 24), get<std::uint32_t>(hd, 48)};
-    ClassicHashing h{static_cast<ClassicScheme>(get<std::uint8_t>(hd, 11)),
-                     static_cast<HashKind>(get<std::uint8_t>(hd, 12)), get<std::uint64_t>(hd, 16)};
-    if (h.scheme != ClassicScheme::double_hashing) {
-        if (get<std::uint8_t>(hd, 12) != 0) throw FormatError("corrupt header: hash kind set for a Spark scheme");
-        h.kind = HashKind::xxh3;
-    }
-    try {
-        validate(h, p);
-    } catch (const Error& e) {
-        throw FormatError(std::string("invalid header: ") + e.what());
-    }
-    if (get<std::uint64_t>(hd, 32) != p.bytes())
-        throw FormatError("corrupt header: payload length " + std::to_string(get<std::uint64_t>(hd, 32)) +
-                          " does not match " + std::to_string(p.bits) + " bits");
-    const KeyKinds kinds = decode_key_kinds(get<std::uint8_t>(hd, key_kinds_offset));
-    const auto words = read_words(in, p.words(), false);
-    if (xxh3_64(words.data(), p.bytes(), 0) != get<std::uint64_t>(hd, 40))
-        throw FormatError("corrupt payload: payload checksum mismatch");
-    ClassicFilter f = make_filled(p, h, words);
-    f.add_key_kinds(kinds);
+    const FileHeader h = read_header(in, FileKind::classic);
+    const ClassicParams p = h.classic_params();
+    check_payload_length(h, p.bytes(), std::to_string(p.bits) + " bits");
+    PayloadReader payload(in, h);
+    ClassicFilter f(p, h.classic_hashing());
+    f.add_key_kinds(h.key_kinds);
+    payload.read(std::as_writable_bytes(f.mutable_words()));
+    payload.finish();
+    check_tail(f);
     return f;
 }
 
@@ -144,10 +86,8 @@ void put_be32(std::string& out, std::uint32_t v) {
 
 void ClassicFilter::save(std::ostream& out) const {
     if (words_.empty()) detail::throw_moved_from("save");
-    const Header hd = make_header(*this);
-    out.write(reinterpret_cast<const char*>(hd.data()), header_size);
-    out.write(reinterpret_cast<const char*>(words_.data()), static_cast<std::streamsize>(params_.bytes()));
-    if (!out) throw Error("cannot write the filter: the output stream failed");
+    const std::span<const std::byte> payload[] = {std::as_bytes(words())};
+    io::write_filter(out, io::FileHeader::classic(params_, hashing_, key_kinds_), payload);
 }
 
 void ClassicFilter::save(const std::filesystem::path& path) const {
@@ -155,10 +95,10 @@ void ClassicFilter::save(const std::filesystem::path& path) const {
     write_file(path, [this](std::ostream& out) { save(out); });
 }
 
-ClassicFilter ClassicFilter::load(std::istream& in) { return load_batchbloom(in); }
+ClassicFilter ClassicFilter::load(std::istream& in) { return io::load_stream<ClassicFilter>(in, load_batchbloom); }
 
 ClassicFilter ClassicFilter::load(const std::filesystem::path& path) {
-    return detail::load_family_file<ClassicFilter>(path, [](std::istream& in) { return load_batchbloom(in); });
+    return io::load_file<ClassicFilter>(path, load_batchbloom);
 }
 
 std::vector<std::byte> ClassicFilter::to_spark_bytes() const {
@@ -199,7 +139,9 @@ ClassicFilter ClassicFilter::read_spark(std::istream& in) {
     const ClassicParams p{std::uint64_t(words) * 64, static_cast<unsigned>(k)};
     const ClassicHashing h{version == 1 ? ClassicScheme::spark_v1 : ClassicScheme::spark_v2, HashKind::xxh3,
                            static_cast<std::uint32_t>(seed)};
-    ClassicFilter f = make_filled(p, h, read_words(in, std::uint64_t(words), true));
+    const auto read = read_spark_words(in, std::uint64_t(words));
+    ClassicFilter f(p, h);
+    std::copy(read.begin(), read.end(), f.mutable_words().begin());  // m = 64 x words: no bits past m
     f.add_key_kinds(KeyKinds::not_recorded());  // Spark's form has no place for them
     return f;
 }
@@ -207,25 +149,25 @@ ClassicFilter ClassicFilter::read_spark(std::istream& in) {
 ClassicFilter ClassicFilter::from_spark_bytes(std::span<const std::byte> bytes) {
     std::istringstream in(std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
     auto f = read_spark(in);
-    detail::expect_end(in);
+    io::expect_end(in);
     return f;
 }
 
 bool is_classic_filter_file(const std::filesystem::path& path) {
     std::ifstream in(path, std::ios::binary);
-    std::array<unsigned char, 11> b{};
+    HeaderBytes b{};
     const std::size_t got = in ? read_up_to(in, b.data(), b.size()) : 0;
     if (got >= 4 && is_spark_version(b.data())) return true;
-    return got == b.size() && std::memcmp(b.data(), magic.data(), magic.size()) == 0 && b[10] == kind_classic;
+    return peek_kind(b.data(), got) == static_cast<std::uint8_t>(FileKind::classic);
 }
 
 ClassicFilter load_classic_filter_file(const std::filesystem::path& path) {
     std::array<unsigned char, 4> b{};
     {
-        auto in = detail::open_for_load(path);
+        auto in = io::open_for_load(path);
         if (read_up_to(in, b.data(), 4) != 4 || !is_spark_version(b.data())) return ClassicFilter::load(path);
     }
-    return detail::load_family_file<ClassicFilter>(path, [](std::istream& in) { return ClassicFilter::read_spark(in); });
+    return io::load_file<ClassicFilter>(path, [](std::istream& in) { return ClassicFilter::read_spark(in); });
 }
 
 }  // namespace batchbloom
