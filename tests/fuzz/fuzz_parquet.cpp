@@ -16,44 +16,22 @@
 // (written to a scratch file, since Reader reads files), and as a file whose column chunks'
 // pages are decoded in memory. Seeds: tests/data/tiny_*.parquet (run_fuzz.sh copies them into
 // the corpus).
-#include <cstddef>
-#include <cstdint>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <exception>
-#include <filesystem>
-#include <fstream>
-#include <span>
-#include <string>
 #include <unistd.h>
 
 #include "batchbloom/parquet.hpp"
+#include "fuzz_common.hpp"
 #include "interop/parquet/chunk_filter.hpp"
 #include "interop/parquet/column_values.hpp"
 #include "interop/parquet/footer_rewrite.hpp"
 
+namespace fuzz {
+
+// The seeds are tests/data/tiny_*.parquet, which run_fuzz.sh copies into the corpus.
+void write_seeds(const std::filesystem::path&) {}
+
 namespace {
 
 namespace pq = batchbloom::parquet;
-
-[[noreturn]] void fail(const std::string& what) {
-    std::fprintf(stderr, "fuzz_parquet: %s\n", what.c_str());
-    std::fflush(stderr);
-    std::abort();
-}
-
-template <class F>
-void expect_error_or_success(const char* what, F&& f) {
-    try {
-        f();
-    } catch (const batchbloom::Error&) {
-    } catch (const std::exception& e) {
-        fail(std::string(what) + " threw a non-batchbloom exception: " + e.what());
-    } catch (...) {
-        fail(std::string(what) + " threw a non-std exception");
-    }
-}
 
 void check_filter(pq::SplitBlockFilter f) {
     const auto again = pq::SplitBlockFilter::deserialize(f.serialize());
@@ -106,7 +84,7 @@ void decode_chunks(std::span<const std::byte> file) {
             // Chunks that claim more values than fit the fuzzer's memory limit are left out; a
             // small exact limit sends the larger ones through the estimating path too.
             if (c.num_values > (std::int64_t(1) << 20)) continue;
-            expect_error_or_success("hash_chunk_values", [&] {
+            succeeds("hash_chunk_values", [&] {
                 pq::check_hashable(c);
                 const std::uint64_t at = pq::pages_offset(c, data_end);
                 pq::ChunkFilterBuilder builder(std::uint64_t(c.num_values), 0.01, std::nullopt, 4096);
@@ -121,13 +99,14 @@ void decode_chunks(std::span<const std::byte> file) {
 
 }  // namespace
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-    const std::span<const std::byte> input(reinterpret_cast<const std::byte*>(data), size);
+void fuzz_one(std::string_view bytes) {
+    const auto input = as_bytes(bytes);
+    const std::size_t size = bytes.size();
 
-    expect_error_or_success("parse_file_metadata", [&] { (void)pq::parse_file_metadata(input); });
-    expect_error_or_success("rewrite_footer", [&] { check_rewrite(input); });
-    expect_error_or_success("decode_chunks", [&] { decode_chunks(input); });
-    expect_error_or_success("SplitBlockFilter::deserialize", [&] {
+    succeeds("parse_file_metadata", [&] { (void)pq::parse_file_metadata(input); });
+    succeeds("rewrite_footer", [&] { check_rewrite(input); });
+    succeeds("decode_chunks", [&] { decode_chunks(input); });
+    succeeds("SplitBlockFilter::deserialize", [&] {
         std::size_t used = 0;
         auto f = pq::SplitBlockFilter::deserialize(input, &used);
         if (used > size) fail("deserialize consumed more bytes than it was given");
@@ -136,19 +115,20 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
     {
         std::ofstream out(scratch_file(), std::ios::binary | std::ios::trunc);
-        out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
+        out.write(bytes.data(), static_cast<std::streamsize>(size));
         if (!out.flush()) fail("cannot write the scratch file");
     }
-    expect_error_or_success("Reader", [&] {
+    succeeds("Reader", [&] {
         const pq::Reader reader(scratch_file());
         const auto& groups = reader.metadata().row_groups;
         for (std::size_t rg = 0; rg < groups.size(); ++rg) {
             for (const auto& c : groups[rg].columns) {
-                expect_error_or_success("Reader::bloom_filter", [&] {
+                succeeds("Reader::bloom_filter", [&] {
                     if (auto f = reader.bloom_filter(rg, c.path)) check_filter(std::move(*f));
                 });
             }
         }
     });
-    return 0;
 }
+
+}  // namespace fuzz
