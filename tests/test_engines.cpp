@@ -19,6 +19,7 @@
 #include <string>
 #include <thread>
 
+#include "cpu/partition_kernel.hpp"
 #include "engine/engine.hpp"
 #include "engine/machine.hpp"
 #include "engine/path_choice.hpp"
@@ -155,6 +156,74 @@ TEST_P(EngineTest, EveryPrefetchDistanceAndBlockRangeMatchesTheLayout) {
                         ASSERT_EQ(bits[n / 64] >> (n % 64), 0u) << "bits past n must be zero";
                     }
                     ASSERT_EQ(e.count(s, keys, n, mode), expect_count);
+                }
+            }
+        }
+    }
+}
+
+TEST_P(EngineTest, PartitionKernelsMatchTheLayout) {
+    // The partitioned path's kernels straight: the scatter puts every key's hash, in order,
+    // into its region's bucket and gives each key its region id, stopping at the first key
+    // whose bucket is full; the in-region kernels set and test as the layout says. Batch
+    // sizes around the SIMD width and the scatter's chunk, unaligned key pointers, one region
+    // and many, buckets that fill up.
+    const bb::detail::BlockedKernels& e = bb::detail::blocked_kernels(backend());
+    if (e.partition == nullptr) GTEST_SKIP() << "this engine runs the direct path only";
+    namespace part = bb::detail::partition;
+    const bb::detail::KeyMode mixed{bb::detail::KeyMode::mix64, 5}, hashed{bb::detail::KeyMode::hashed, 0};
+    for (const auto& [shape, k] : shapes) {
+        const Params p = Params::make(shape, 3001, k);
+        const auto all = bb::testing::random_keys(3001, k + 10, 0);
+        for (const auto& [shift, cap] : {std::pair{12u, 4096u}, std::pair{4u, 64u}, std::pair{9u, 64u}}) {
+            const unsigned regions = static_cast<unsigned>((p.blocks - 1) >> shift) + 1;
+            for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(9), std::size_t(255), std::size_t(257),
+                                  std::size_t(3000)}) {
+                SCOPED_TRACE(std::string(bb::to_string(shape)) + " shift=" + std::to_string(shift) + " n=" + std::to_string(n));
+                const std::uint64_t* keys = all.data() + (all.size() - n);
+                for (const auto mode : {mixed, hashed}) {
+                    std::vector<part::Line> wc(regions);
+                    std::vector<std::uint32_t> count(regions, 99);
+                    Words hashes(std::size_t(regions) * cap);  // full lines are streamed out: 64-byte aligned
+                    std::vector<std::uint8_t> ids(n + 1, 7);
+                    const part::Buckets b{p.blocks, shift, regions, cap, wc.data(), count.data(), hashes.data(), ids.data()};
+                    const std::size_t taken = e.partition->scatter(b, keys, n, mode);
+                    std::vector<std::vector<std::uint64_t>> want(regions);
+                    std::size_t want_taken = n;
+                    for (std::size_t i = 0; i < n; ++i) {
+                        const std::uint64_t h = mode.kind == mixed.kind ? bb::mix64(keys[i], mode.seed) : keys[i];
+                        const unsigned r = static_cast<unsigned>(bb::layout::block_index(h, p.blocks) >> shift);
+                        if (want[r].size() == cap) {
+                            want_taken = i;
+                            break;
+                        }
+                        want[r].push_back(h);
+                        ASSERT_EQ(ids[i], r) << i;
+                    }
+                    ASSERT_EQ(taken, want_taken);
+                    ASSERT_EQ(ids[n], 7) << "wrote past the end";
+                    for (unsigned r = 0; r < regions; ++r) {
+                        ASSERT_EQ(count[r], want[r].size()) << r;
+                        ASSERT_TRUE(std::equal(want[r].begin(), want[r].end(), b.bucket(r))) << r;
+                        if (n != 3000 || r >= 3) continue;
+                        // The in-region kernels on this bucket.
+                        Words got(p.bytes() / 8);
+                        Reference ref(p);
+                        const auto f = ref_of(got, p);
+                        const std::size_t half = count[r] / 2;
+                        e.partition->insert(f, b.bucket(r), half);
+                        for (std::size_t i = 0; i < half; ++i) ref.insert(want[r][i]);
+                        ASSERT_EQ(got.value(), ref.words.value());
+                        std::vector<std::uint8_t> a(count[r] + 1, 7);
+                        e.partition->contains(f, b.bucket(r), count[r], a.data());
+                        std::size_t found = 0;
+                        for (std::size_t i = 0; i < count[r]; ++i) {
+                            ASSERT_EQ(a[i], ref.contains(want[r][i])) << i;
+                            found += a[i];
+                        }
+                        ASSERT_EQ(a[count[r]], 7) << "wrote past the end";
+                        ASSERT_EQ(e.partition->count(f, b.bucket(r), count[r]), found);
+                    }
                 }
             }
         }

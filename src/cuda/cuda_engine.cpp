@@ -101,7 +101,7 @@ std::size_t count(const FilterRef& f, const std::uint64_t* keys, std::size_t n, 
     return static_cast<std::size_t>(run(f, keys, n, mode, cuda_impl::Op::count, nullptr));
 }
 
-// Hashing for the partitioned multi-threaded insert: on the host (mix64 is a few cycles a key;
+// Hashing (for a scalable filter's stages): on the host (mix64 is a few cycles a key;
 // a round trip to the GPU would cost more than it saves).
 void hash(const std::uint64_t* keys, std::size_t n, KeyMode mode, std::uint64_t* out) {
     const auto h = hasher(mode);
@@ -110,7 +110,8 @@ void hash(const std::uint64_t* keys, std::size_t n, KeyMode mode, std::uint64_t*
 
 bool supported() { return cuda_device_available(); }
 
-constinit const BlockedKernels cuda_blocked{Backend::cuda, insert, contains_bytes, contains_bits, count, hash};
+// No partitioned path: the batch layer runs every CUDA call direct.
+constinit const BlockedKernels cuda_blocked{Backend::cuda, insert, contains_bytes, contains_bits, count, hash, nullptr};
 
 }  // namespace
 

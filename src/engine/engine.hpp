@@ -58,6 +58,22 @@ struct KeyMode {
     std::uint64_t seed;
 };
 
+namespace partition {
+struct Buckets;  // cpu/partition_kernel.hpp
+}
+
+/// The partitioned batch path's kernels (engine/batch.cpp): the scatter of a round of keys into
+/// one bucket per filter region (cpu/partition_kernel.hpp), and the kernels that then insert or
+/// test a bucket's hashes, whose blocks all lie in one region already brought into the cache
+/// (so they prefetch nothing).
+struct PartitionKernels {
+    std::size_t (*scatter)(const partition::Buckets& b, const std::uint64_t* keys, std::size_t n, KeyMode mode);
+    void (*insert)(const FilterRef&, const std::uint64_t* hashes, std::size_t n);
+    /// out[i] = 0 or 1.
+    void (*contains)(const FilterRef&, const std::uint64_t* hashes, std::size_t n, std::uint8_t* out);
+    std::size_t (*count)(const FilterRef&, const std::uint64_t* hashes, std::size_t n);
+};
+
 struct BlockedKernels {
     Backend backend;  // the engine whose code this is
     void (*insert)(const FilterRef&, const std::uint64_t* keys, std::size_t n, KeyMode mode);
@@ -68,8 +84,11 @@ struct BlockedKernels {
     void (*contains_bits)(const FilterRef&, const std::uint64_t* keys, std::size_t n, KeyMode mode,
                           std::uint64_t* out);
     std::size_t (*count)(const FilterRef&, const std::uint64_t* keys, std::size_t n, KeyMode mode);
-    /// out[i] = the hash of keys[i] under `mode` (for partitioning a batch before it is inserted).
+    /// out[i] = the hash of keys[i] under `mode` (a scalable filter hashes a batch once for all its stages).
     void (*hash)(const std::uint64_t* keys, std::size_t n, KeyMode mode, std::uint64_t* out);
+    /// Null for an engine that only runs the direct path (CUDA: it moves each call's data to
+    /// the device itself).
+    const PartitionKernels* partition;
 };
 
 /// ConcurrentFilter's kernels (concurrent.hpp): relaxed atomic ORs and loads on whole words,

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "batchbloom/hash.hpp"
+#include "cpu/partition_kernel.hpp"
 #include "engine/engine.hpp"
 
 namespace batchbloom::detail {
@@ -144,11 +145,35 @@ void hash(const std::uint64_t* keys, std::size_t n, KeyMode mode, std::uint64_t*
     for (std::size_t i = 0; i < n; ++i) out[i] = to_hash(keys[i], mode);
 }
 
+/// The partitioned path's kernels: the scatter one key at a time, and the plain kernels above
+/// on hashes (the batch layer hands them regions with no prefetch distance).
+struct partition_policy {
+    static constexpr std::size_t group = 1;
+    static void regions(const std::uint64_t* keys, KeyMode mode, const partition::Buckets& b, std::uint64_t* h,
+                        std::uint8_t* ids) {
+        partition::region_of(*keys, mode, b, *h, *ids);
+    }
+    static void stream(std::uint64_t* dst, const partition::Line& src) { std::copy_n(src.w, partition::line, dst); }
+    static void fence() {}
+};
+constexpr KeyMode hashed{KeyMode::hashed, 0};
+std::size_t scatter(const partition::Buckets& b, const std::uint64_t* keys, std::size_t n, KeyMode mode) {
+    return partition::scatter<partition_policy>(b, keys, n, mode);
+}
+void region_insert(const FilterRef& f, const std::uint64_t* h, std::size_t n) { insert(f, h, n, hashed); }
+void region_contains(const FilterRef& f, const std::uint64_t* h, std::size_t n, std::uint8_t* out) {
+    contains_bytes(f, h, n, hashed, out);
+}
+std::size_t region_count(const FilterRef& f, const std::uint64_t* h, std::size_t n) { return count(f, h, n, hashed); }
+
 bool always() { return true; }
+
+constinit const PartitionKernels scalar_partition{scatter, region_insert, region_contains, region_count};
 
 }  // namespace
 
-constinit const BlockedKernels scalar_blocked{Backend::scalar, insert, contains_bytes, contains_bits, count, hash};
+constinit const BlockedKernels scalar_blocked{Backend::scalar, insert, contains_bytes, contains_bits, count, hash,
+                                              &scalar_partition};
 
 // Every kernel of every filter type: the oracle, and the end of every fallback chain.
 constinit const Engine scalar_engine{Backend::scalar,   "scalar",         always,           true,

@@ -2,6 +2,7 @@
 // flags; nothing here runs unless cpu_has_avx2() said yes.
 #include "engine/cpu_features.hpp"
 #include "cpu/simd/block_ops_avx2.hpp"
+#include "cpu/simd/partition.hpp"
 
 namespace batchbloom::detail {
 namespace simd {
@@ -34,8 +35,10 @@ template <> struct isa<xsimd::avx2>::pick<Shape::line512> { using type = line512
 // Constant-initialized data, no code: taking its address runs nothing compiled for AVX2.
 namespace {
 using K = simd::kernels<xsimd::avx2>;
+using P = simd::partition_kernels<xsimd::avx2>;
+constinit const PartitionKernels avx2_partition{P::scatter, P::insert, P::contains, P::count};
 constinit const BlockedKernels avx2_blocked{Backend::avx2, K::insert, K::contains_bytes, K::contains_bits, K::count,
-                                            K::hash};
+                                            K::hash, &avx2_partition};
 }  // namespace
 
 // Blocked and counting kernels (counting_avx2.cpp); the other filter types fall back to the

@@ -2,6 +2,7 @@
 // AVX-512 F/CD/DQ/BW/VL flags; nothing here runs unless cpu_has_avx512() said yes.
 #include "engine/cpu_features.hpp"
 #include "cpu/simd/block_ops_avx2.hpp"
+#include "cpu/simd/partition.hpp"
 
 namespace batchbloom::detail {
 namespace simd {
@@ -117,8 +118,10 @@ template <> struct isa<avx512>::pick<Shape::line512> { using type = line512_avx5
 // Constant-initialized data, no code: taking its address runs nothing compiled for AVX-512.
 namespace {
 using K = simd::kernels<simd::avx512>;
+using P = simd::partition_kernels<simd::avx512>;
+constinit const PartitionKernels avx512_partition{P::scatter, P::insert, P::contains, P::count};
 constinit const BlockedKernels avx512_blocked{Backend::avx512, K::insert, K::contains_bytes, K::contains_bits, K::count,
-                                              K::hash};
+                                              K::hash, &avx512_partition};
 }  // namespace
 
 // Blocked kernels only: the other filter types fall back to the AVX2 engine's kernels (counting)
