@@ -8,7 +8,7 @@
 #   zstd      Filter::load on zstd-framed files               (fuzz_zstd.cpp)
 #   parquet   the Parquet footer / Thrift / Bloom filter readers (fuzz_parquet.cpp)
 #
-#   tests/fuzz/run_fuzz.sh [BUILD_DIR] [SECONDS] [TARGET...]   defaults: build-fuzz, 15, all five
+#   tests/fuzz/run_fuzz.sh [BUILD_DIR] [SECONDS] [TARGET...]   defaults: build-fuzz, 12, all five
 #
 # BUILD_DIR is taken relative to the current directory. The library is built once through the
 # project's own CMake files (so its source list and link needs are never duplicated here) by a
@@ -29,7 +29,7 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
 build_arg=${1:-build-fuzz}
-seconds=${2:-15}
+seconds=${2:-12}
 case $seconds in
   ''|*[!0-9]*) echo "run_fuzz.sh: SECONDS must be a whole number, got '$seconds'" >&2; exit 2 ;;
 esac
