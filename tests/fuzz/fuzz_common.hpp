@@ -27,6 +27,7 @@
 #include <streambuf>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <variant>
 
 #include "batchbloom/batchbloom.hpp"
@@ -169,7 +170,8 @@ inline constexpr std::uint64_t int_keys[] = {0, 1, 42, 0xDEADBEEFCAFEBABEULL, ~s
 inline constexpr std::string_view string_keys[] = {"", "a", "batchbloom", "a somewhat longer key of 39 bytes......"};
 
 /// Probes a loaded filter (bulk and single-key answers agree), then inserts the keys into a
-/// copy and finds them all.
+/// copy and finds them all. Only a scalable filter may refuse an insert (with Error: scalable.hpp,
+/// a stage beyond the limits its loaded params lead to); the keys before that one must be found.
 template <class T>
 void check_probes_and_inserts(const T& f) {
     std::uint8_t out[std::size(int_keys)];
@@ -178,11 +180,16 @@ void check_probes_and_inserts(const T& f) {
         if (out[i] != (f.contains(int_keys[i]) ? 1 : 0)) fail("bulk and single-key contains disagree");
     for (std::string_view s : string_keys) (void)f.contains(s);
     T g = f;
-    for (std::uint64_t k : int_keys) g.insert(k);
-    for (std::string_view s : string_keys) g.insert(s);
-    if (g.count(std::span<const std::uint64_t>(int_keys)) != std::size(int_keys)) fail("an inserted integer key is not found");
-    for (std::string_view s : string_keys)
-        if (!g.contains(s)) fail("an inserted string key is not found");
+    std::size_t ints = 0, strings = 0;
+    const bool all = succeeds("insert", [&] {
+        for (; ints < std::size(int_keys); ++ints) g.insert(int_keys[ints]);
+        for (; strings < std::size(string_keys); ++strings) g.insert(string_keys[strings]);
+    });
+    if (!all && !std::is_same_v<T, batchbloom::ScalableFilter>) fail("an insert into a loaded filter threw");
+    for (std::size_t i = 0; i < ints; ++i)
+        if (!g.contains(int_keys[i])) fail("an inserted integer key is not found");
+    for (std::size_t i = 0; i < strings; ++i)
+        if (!g.contains(string_keys[i])) fail("an inserted string key is not found");
 }
 
 /// The input with both XXH3 checksums of the shared 64-byte batchbloom header recomputed
