@@ -28,6 +28,7 @@
 #include <string_view>
 #include <vector>
 
+#include "aligned_buffer.hpp"
 #include "backend.hpp"
 #include "error.hpp"
 #include "hash.hpp"
@@ -90,8 +91,8 @@ public:
     explicit ClassicFilter(const ClassicParams& params, const ClassicHashing& hashing = {},
                            Backend backend = Backend::automatic);
 
-    ClassicFilter(const ClassicFilter&) = default;
-    ClassicFilter& operator=(const ClassicFilter&) = default;
+    ClassicFilter(const ClassicFilter& other);
+    ClassicFilter& operator=(const ClassicFilter& other);
     /// A moved-from classic filter is empty, as a moved-from Filter is (filter.hpp, "After a
     /// move"): no words, params().bits 0; probes answer 0, fill_ratio() and predicted_fpr()
     /// are 0; insert, the set algebra, save and the Spark form throw Error.
@@ -147,9 +148,13 @@ public:
     static double classic_fpr_of(const ClassicParams& p, std::uint64_t n);
 
     /// The words, little-endian in memory; bits at positions >= m are always zero.
-    std::span<const std::uint64_t> words() const noexcept { return words_; }
+    std::span<const std::uint64_t> words() const noexcept {
+        return {words_.as<std::uint64_t>(), words_.size() / sizeof(std::uint64_t)};
+    }
     /// Writable words (e.g. to fill a filter received from elsewhere); keep bits >= m zero.
-    std::span<std::uint64_t> mutable_words() noexcept { return words_; }
+    std::span<std::uint64_t> mutable_words() noexcept {
+        return {words_.as<std::uint64_t>(), words_.size() / sizeof(std::uint64_t)};
+    }
 
     /// Same params, hashing and bits.
     friend bool operator==(const ClassicFilter& a, const ClassicFilter& b) noexcept;
@@ -183,11 +188,11 @@ private:
     Backend backend_;
     unsigned threads_ = 0;
     KeyKinds key_kinds_ = KeyKinds::none();
-    std::vector<std::uint64_t> words_;
+    AlignedBuffer words_;  // params_.bytes() bytes, empty only after a move
 };
 
 /// Whether a file starts like a classic-filter file: the batchbloom header with FileKind::classic,
-/// or a Spark serialized filter (version 1 or 2). Reads at most 11 bytes; false if unreadable.
+/// or a Spark serialized filter (version 1 or 2). Reads at most 64 bytes; false if unreadable.
 bool is_classic_filter_file(const std::filesystem::path& path);
 /// Loads a classic filter from either form, picked by the first bytes. Throws FormatError.
 ClassicFilter load_classic_filter_file(const std::filesystem::path& path);

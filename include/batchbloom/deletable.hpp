@@ -25,8 +25,8 @@
 #include <span>
 #include <string>
 #include <string_view>
-#include <vector>
 
+#include "aligned_buffer.hpp"
 #include "backend.hpp"
 #include "error.hpp"
 #include "filter.hpp"
@@ -51,8 +51,8 @@ public:
     explicit DeletableFilter(const Params& params, unsigned region_bits = default_region_bits,
                              const Hashing& hashing = {}, Backend backend = Backend::automatic);
 
-    DeletableFilter(const DeletableFilter&) = default;
-    DeletableFilter& operator=(const DeletableFilter&) = default;
+    DeletableFilter(const DeletableFilter& other);
+    DeletableFilter& operator=(const DeletableFilter& other);
     /// A moved-from deletable filter is empty, as a moved-from Filter is (filter.hpp, "After a
     /// move"): no bits and no collision bitmap, params().blocks 0; probes answer 0, erase
     /// answers absent for every key; insert and save throw Error.
@@ -121,7 +121,9 @@ public:
     /// Number of regions marked as collided.
     std::uint64_t collided_regions() const noexcept;
     /// The collision bitmap, one bit per region (bit r%64 of word r/64).
-    std::span<const std::uint64_t> collisions() const noexcept { return collisions_; }
+    std::span<const std::uint64_t> collisions() const noexcept {
+        return {collisions_.as<std::uint64_t>(), collisions_.size() / sizeof(std::uint64_t)};
+    }
 
     friend bool operator==(const DeletableFilter& a, const DeletableFilter& b) noexcept;
 
@@ -139,7 +141,7 @@ private:
 
     Filter bits_;
     unsigned region_bits_;
-    std::vector<std::uint64_t> collisions_;
+    AlignedBuffer collisions_;  // the collision bitmap's words; empty only after a move
 };
 
 /// Expected fraction of the n inserted keys that erase() can remove right after the n

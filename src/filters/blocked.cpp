@@ -41,12 +41,8 @@ Filter::Filter(const Params& params, const Hashing& hashing, Backend backend)
 
 Filter::Filter(const Filter& other)
     : params_(other.params_), hashing_(other.hashing_), backend_(other.backend_), threads_(other.threads_), path_(other.path_),
-      key_kinds_(other.key_kinds_), scratch_(std::make_unique<Scratch>()) {
-    try {
-        storage_ = other.storage_.clone();
-    } catch (const std::bad_alloc&) {
-        throw Error("cannot allocate " + std::to_string(params_.bytes()) + " bytes for the filter");
-    }
+      key_kinds_(other.key_kinds_), storage_(detail::clone_storage(other.storage_, "the filter")),
+      scratch_(std::make_unique<Scratch>()) {
     if (other.scratch_) scratch_->set_limit(other.scratch_limit());
 }
 
@@ -61,19 +57,7 @@ Filter::Filter(Filter&& other) noexcept
     other.become_empty();
 }
 
-Filter& Filter::operator=(Filter&& other) noexcept {
-    if (this == &other) return *this;
-    params_ = other.params_;
-    hashing_ = other.hashing_;
-    backend_ = other.backend_;
-    threads_ = other.threads_;
-    path_ = other.path_;
-    key_kinds_ = other.key_kinds_;
-    storage_ = std::move(other.storage_);
-    scratch_ = std::move(other.scratch_);
-    other.become_empty();
-    return *this;
-}
+Filter& Filter::operator=(Filter&& other) noexcept { return detail::move_assign(*this, std::move(other)); }
 
 Filter::~Filter() = default;
 

@@ -119,27 +119,26 @@ ClassicFilter::ClassicFilter(const ClassicParams& params, const ClassicHashing& 
     : params_(params), hashing_(hashing), backend_(Backend::automatic) {
     validate(hashing_, params_);
     set_backend(backend);
-    words_.assign(params_.words(), 0);
+    words_ = detail::allocate_zeroed(params_.bytes(), "the classic filter");
+}
+
+ClassicFilter::ClassicFilter(const ClassicFilter& other)
+    : params_(other.params_), hashing_(other.hashing_), backend_(other.backend_), threads_(other.threads_),
+      key_kinds_(other.key_kinds_), words_(detail::clone_storage(other.words_, "the classic filter")) {}
+
+ClassicFilter& ClassicFilter::operator=(const ClassicFilter& other) {
+    if (this != &other) *this = ClassicFilter(other);
+    return *this;
 }
 
 ClassicFilter::ClassicFilter(ClassicFilter&& other) noexcept
     : params_(other.params_), hashing_(other.hashing_), backend_(other.backend_), threads_(other.threads_),
       key_kinds_(std::exchange(other.key_kinds_, KeyKinds::none())), words_(std::move(other.words_)) {
-    other.params_.bits = 0;
-    other.words_.clear();
+    other.params_.bits = 0;  // the moved-from state: no words, 0 bits
 }
 
 ClassicFilter& ClassicFilter::operator=(ClassicFilter&& other) noexcept {
-    if (this == &other) return *this;
-    params_ = other.params_;
-    hashing_ = other.hashing_;
-    backend_ = other.backend_;
-    threads_ = other.threads_;
-    key_kinds_ = std::exchange(other.key_kinds_, KeyKinds::none());
-    words_ = std::move(other.words_);
-    other.params_.bits = 0;
-    other.words_.clear();
-    return *this;
+    return detail::move_assign(*this, std::move(other));
 }
 
 ClassicFilter ClassicFilter::spark(std::uint64_t n, double fpp, ClassicScheme scheme, std::int32_t seed) {
@@ -175,7 +174,7 @@ std::uint64_t start_of(const ClassicHashing& h, const Key& key) {
 /// ORed in afterwards (an atomic OR costs more than a cache-resident plain one), and larger
 /// ones are shared, with atomic ORs, where the cache misses dominate.
 template <class Key>
-void insert_all(const detail::ClassicKernels& kernels, std::vector<std::uint64_t>& words, const ClassicParams& p,
+void insert_all(const detail::ClassicKernels& kernels, std::span<std::uint64_t> words, const ClassicParams& p,
                 const ClassicHashing& h, std::span<const Key> keys, unsigned threads) {
     const auto insert_range = [&](std::uint64_t* into, std::span<const Key> part, bool shared) {
         for_start_chunks(h, part, [&](const std::uint64_t* starts, std::size_t n, std::size_t) {
@@ -185,12 +184,17 @@ void insert_all(const detail::ClassicKernels& kernels, std::vector<std::uint64_t
     const unsigned t = detail::threads_for(keys.size(), detail::resolve_threads(threads));
     if (t == 1) return insert_range(words.data(), keys, false);
     const std::uint64_t bytes = words.size() * sizeof(std::uint64_t);
-    std::vector<std::vector<std::uint64_t>> copies;
+    std::vector<AlignedBuffer> buffers;
+    std::vector<std::span<std::uint64_t>> copies;
     if (detail::copies_affordable(t, bytes, keys.size())) {
         try {  // before any bit is set; without the memory, the shared array below needs none
-            for (unsigned v = 1; v < t; ++v) copies.emplace_back(words.size(), 0);
+            for (unsigned v = 1; v < t; ++v) {
+                buffers.emplace_back(bytes, AlignedBuffer::Init::zeroed);
+                copies.emplace_back(buffers.back().as<std::uint64_t>(), words.size());
+            }
         } catch (const std::bad_alloc&) {
             copies.clear();
+            buffers.clear();
         }
     }
     if (!copies.empty()) {
@@ -259,49 +263,49 @@ void check_out(std::size_t keys, std::size_t out) {
 void ClassicFilter::insert(std::uint64_t key) {
     if (words_.empty()) detail::throw_moved_from("insert");
     add_key_kinds(KeyKinds::only_integers());
-    insert_one(words_.data(), params_, hashing_, key);
+    insert_one(mutable_words().data(), params_, hashing_, key);
 }
 void ClassicFilter::insert(std::string_view key) {
     if (words_.empty()) detail::throw_moved_from("insert");
     add_key_kinds(KeyKinds::only_bytes());
-    insert_one(words_.data(), params_, hashing_, key);
+    insert_one(mutable_words().data(), params_, hashing_, key);
 }
-bool ClassicFilter::contains(std::uint64_t key) const { return contains_one(words_.data(), params_, hashing_, key); }
-bool ClassicFilter::contains(std::string_view key) const { return contains_one(words_.data(), params_, hashing_, key); }
+bool ClassicFilter::contains(std::uint64_t key) const { return contains_one(words().data(), params_, hashing_, key); }
+bool ClassicFilter::contains(std::string_view key) const { return contains_one(words().data(), params_, hashing_, key); }
 
 void ClassicFilter::insert(std::span<const std::uint64_t> keys) {
     if (words_.empty()) detail::throw_moved_from("insert");
     add_key_kinds(detail::kinds_of<std::uint64_t>(keys.size()));
-    insert_all(detail::classic_kernels(backend_), words_, params_, hashing_, keys, threads_);
+    insert_all(detail::classic_kernels(backend_), mutable_words(), params_, hashing_, keys, threads_);
 }
 void ClassicFilter::insert(std::span<const std::string_view> keys) {
     if (words_.empty()) detail::throw_moved_from("insert");
     add_key_kinds(detail::kinds_of<std::string_view>(keys.size()));
-    insert_all(detail::classic_kernels(backend_), words_, params_, hashing_, keys, threads_);
+    insert_all(detail::classic_kernels(backend_), mutable_words(), params_, hashing_, keys, threads_);
 }
 void ClassicFilter::contains(std::span<const std::uint64_t> keys, std::span<std::uint8_t> out) const {
     check_out(keys.size(), out.size());
-    probe_all(detail::classic_kernels(backend_), words_.data(), params_, hashing_, keys, out.data(), threads_);
+    probe_all(detail::classic_kernels(backend_), words().data(), params_, hashing_, keys, out.data(), threads_);
 }
 void ClassicFilter::contains(std::span<const std::string_view> keys, std::span<std::uint8_t> out) const {
     check_out(keys.size(), out.size());
-    probe_all(detail::classic_kernels(backend_), words_.data(), params_, hashing_, keys, out.data(), threads_);
+    probe_all(detail::classic_kernels(backend_), words().data(), params_, hashing_, keys, out.data(), threads_);
 }
 std::size_t ClassicFilter::count(std::span<const std::uint64_t> keys) const {
-    return probe_all(detail::classic_kernels(backend_), words_.data(), params_, hashing_, keys, nullptr, threads_);
+    return probe_all(detail::classic_kernels(backend_), words().data(), params_, hashing_, keys, nullptr, threads_);
 }
 std::size_t ClassicFilter::count(std::span<const std::string_view> keys) const {
-    return probe_all(detail::classic_kernels(backend_), words_.data(), params_, hashing_, keys, nullptr, threads_);
+    return probe_all(detail::classic_kernels(backend_), words().data(), params_, hashing_, keys, nullptr, threads_);
 }
 
 // ---- state and algebra --------------------------------------------------------------------------
 
-void ClassicFilter::clear() noexcept { std::fill(words_.begin(), words_.end(), 0); }
+void ClassicFilter::clear() noexcept { std::ranges::fill(mutable_words(), 0); }
 
 double ClassicFilter::fill_ratio() const noexcept {
     if (words_.empty()) return 0.0;
     std::uint64_t set = 0;
-    for (const auto w : words_) set += static_cast<std::uint64_t>(std::popcount(w));
+    for (const auto w : words()) set += static_cast<std::uint64_t>(std::popcount(w));
     return double(set) / double(params_.bits);
 }
 
@@ -311,7 +315,7 @@ double ClassicFilter::classic_fpr_of(const ClassicParams& p, std::uint64_t n) {
 }
 
 bool operator==(const ClassicFilter& a, const ClassicFilter& b) noexcept {
-    return a.params_ == b.params_ && a.hashing_ == b.hashing_ && a.words_ == b.words_;
+    return a.params_ == b.params_ && a.hashing_ == b.hashing_ && std::ranges::equal(a.words(), b.words());
 }
 
 bool ClassicFilter::compatible(const ClassicFilter& other) const noexcept {
@@ -334,14 +338,18 @@ void require_compatible(const ClassicFilter& a, const ClassicFilter& b, const ch
 ClassicFilter& ClassicFilter::operator|=(const ClassicFilter& other) {
     require_compatible(*this, other, "union");
     key_kinds_ = key_kinds_ | other.key_kinds_;
-    for (std::size_t i = 0; i < words_.size(); ++i) words_[i] |= other.words_[i];
+    const auto mine = mutable_words();
+    const auto theirs = other.words();
+    for (std::size_t i = 0; i < mine.size(); ++i) mine[i] |= theirs[i];
     return *this;
 }
 
 ClassicFilter& ClassicFilter::operator&=(const ClassicFilter& other) {
     require_compatible(*this, other, "intersection");
     key_kinds_ = key_kinds_ & other.key_kinds_;
-    for (std::size_t i = 0; i < words_.size(); ++i) words_[i] &= other.words_[i];
+    const auto mine = mutable_words();
+    const auto theirs = other.words();
+    for (std::size_t i = 0; i < mine.size(); ++i) mine[i] &= theirs[i];
     return *this;
 }
 

@@ -40,13 +40,7 @@ CountingFilter::CountingFilter(const Params& params, const Hashing& hashing, Bac
 
 CountingFilter::CountingFilter(const CountingFilter& other)
     : params_(other.params_), hashing_(other.hashing_), backend_(other.backend_), threads_(other.threads_),
-      key_kinds_(other.key_kinds_) {
-    try {
-        planes_ = other.planes_.clone();
-    } catch (const std::bad_alloc&) {
-        throw Error("cannot allocate " + std::to_string(4 * params_.bytes()) + " bytes for the counting filter");
-    }
-}
+      key_kinds_(other.key_kinds_), planes_(detail::clone_storage(other.planes_, "the counting filter")) {}
 
 CountingFilter& CountingFilter::operator=(const CountingFilter& other) {
     if (this != &other) *this = CountingFilter(other);
@@ -60,15 +54,7 @@ CountingFilter::CountingFilter(CountingFilter&& other) noexcept
 }
 
 CountingFilter& CountingFilter::operator=(CountingFilter&& other) noexcept {
-    if (this == &other) return *this;
-    params_ = other.params_;
-    hashing_ = other.hashing_;
-    backend_ = other.backend_;
-    threads_ = other.threads_;
-    key_kinds_ = other.key_kinds_;
-    planes_ = std::move(other.planes_);
-    other.become_empty();
-    return *this;
+    return detail::move_assign(*this, std::move(other));
 }
 
 void CountingFilter::become_empty() noexcept {

@@ -29,9 +29,9 @@ std::uint64_t bitmap_words(const Params& p, unsigned region_bits) {
     return (p.bits() / region_bits + 63) / 64;
 }
 
-detail::DeletableRef ref(Filter& bits, std::vector<std::uint64_t>& collisions, unsigned region_bits) {
+detail::DeletableRef ref(Filter& bits, AlignedBuffer& collisions, unsigned region_bits) {
     const Params& p = bits.params();
-    return {{bits.mutable_bytes().data(), p.blocks, p.shape, p.k}, collisions.data(), region_bits};
+    return {{bits.mutable_bytes().data(), p.blocks, p.shape, p.k}, collisions.as<std::uint64_t>(), region_bits};
 }
 
 }  // namespace
@@ -39,22 +39,21 @@ detail::DeletableRef ref(Filter& bits, std::vector<std::uint64_t>& collisions, u
 DeletableFilter::DeletableFilter(const Params& params, unsigned region_bits, const Hashing& hashing, Backend backend)
     : bits_(params, hashing, backend), region_bits_(region_bits) {
     check_region_bits(params, region_bits);
-    collisions_.assign(bitmap_words(params, region_bits), 0);
+    collisions_ = detail::allocate_zeroed(8 * bitmap_words(params, region_bits), "the collision bitmap");
 }
 
-DeletableFilter::DeletableFilter(DeletableFilter&& other) noexcept
-    : bits_(std::move(other.bits_)), region_bits_(other.region_bits_), collisions_(std::move(other.collisions_)) {
-    other.collisions_.clear();
-}
+DeletableFilter::DeletableFilter(const DeletableFilter& other)
+    : bits_(other.bits_), region_bits_(other.region_bits_),
+      collisions_(detail::clone_storage(other.collisions_, "the collision bitmap")) {}
 
-DeletableFilter& DeletableFilter::operator=(DeletableFilter&& other) noexcept {
-    if (this == &other) return *this;
-    bits_ = std::move(other.bits_);
-    region_bits_ = other.region_bits_;
-    collisions_ = std::move(other.collisions_);
-    other.collisions_.clear();
+DeletableFilter& DeletableFilter::operator=(const DeletableFilter& other) {
+    if (this != &other) *this = DeletableFilter(other);
     return *this;
 }
+
+// Filter and AlignedBuffer both leave the moved-from side empty, as the class promises.
+DeletableFilter::DeletableFilter(DeletableFilter&& other) noexcept = default;
+DeletableFilter& DeletableFilter::operator=(DeletableFilter&& other) noexcept = default;
 
 // Single keys: the reference kernels directly, as for Filter.
 void DeletableFilter::insert_hash(std::uint64_t hash) {
@@ -115,12 +114,12 @@ std::size_t DeletableFilter::erase(std::span<const std::string_view> keys, std::
 
 std::uint64_t DeletableFilter::collided_regions() const noexcept {
     std::uint64_t n = 0;
-    for (auto w : collisions_) n += static_cast<std::uint64_t>(std::popcount(w));
+    for (auto w : collisions()) n += static_cast<std::uint64_t>(std::popcount(w));
     return n;
 }
 
 bool operator==(const DeletableFilter& a, const DeletableFilter& b) noexcept {
-    return a.region_bits_ == b.region_bits_ && a.bits_ == b.bits_ && a.collisions_ == b.collisions_;
+    return a.region_bits_ == b.region_bits_ && a.bits_ == b.bits_ && std::ranges::equal(a.collisions(), b.collisions());
 }
 
 // ---- model --------------------------------------------------------------------------------
@@ -173,7 +172,7 @@ void DeletableFilter::save(std::ostream& out) const {
     if (params().blocks == 0) detail::throw_moved_from("save");
     auto h = io::FileHeader::blocked(FileKind::deletable, params(), hashing(), key_kinds());
     h.extra = region_bits_;
-    const std::span<const std::byte> pieces[] = {bits_.bytes(), std::as_bytes(std::span<const std::uint64_t>(collisions_))};
+    const std::span<const std::byte> pieces[] = {bits_.bytes(), collisions_.bytes()};
     io::write_filter(out, h, pieces);
 }
 
@@ -195,9 +194,9 @@ DeletableFilter DeletableFilter::load(std::istream& stream) {
         DeletableFilter f(p, region_bits, h.hashing());
         f.add_key_kinds(h.key_kinds);
         payload.read(f.bits_.mutable_bytes());
-        payload.read(std::as_writable_bytes(std::span<std::uint64_t>(f.collisions_)));
+        payload.read(f.collisions_.bytes());
         payload.finish();
-        if (f.regions() % 64 != 0 && (f.collisions_.back() >> (f.regions() % 64)) != 0)
+        if (f.regions() % 64 != 0 && (f.collisions().back() >> (f.regions() % 64)) != 0)
             throw FormatError("corrupt payload: collision bits set past the last region");
         return f;
     });

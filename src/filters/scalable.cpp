@@ -91,22 +91,12 @@ ScalableFilter::ScalableFilter(ScalableFilter&& other) noexcept
     : params_(other.params_), hashing_(other.hashing_), backend_(other.backend_), threads_(other.threads_),
       key_kinds_(std::exchange(other.key_kinds_, KeyKinds::none())), stages_(std::move(other.stages_)),
       sizes_(std::move(other.sizes_)) {
-    other.stages_.clear();
+    other.stages_.clear();  // a moved-from vector is only "valid": make it empty
     other.sizes_.clear();
 }
 
 ScalableFilter& ScalableFilter::operator=(ScalableFilter&& other) noexcept {
-    if (this == &other) return *this;
-    params_ = other.params_;
-    hashing_ = other.hashing_;
-    backend_ = other.backend_;
-    threads_ = other.threads_;
-    key_kinds_ = std::exchange(other.key_kinds_, KeyKinds::none());
-    stages_ = std::move(other.stages_);
-    sizes_ = std::move(other.sizes_);
-    other.stages_.clear();
-    other.sizes_.clear();
-    return *this;
+    return detail::move_assign(*this, std::move(other));
 }
 
 void ScalableFilter::set_backend(Backend b) {

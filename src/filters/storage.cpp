@@ -17,6 +17,14 @@ AlignedBuffer allocate_zeroed(std::uint64_t bytes, std::string_view what) {
     }
 }
 
+AlignedBuffer clone_storage(const AlignedBuffer& from, std::string_view what) {
+    try {
+        return from.clone();
+    } catch (const std::bad_alloc&) {
+        throw Error("cannot allocate " + std::to_string(from.size()) + " bytes for " + std::string(what));
+    }
+}
+
 void throw_moved_from(std::string_view operation) {
     throw Error(std::string(operation) +
                 ": the filter was moved from and has no storage; assign a filter to it first");

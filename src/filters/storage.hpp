@@ -1,9 +1,12 @@
 #pragma once
-// What every filter type shares about its storage: allocation through AlignedBuffer (failure
-// reported as Error, as the constructors document) and the error of the moved-from rule
-// (filter.hpp, "After a move").
+// What every filter type shares about its storage: allocation and copies through AlignedBuffer
+// (failure reported as Error, as the constructors document), the move assignment, and the
+// error of the moved-from rule (filter.hpp, "After a move").
 #include <cstdint>
+#include <memory>
 #include <string_view>
+#include <type_traits>
+#include <utility>
 
 #include "batchbloom/aligned_buffer.hpp"
 
@@ -11,6 +14,23 @@ namespace batchbloom::detail {
 
 /// `bytes` zeroed bytes for `what` (e.g. "the filter"); throws Error if they cannot be had.
 AlignedBuffer allocate_zeroed(std::uint64_t bytes, std::string_view what);
+
+/// A copy of `from` for `what`; throws Error if the memory cannot be had.
+AlignedBuffer clone_storage(const AlignedBuffer& from, std::string_view what);
+
+/// Every filter class's move assignment, written once: *this releases its storage and is
+/// move-constructed from `other` in place, so the move constructor — which takes the storage
+/// and leaves `other` empty — is the one place that says what a move does. A self-move
+/// changes nothing.
+template <class T>
+T& move_assign(T& self, T&& other) noexcept {
+    static_assert(std::is_nothrow_move_constructible_v<T> && !std::is_polymorphic_v<T>);
+    if (&self != &other) {
+        std::destroy_at(&self);
+        std::construct_at(&self, std::move(other));
+    }
+    return self;
+}
 
 /// Throws Error saying that `operation` needs the storage a moved-from filter no longer has.
 [[noreturn]] void throw_moved_from(std::string_view operation);

@@ -109,11 +109,11 @@ std::vector<std::byte> ClassicFilter::to_spark_bytes() const {
     put_be32(out, hashing_.scheme == ClassicScheme::spark_v1 ? 1 : 2);
     put_be32(out, params_.k);
     if (hashing_.scheme == ClassicScheme::spark_v2) put_be32(out, static_cast<std::uint32_t>(hashing_.seed));
-    put_be32(out, static_cast<std::uint32_t>(words_.size()));
+    put_be32(out, static_cast<std::uint32_t>(words().size()));
     std::vector<std::byte> bytes(out.size() + params_.bytes());
     std::memcpy(bytes.data(), out.data(), out.size());
-    for (std::size_t i = 0; i < words_.size(); ++i) {
-        const std::uint64_t be = __builtin_bswap64(words_[i]);
+    for (std::size_t i = 0; i < words().size(); ++i) {
+        const std::uint64_t be = __builtin_bswap64(words()[i]);
         std::memcpy(bytes.data() + out.size() + 8 * i, &be, 8);
     }
     return bytes;
