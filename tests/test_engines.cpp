@@ -383,8 +383,8 @@ TEST_P(EngineTest, ThreadCountAndPathNeverChangeResults) {
 }
 
 TEST_P(EngineTest, PartitionedPathWithSkewedKeys) {
-    // Buckets have room for 1.25x a region's fair share; repeated keys overflow them, and the
-    // keys that do not fit take the direct path. Answers must still land in the caller's order.
+    // Buckets have room for 1.25x a region's fair share; repeated keys fill them, which ends
+    // the round at that key. Answers must still land in the caller's order.
     const Params p = Params::make(Shape::word512, 100003, 8);
     Filter ref(p, {}, bb::Backend::scalar);
     ref.set_threads(1);
