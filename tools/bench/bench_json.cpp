@@ -86,6 +86,10 @@ std::string bench_json(const MachineInfo& m, const LineReadLimit& limit, std::sp
     Object by_distance;
     for (const auto& r : limit.by_distance) by_distance.add(std::to_string(r.distance), number(r.lines_per_s));
     lim.add("reads_per_s_by_prefetch_distance", by_distance.text());
+    Object by_l2_distance;
+    for (const auto& r : limit.by_l2_distance) by_l2_distance.add(std::to_string(r.distance), number(r.lines_per_s));
+    lim.add("reads_per_s_by_two_level_prefetch_distance", by_l2_distance.text())
+        .str("prefetch_scheme", limit.best.two_level ? "two-level" : "one-level");
 
     std::string s = "{\n  \"machine\": " + machine.text() + ",\n  \"limit\": " + lim.text() + ",\n  \"results\": [";
     for (std::size_t i = 0; i < results.size(); ++i) {

@@ -86,6 +86,11 @@ void print_limit_context(std::FILE* out, const LineReadLimit& limit) {
                  "Mlines/s by prefetch distance %s\n",
                  static_cast<unsigned long long>(limit.reads), mebibytes(limit.buffer_bytes).c_str(), huge.c_str(),
                  limit.repeat, rates.c_str());
+    rates.clear();
+    for (const auto& r : limit.by_l2_distance)
+        rates += strprintf("%s%u: %.1f", rates.empty() ? "" : ", ", r.distance, r.lines_per_s / 1e6);
+    std::fprintf(out, "# limit, two-level prefetch (into L2 d lines ahead, into L1 8 ahead): Mlines/s by d %s; best: %s %u\n",
+                 rates.c_str(), limit.best.two_level ? "two-level" : "one-level", limit.best.distance);
 }
 
 void print_bench_table(std::FILE* out, std::span<const BenchColumn> columns, std::span<const BenchResult> results,

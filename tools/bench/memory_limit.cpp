@@ -27,6 +27,10 @@ constexpr std::uint64_t huge_page = std::uint64_t(2) << 20;
 // in the lines they can keep in flight), up to `max_distance`.
 constexpr unsigned first_distance = 8, max_distance = 4096;
 constexpr double gain = 1.02;
+// The two-level scheme: into L1 one AVX-512 group (8 keys) ahead, as the pipeline does; into L2
+// from 16 lines ahead, doubling the same way.
+constexpr std::size_t two_level_near = 8;
+constexpr unsigned first_far = 16;
 
 struct FreeDeleter {
     void operator()(void* p) const noexcept { std::free(p); }
@@ -43,6 +47,24 @@ struct FreeDeleter {
     for (; i < std::min(distance, n); ++i) __builtin_prefetch(buf + idx[i] * line_words, 0, 3);
     for (i = 0; i < head; ++i) {  // with distance 0, head is 0 and the last loop reads everything
         __builtin_prefetch(buf + idx[i + distance] * line_words, 0, 3);
+        sum += buf[idx[i] * line_words + (i & (line_words - 1))];
+    }
+    for (; i < n; ++i) sum += buf[idx[i] * line_words + (i & (line_words - 1))];
+    return sum;
+}
+
+/// The same with the direct path's two-level prefetch (src/cpu/simd/pipeline.hpp): line
+/// idx[i + far] into L2 (where it waits without holding one of the few L1 miss buffers), line
+/// idx[i + near] from there into L1, then the read of line idx[i].
+[[gnu::noinline]] std::uint64_t read_lines_two_level(const std::uint64_t* buf, const std::uint64_t* idx, std::size_t n,
+                                                     std::size_t far) {
+    std::uint64_t sum = 0;
+    const std::size_t head = n > far ? n - far : 0;
+    std::size_t i = 0;
+    for (; i < std::min(far, n); ++i) __builtin_prefetch(buf + idx[i] * line_words, 0, 1);
+    for (i = 0; i < head; ++i) {
+        __builtin_prefetch(buf + idx[i + far] * line_words, 0, 1);
+        __builtin_prefetch(buf + idx[i + two_level_near] * line_words, 0, 3);
         sum += buf[idx[i] * line_words + (i & (line_words - 1))];
     }
     for (; i < n; ++i) sum += buf[idx[i] * line_words + (i & (line_words - 1))];
@@ -107,31 +129,32 @@ LineReadLimit measure_line_read_limit(std::uint64_t buffer_bytes, unsigned repea
     for (std::size_t i = 0; i < idx.size(); ++i) expected += idx[i] * line_words + (i & (line_words - 1));
 
     using clock = std::chrono::steady_clock;
-    // Stop once two doublings in a row gained too little over the best before them (one
-    // alone may be noise).
-    double best_before = 0;
-    unsigned flat = 0;
-    auto next = [&](unsigned d) -> unsigned {
-        const double rate = out.by_distance.back().lines_per_s;
-        if (d == 0) return first_distance;
-        flat = rate < gain * best_before ? flat + 1 : 0;
-        best_before = std::max(best_before, rate);
-        return flat < 2 && d < max_distance ? 2 * d : 0;
-    };
-    for (unsigned d = 0;; ) {
-        double best = std::numeric_limits<double>::infinity();
-        for (unsigned r = 0; r < out.repeat; ++r) {
-            const auto t0 = clock::now();
-            const std::uint64_t sum = read_lines(buf, idx.data(), idx.size(), d);
-            const auto t1 = clock::now();
-            if (sum != expected) throw std::runtime_error("random line read check failed: wrong checksum");
-            best = std::min(best, std::chrono::duration<double>(t1 - t0).count());
+    // One scheme's series: distances from `first`, doubling until two doublings in a row
+    // gained too little over the best before them (one alone may be noise).
+    auto series = [&](unsigned first, bool two_level, std::vector<LineReadRate>& rates) {
+        double best_before = 0;
+        unsigned flat = 0;
+        for (unsigned d = first;; d = d == 0 ? first_distance : 2 * d) {
+            double best = std::numeric_limits<double>::infinity();
+            for (unsigned r = 0; r < out.repeat; ++r) {
+                const auto t0 = clock::now();
+                const std::uint64_t sum = two_level ? read_lines_two_level(buf, idx.data(), idx.size(), d)
+                                                    : read_lines(buf, idx.data(), idx.size(), d);
+                const auto t1 = clock::now();
+                if (sum != expected) throw std::runtime_error("random line read check failed: wrong checksum");
+                best = std::min(best, std::chrono::duration<double>(t1 - t0).count());
+            }
+            const LineReadRate rate{d, static_cast<double>(out.reads) / std::max(best, 1e-9), two_level};
+            rates.push_back(rate);
+            if (rate.lines_per_s > out.best.lines_per_s) out.best = rate;
+            if (d == 0) continue;
+            flat = rate.lines_per_s < gain * best_before ? flat + 1 : 0;
+            best_before = std::max(best_before, rate.lines_per_s);
+            if (flat >= 2 || d >= max_distance) break;
         }
-        const LineReadRate rate{d, static_cast<double>(out.reads) / std::max(best, 1e-9)};
-        out.by_distance.push_back(rate);
-        if (rate.lines_per_s > out.best.lines_per_s) out.best = rate;
-        if ((d = next(d)) == 0) break;
-    }
+    };
+    series(0, false, out.by_distance);
+    series(first_far, true, out.by_l2_distance);
     return out;
 }
 

@@ -9,7 +9,9 @@
 // prefetches line i+d and loads one word of line i into a checksum. Single thread; several
 // prefetch distances d are tried (0: none, the core's own memory parallelism; then 8, 16, 32,
 // ... doubling while the rate still rises) and the fastest
-// counts. `batchbloom bench` also measures it over a buffer the size of each filter it runs,
+// counts. Then the direct path's own scheme (src/cpu/simd/pipeline.hpp): each line prefetched
+// into L2 d lines ahead and into L1 8 lines ahead, d from 16 doubling the same way; the fastest
+// of both series is the limit. `batchbloom bench` also measures it over a buffer the size of each filter it runs,
 // which is the limit of a direct probe of that filter wherever it lives (L2, L3 or DRAM).
 #include <cstdint>
 #include <vector>
@@ -17,8 +19,9 @@
 namespace batchbloom::cli {
 
 struct LineReadRate {
-    unsigned distance = 0;   ///< prefetch distance in lines
+    unsigned distance = 0;   ///< prefetch distance in lines (into L2 for the two-level scheme)
     double lines_per_s = 0;  ///< best of the repeats
+    bool two_level = false;  ///< into L2 `distance` ahead, then into L1 8 ahead
 };
 
 struct LineReadLimit {
@@ -29,8 +32,9 @@ struct LineReadLimit {
     /// Bytes of the buffer backed by transparent huge pages (AnonHugePages of its mapping in
     /// /proc/self/smaps); -1 where that cannot be read.
     std::int64_t huge_page_bytes = -1;
-    std::vector<LineReadRate> by_distance;
-    LineReadRate best;  ///< the limit: the fastest distance
+    std::vector<LineReadRate> by_distance;     ///< one prefetch into L1, 0 (none), 8, 16, ...
+    std::vector<LineReadRate> by_l2_distance;  ///< two-level, 16, 32, ...
+    LineReadRate best;  ///< the limit: the fastest of both series
 };
 
 /// Default buffer: 1 GiB, about ten times a large server's last-level cache.
