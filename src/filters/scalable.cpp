@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "engine/engine.hpp"
+#include "engine/machine.hpp"
 #include "engine/parallel.hpp"
 #include "filters/key_hashes.hpp"
 #include "filters/storage.hpp"
@@ -189,10 +190,13 @@ void ScalableFilter::contains_keys(std::span<const Key> keys, std::span<std::uin
     }
     if (keys.empty()) return;
     const auto& kernels = detail::blocked_kernels(backend_);
-    std::vector<detail::FilterRef> stages;  // newest first; probes only read the blocks
+    // Newest first; probes only read the blocks. A stage larger than L2 is prefetched as the
+    // batch layer prefetches any such filter (without, each of its keys waited on memory).
+    const detail::Machine& machine = detail::machine();
+    std::vector<detail::FilterRef> stages;
     for (auto s = stages_.rbegin(); s != stages_.rend(); ++s)
         stages.push_back({const_cast<std::byte*>(s->bytes().data()), s->params().blocks, s->params().shape,
-                          s->params().k});
+                          s->params().k, s->bytes().size() > machine.l2_bytes ? machine.prefetch_distance : 0});
     const std::size_t last = stages.size();
     constexpr detail::KeyMode hashed{detail::KeyMode::hashed, 0};
     // The CUDA engine moves each call's data to the device itself, from one host thread, so
