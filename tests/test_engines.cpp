@@ -542,10 +542,10 @@ TEST_P(EngineTest, ConcurrentPartitionedCallsOnOneFilter) {
     for (const auto& g : got) ASSERT_EQ(g, expect);
 }
 
-TEST_P(EngineTest, AutomaticPathMeasuresOnceThenKeepsTheFasterAndStaysBitExact) {
-    // A filter beyond L2 and batches large enough to measure: the first call of each kind runs
-    // part of its batch direct and the rest partitioned, later calls take the faster; answers
-    // and filter bytes equal the scalar engine's on the direct path every time.
+TEST_P(EngineTest, AutomaticPathMeasuresThenKeepsTheFasterAndStaysBitExact) {
+    // A filter beyond L2 and batches large enough to measure: the first calls of each kind (two
+    // or three) run part of their batch direct and the rest partitioned, later calls take the
+    // faster; answers and filter bytes equal the scalar engine's on the direct path every time.
     const std::uint64_t blocks = 2 * bb::detail::machine().l2_bytes / 64 + 7;
     const Params p = Params::make(Shape::word512, blocks, 8);
     const auto keys = bb::testing::random_keys(300001, 51, 0);
@@ -565,16 +565,20 @@ TEST_P(EngineTest, AutomaticPathMeasuresOnceThenKeepsTheFasterAndStaysBitExact) 
         f.set_threads(threads);
         const bool device = bb::detail::blocked_kernels(backend()).backend == bb::Backend::cuda;
         EXPECT_EQ(f.batch_path_for(keys.size(), true), device ? bb::BatchPath::direct : bb::BatchPath::automatic);
-        for (int call = 0; call < 2; ++call) {
+        for (int call = 0; call < 4; ++call) {
             SCOPED_TRACE("threads=" + std::to_string(threads) + " call=" + std::to_string(call));
             f.clear();
             f.insert(keys);
             ASSERT_TRUE(f == ref);
-            EXPECT_NE(f.batch_path_for(keys.size(), true), bb::BatchPath::automatic);
+            if (call >= 2) {
+                EXPECT_NE(f.batch_path_for(keys.size(), true), bb::BatchPath::automatic);
+            }
             std::vector<std::uint8_t> got(q.size());
             f.contains(q, got);
             ASSERT_EQ(got, expect);
-            EXPECT_NE(f.batch_path_for(q.size(), false), bb::BatchPath::automatic);
+            if (call >= 2) {
+                EXPECT_NE(f.batch_path_for(q.size(), false), bb::BatchPath::automatic);
+            }
             std::vector<std::uint64_t> bits(expect_bits.size(), ~std::uint64_t(0));
             f.contains_bitmap(q, bits);
             ASSERT_EQ(bits, expect_bits);
@@ -585,6 +589,40 @@ TEST_P(EngineTest, AutomaticPathMeasuresOnceThenKeepsTheFasterAndStaysBitExact) 
         EXPECT_EQ(Filter(Params::make(Shape::word512, 64, 8), {}, backend()).batch_path_for(keys.size(), true),
                   bb::BatchPath::direct);
     }
+}
+
+TEST(BatchPathChoice, TwoAgreeingMeasurementsDecideElseTheMedianOfThree) {
+    // Per-key seconds (direct, partitioned) of measuring calls, fed to the rule directly.
+    using bb::detail::Op;
+    const std::uint64_t blocks = 4 * bb::detail::machine().l2_bytes / 64;
+    const bb::detail::FilterRef f{nullptr, blocks, Shape::word512, 8};
+    const std::size_t n = std::size_t(1) << 20;
+    auto choice = [&] { return bb::detail::choose_path(f, n, 1, bb::BatchPath::automatic, Op::insert); };
+    auto measured = [&](double direct, double partitioned) {
+        bb::detail::record_path_times(f, n, 1, Op::insert, direct, partitioned);
+    };
+    ASSERT_EQ(unsetenv("BATCHBLOOM_BATCH_PATH"), 0);
+    bb::detail::forget_path_times();
+    measured(1.0, 0.5);
+    EXPECT_EQ(choice(), bb::BatchPath::automatic);  // one measurement never decides
+    measured(1.0, 0.6);
+    EXPECT_EQ(choice(), bb::BatchPath::partitioned);
+    measured(0.1, 1.0);  // a decided class measures no more
+    EXPECT_EQ(choice(), bb::BatchPath::partitioned);
+
+    bb::detail::forget_path_times();
+    measured(1.0, 0.5);
+    measured(0.5, 1.0);  // disagree: a third measurement decides by the median ratio
+    EXPECT_EQ(choice(), bb::BatchPath::automatic);
+    measured(1.0, 1.01);
+    EXPECT_EQ(choice(), bb::BatchPath::direct);
+
+    bb::detail::forget_path_times();
+    measured(1.0, 0.99);  // partitioned within the margin: direct
+    measured(1.0, 0.995);
+    EXPECT_EQ(choice(), bb::BatchPath::direct);
+    EXPECT_EQ(bb::detail::choose_path(f, n, 1, bb::BatchPath::automatic, Op::probe), bb::BatchPath::automatic);
+    bb::detail::forget_path_times();
 }
 
 TEST(BatchPathEnvironment, OverridesAutomaticButNotAnExplicitPath) {

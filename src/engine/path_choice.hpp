@@ -5,10 +5,11 @@
 // The partitioned path can only win for a filter larger than L2 and a batch large enough to
 // bring several keys to each region; below that, automatic is direct without measuring. For
 // the rest, calls are put in classes (operation, thread count, filter size within a factor of
-// two, keys per filter line within a factor of two), and the first call of a class measures
-// both paths on its own keys: a slice of the batch runs direct, the remainder partitioned (all
-// of it real work, nothing done twice). The faster per key is kept for the class for the rest
-// of the process. An explicit Filter::set_batch_path, then the environment variable
+// two, keys per filter line within a factor of two), and the first calls of a class measure
+// both paths on their own keys: a slice of the batch runs direct, the remainder partitioned
+// (all of it real work, nothing done twice). Two such calls that agree on the faster path per
+// key decide, else a third (the median of the three); the choice is kept for the class for the
+// rest of the process. An explicit Filter::set_batch_path, then the environment variable
 // BATCHBLOOM_BATCH_PATH (direct, partitioned or automatic), override the measurement.
 #include <cstddef>
 #include <cstdint>
@@ -28,7 +29,8 @@ BatchPath choose_path(const FilterRef& f, std::size_t n, unsigned threads, Batch
 /// The keys, at the start of a measuring call, that run direct; the rest run partitioned.
 std::size_t measuring_slice(std::size_t n);
 
-/// Records a measuring call's per-key seconds of each path for its class.
+/// Records a measuring call's per-key seconds of each path for its class; decides the class's
+/// path once the measurements agree (see above).
 void record_path_times(const FilterRef& f, std::size_t n, unsigned threads, Op op, double direct_s_per_key,
                        double partitioned_s_per_key);
 

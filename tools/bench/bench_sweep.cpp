@@ -4,7 +4,6 @@
 #include <chrono>
 #include <cmath>
 #include <span>
-#include <optional>
 #include <stdexcept>
 
 #include <batchbloom/filter.hpp>
@@ -17,6 +16,9 @@ namespace batchbloom::cli {
 namespace {
 
 constexpr BatchPath paths[] = {BatchPath::direct, BatchPath::partitioned, BatchPath::automatic};
+
+/// Keys per timed sample at least (a few milliseconds of work at in-cache speed).
+constexpr std::size_t min_sample_keys = std::size_t(1) << 21;
 
 std::uint64_t filter_bytes_of(const std::string& name, const MachineInfo& m) {
     const std::uint64_t l2 = m.l2_bytes ? m.l2_bytes : std::uint64_t(1) << 20;
@@ -77,35 +79,45 @@ std::vector<SweepPoint> run_sweep(const SweepSpec& spec, const MachineInfo& mach
             SplitMix64 rng(spec.seed ^ n);
             for (auto& k : keys) k = rng.next() & ~std::uint64_t(1);
             for (std::size_t i = 0; i < n; ++i) queries[i] = i % 2 ? keys[i] : rng.next() | 1;
+            // A sample is enough calls for some milliseconds: one call of a small batch lasts
+            // microseconds, shorter than the clock's and the VM's jitter.
+            const std::size_t calls = std::max<std::size_t>(1, (min_sample_keys + n - 1) / n);
             for (const unsigned threads : spec.threads) {
                 SweepPoint pt{name, params.bytes(), density, threads, n, 1e9 / at_size.best.lines_per_s, {}, {}};
-                std::vector<std::uint8_t> first_answers, answers(n);
-                std::optional<Filter> first;
+                std::vector<Filter> filters;
+                filters.reserve(std::size(paths));
+                std::vector<std::vector<std::uint8_t>> answers(std::size(paths), std::vector<std::uint8_t>(n));
+                for (const BatchPath path : paths) {
+                    filters.emplace_back(params, Hashing{}, backend);
+                    filters.back().set_threads(threads);
+                    filters.back().set_batch_path(path);
+                }
+                // The paths take turns within each repeat, so that a slow spell of the machine
+                // falls on all of them rather than on whichever ran then. Inserting keys again
+                // sets the same bits and costs the same.
+                std::vector<double> ins[std::size(paths)], probe[std::size(paths)];
+                for (unsigned r = 0; r < std::max(spec.repeat, 1u); ++r)
+                    for (std::size_t p = 0; p < std::size(paths); ++p)
+                        ins[p].push_back(seconds([&] {
+                            for (std::size_t c = 0; c < calls; ++c) filters[p].insert(std::span<const std::uint64_t>(keys));
+                        }));
+                for (unsigned r = 0; r < std::max(spec.repeat, 1u); ++r)
+                    for (std::size_t p = 0; p < std::size(paths); ++p)
+                        probe[p].push_back(seconds([&] {
+                            for (std::size_t c = 0; c < calls; ++c)
+                                filters[p].contains(std::span<const std::uint64_t>(queries), answers[p]);
+                        }));
                 for (std::size_t p = 0; p < std::size(paths); ++p) {
-                    Filter f(params, Hashing{}, backend);
-                    f.set_threads(threads);
-                    f.set_batch_path(paths[p]);
-                    std::vector<double> ins, probe;
-                    for (unsigned r = 0; r < std::max(spec.repeat, 1u); ++r) {
-                        f.clear();
-                        ins.push_back(seconds([&] { f.insert(std::span<const std::uint64_t>(keys)); }));
-                    }
-                    for (unsigned r = 0; r < std::max(spec.repeat, 1u); ++r)
-                        probe.push_back(seconds([&] { f.contains(std::span<const std::uint64_t>(queries), answers); }));
-                    pt.ns[0][p] = median(ins) * 1e9 / double(n);
-                    pt.ns[1][p] = median(probe) * 1e9 / double(n);
+                    pt.ns[0][p] = median(ins[p]) * 1e9 / double(n * calls);
+                    pt.ns[1][p] = median(probe[p]) * 1e9 / double(n * calls);
                     if (paths[p] == BatchPath::automatic) {
-                        pt.chosen[0] = path_name(f.batch_path_for(n, true));
-                        pt.chosen[1] = path_name(f.batch_path_for(n, false));
+                        pt.chosen[0] = path_name(filters[p].batch_path_for(n, true));
+                        pt.chosen[1] = path_name(filters[p].batch_path_for(n, false));
                     }
-                    if (!first) {
-                        first.emplace(std::move(f));
-                        first_answers = answers;
-                    } else if (!(f == *first) || answers != first_answers) {
+                    if (!(filters[p] == filters[0]) || answers[p] != answers[0])
                         throw std::runtime_error("sweep: the " + std::string(path_name(paths[p])) +
                                                  " path gave other results than the direct path (" + name + ", " +
                                                  std::to_string(n) + " keys)");
-                    }
                 }
                 for (unsigned op = 0; op < 2; ++op) {
                     const double best = std::min(pt.ns[op][0], pt.ns[op][1]);

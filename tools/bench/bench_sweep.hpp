@@ -2,8 +2,9 @@
 // `batchbloom bench --sweep`: where each batch path wins on this machine, and whether the
 // automatic path finds it. For filters in L2, in L3, of 4x L3 and of 1 GiB, batches of 0.1, 1
 // and 10 keys per filter line, and each thread count, it times insert and probe (contains, one
-// byte per key) on the direct, partitioned and automatic paths (median of the repeats; the
-// automatic path's first call, which measures both paths, counts like any other), checks that
+// byte per key) on the direct, partitioned and automatic paths (median of the repeats, the
+// paths taking turns within each repeat, each sample at least 2M keys in repeated calls; the
+// automatic path's first calls, which measure both paths, count like any other), checks that
 // every path built the same filter and gave the same answers, and prints a table with the
 // automatic path's time over the faster path's.
 #include <cstdint>
