@@ -21,10 +21,11 @@ namespace batchbloom {
 
 /// How bulk operations walk a filter (results are the same on every path).
 enum class BatchPath : std::uint8_t {
-    automatic,    ///< direct for filters in L2 and small batches; otherwise the first call of each
-                  ///< kind (insert or probe, threads, filter size and keys per filter line, each
-                  ///< within 2x) runs part of its batch on each path and the faster is kept for
-                  ///< the process. BATCHBLOOM_BATCH_PATH=direct|partitioned overrides it.
+    automatic,    ///< direct for filters in L2 and small batches; otherwise the first two or
+                  ///< three calls of each kind (insert or probe, threads, filter size and keys
+                  ///< per filter line, each within 2x) run part of their batch on each path and
+                  ///< the faster is kept for the process (two agreeing calls, or the median of
+                  ///< three). BATCHBLOOM_BATCH_PATH=direct|partitioned overrides it.
     direct,       ///< keys in the caller's order, blocks prefetched far ahead
     partitioned,  ///< keys grouped by filter region, each region processed while cache-resident
 };

@@ -18,7 +18,7 @@ namespace {
 
 /// Below this many keys a call is not worth partitioning (its buckets would hold a few keys
 /// per region) nor measuring (the clock's resolution and the first misses dominate).
-constexpr std::size_t min_partitioned_keys = std::size_t(1) << 18;
+constexpr std::size_t min_partitioned_keys = std::size_t(1) << 17;
 
 /// Partitioned is taken only when it measured at least this much faster: it holds scratch
 /// memory that direct does not. Small, because missing a faster path costs as much as taking
