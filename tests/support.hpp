@@ -71,6 +71,17 @@ inline std::filesystem::path process_temp_path(const std::string& name) {
     return dir.path() / name;
 }
 
+/// The message of the E that fn() throws ("" if it throws none).
+template <class E, class Fn>
+std::string message_of(Fn&& fn) {
+    try {
+        fn();
+    } catch (const E& e) {
+        return e.what();
+    }
+    return "";
+}
+
 inline std::string file_contents(const std::filesystem::path& p) {
     std::ifstream in(p, std::ios::binary);
     return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());

@@ -29,6 +29,7 @@ using batchbloom::Filter;
 using batchbloom::Params;
 using batchbloom::write_file;
 using batchbloom::testing::file_contents;
+using batchbloom::testing::message_of;
 using batchbloom::testing::TempDir;
 
 void put(const fs::path& p, const std::string& bytes) {
@@ -37,17 +38,6 @@ void put(const fs::path& p, const std::string& bytes) {
 
 void put_plain(const fs::path& p, const std::string& bytes) {
     std::ofstream(p, std::ios::binary) << bytes;
-}
-
-// The message of the Error that fn throws ("" if it throws none).
-template <class Fn>
-std::string error_of(Fn&& fn) {
-    try {
-        fn();
-    } catch (const Error& e) {
-        return e.what();
-    }
-    return "";
 }
 
 bool is_link(const fs::path& p) { return fs::is_symlink(fs::symlink_status(p)); }
@@ -101,7 +91,7 @@ TEST(WriteFile, ASymlinkLoopIsAnError) {
     TempDir dir;
     fs::create_symlink("b", dir.path() / "a");
     fs::create_symlink("a", dir.path() / "b");
-    const std::string msg = error_of([&] { put(dir.path() / "a", "x"); });
+    const std::string msg = message_of<Error>([&] { put(dir.path() / "a", "x"); });
     EXPECT_NE(msg.find((dir.path() / "a").string()), std::string::npos) << msg;
     EXPECT_TRUE(is_link(dir.path() / "a"));
     EXPECT_TRUE(is_link(dir.path() / "b"));
@@ -136,7 +126,7 @@ TEST(WriteFile, ACharacterDeviceIsWrittenInPlaceAndStaysADevice) {
 }
 
 TEST(WriteFile, AFullDeviceIsAClearError) {
-    const std::string msg = error_of([] { put("/dev/full", "x"); });
+    const std::string msg = message_of<Error>([] { put("/dev/full", "x"); });
     EXPECT_NE(msg.find("'/dev/full'"), std::string::npos) << msg;
     EXPECT_NE(msg.find("No space left"), std::string::npos) << msg;
     EXPECT_TRUE(fs::is_character_file("/dev/full"));
@@ -145,7 +135,7 @@ TEST(WriteFile, AFullDeviceIsAClearError) {
 TEST(WriteFile, ADirectoryIsRefused) {
     TempDir dir;
     fs::create_directory(dir.path() / "sub");
-    const std::string msg = error_of([&] { put(dir.path() / "sub", "x"); });
+    const std::string msg = message_of<Error>([&] { put(dir.path() / "sub", "x"); });
     EXPECT_NE(msg.find("is a directory"), std::string::npos) << msg;
     EXPECT_TRUE(fs::is_empty(dir.path() / "sub"));
     EXPECT_EQ(dir.entries(), std::vector<std::string>{"sub"});
@@ -168,7 +158,7 @@ TEST(WriteFile, AFailingWriterLeavesTheOldFileAndNoTemporary) {
 TEST(WriteFile, MissingDirectoryNamesThePath) {
     TempDir dir;
     const fs::path p = dir.path() / "nope" / "f.bin";
-    const std::string msg = error_of([&] { put(p, "x"); });
+    const std::string msg = message_of<Error>([&] { put(p, "x"); });
     EXPECT_NE(msg.find("'" + p.string() + "'"), std::string::npos) << msg;
     EXPECT_EQ(msg.find(".tmp-"), std::string::npos) << "names the temporary file: " << msg;
 }
@@ -184,7 +174,7 @@ TEST(WriteFile, AnUnwritableDirectoryIsAClearErrorAndTheOldFileStays) {
     fs::permissions(sub, fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read |
                              fs::perms::group_exec | fs::perms::others_read | fs::perms::others_exec);
     fs::permissions(dir.path(), fs::perms::others_exec, fs::perm_options::add);
-    auto attempt = [&] { return error_of([&] { Filter(Params::make(batchbloom::Shape::word512, 2, 4)).save(p); }); };
+    auto attempt = [&] { return message_of<Error>([&] { Filter(Params::make(batchbloom::Shape::word512, 2, 4)).save(p); }); };
     if (::geteuid() == 0) {
         const pid_t child = ::fork();
         ASSERT_GE(child, 0);

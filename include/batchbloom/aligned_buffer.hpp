@@ -9,6 +9,11 @@
 //
 // Empty state. A default-constructed or moved-from buffer is empty: data() is null and
 // size() is 0. Moving never allocates and never throws.
+//
+// Mapped mode. map_readonly() gives a buffer that owns a read-only memory mapping of a file
+// instead of an allocation: it views part of the mapping, and its destructor (or reset) unmaps
+// it. Its bytes must not be written (they are PROT_READ: a write faults); an owner that may
+// hold a mapped buffer checks mapped() before it writes. clone() is always an allocation.
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -32,6 +37,13 @@ public:
     /// had (bulk operations fall back to paths that need none; filters report Error).
     AlignedBuffer(std::size_t bytes, Init init);
 
+    /// A mapped buffer viewing bytes [offset, offset + bytes) of the open file `fd`, which holds
+    /// at least offset + bytes bytes; offset is a multiple of 64, bytes is not 0. Maps the file
+    /// from its start, read-only and shared (MAP_SHARED: every process mapping the file shares
+    /// its pages in the page cache). The caller may close fd afterwards. Throws
+    /// std::system_error if the file cannot be mapped.
+    static AlignedBuffer map_readonly(int fd, std::size_t offset, std::size_t bytes);
+
     AlignedBuffer(AlignedBuffer&& other) noexcept;
     AlignedBuffer& operator=(AlignedBuffer&& other) noexcept;
     AlignedBuffer(const AlignedBuffer&) = delete;
@@ -40,14 +52,16 @@ public:
 
     /// A buffer of the same size holding the same bytes. Throws std::bad_alloc.
     AlignedBuffer clone() const;
-    /// Frees the memory; the buffer becomes empty.
+    /// Frees the memory (or unmaps the mapping); the buffer becomes empty.
     void reset() noexcept;
 
     std::byte* data() noexcept { return data_; }
     const std::byte* data() const noexcept { return data_; }
     std::size_t size() const noexcept { return size_; }
     bool empty() const noexcept { return size_ == 0; }
-    /// 64, or 2 MiB for large buffers; 0 when empty.
+    /// Whether the bytes are a read-only file mapping (map_readonly) rather than an allocation.
+    bool mapped() const noexcept { return map_base_ != nullptr; }
+    /// 64, or 2 MiB for large allocated buffers; 64 when mapped; 0 when empty.
     std::size_t alignment() const noexcept { return alignment_; }
 
     std::span<std::byte> bytes() noexcept { return {data_, size_}; }
@@ -66,6 +80,8 @@ private:
     std::byte* data_ = nullptr;
     std::size_t size_ = 0;
     std::size_t alignment_ = 0;
+    void* map_base_ = nullptr;  // the mapping's start when mapped (data_ lies inside it), else null
+    std::size_t map_length_ = 0;
 };
 
 }  // namespace batchbloom

@@ -49,6 +49,24 @@ struct SaveOptions {
 /// empty filter of the same shape, k and hashing. What needs storage (insert, the set algebra,
 /// fold, save) throws Error. Assigning a filter to it makes it whole again. Self-assignment,
 /// by copy or move, leaves a filter as it was. Every filter type follows this rule.
+///
+/// Mapped filters. Filter::map() opens a saved filter read-only over a memory mapping of the
+/// file: nothing is copied, probes read the file's pages in place (from the page cache, shared
+/// with every other process mapping or reading the file), and the mapping lives as long as the
+/// filter. A mapped filter is read-only: what writes its bits (insert, insert_hash(es),
+/// clear, |=, &=, add_key_kinds, mutable_bytes, a ConcurrentFilter insert) throws Error
+/// ("mapped read-only; load() for a writable copy"). Everything else works as on a loaded
+/// filter: probes on every engine and path, estimates, ==, save (a normal file), fold and |, &
+/// (new filters). A copy is an owning, writable filter; a move moves the mapping; assigning a
+/// filter to a mapped one (or destroying it, or moving from it) unmaps it.
+///
+/// The file under a mapping. A file replaced by rename (as save() replaces files) leaves the
+/// mapping on the old file, whole and unchanged, until the filter goes. A file truncated or
+/// rewritten in place by another process is not protected: probes then read the new bytes,
+/// and reading a page past the new end of file raises SIGBUS in the probing thread (a kernel
+/// rule for every file mapping; LMDB and RocksDB's mmap reads document the same). map() checks
+/// the size against the header when it opens the file, so a file already truncated is a
+/// FormatError, never a SIGBUS; replace mapped files by rename, never in place.
 class Filter {
 public:
     /// An empty filter (all bits zero). Throws Error on invalid params or hashing, or if the
@@ -137,11 +155,11 @@ public:
     KeyKinds key_kinds() const noexcept { return key_kinds_; }
     /// Adds kinds to the record, for keys inserted as pre-computed hashes (insert_hash and
     /// insert_hashes record nothing); adding not_recorded() makes the record unknown.
-    void add_key_kinds(const KeyKinds& kinds) noexcept { key_kinds_ = key_kinds_ | kinds; }
+    void add_key_kinds(const KeyKinds& kinds);
 
     // ---- state and estimates -----------------------------------------------------------
     /// Sets every bit to zero (the key kinds stay: clearing does not tell what goes in next).
-    void clear() noexcept;
+    void clear();
     /// Fraction of bits set.
     double fill_ratio() const noexcept;
     /// FPR of a random absent key against the bits as they are now (exact for the
@@ -152,7 +170,10 @@ public:
 
     /// The raw little-endian blocks.
     std::span<const std::byte> bytes() const noexcept { return {storage_.data(), params_.bytes()}; }
-    std::span<std::byte> mutable_bytes() noexcept { return {storage_.data(), params_.bytes()}; }
+    /// The blocks for writing; throws Error if the filter is mapped (read-only).
+    std::span<std::byte> mutable_bytes();
+    /// Whether the filter is a read-only mapping of a file (map()); see "Mapped filters".
+    bool mapped() const noexcept { return storage_.mapped(); }
 
     /// Same params, hashing and bits (the backend is not part of a filter's value).
     friend bool operator==(const Filter& a, const Filter& b) noexcept;
@@ -184,6 +205,15 @@ public:
     static Filter load(std::istream& in);
     /// Like load(istream), and additionally rejects files with bytes after the payload.
     static Filter load(const std::filesystem::path& path);
+    /// Opens a filter saved uncompressed at `path` read-only over a memory mapping, in O(1)
+    /// apart from the verification (see "Mapped filters"): the header gets load()'s checks
+    /// and the file's size must be exactly header + payload. With verify (the default) the
+    /// payload checksum is checked too, which reads the whole file once; verify = false skips
+    /// it, for trusted files only: a corrupt payload then gives wrong answers, not an error.
+    /// Throws FormatError naming the problem (a compressed file: load() reads those; a file
+    /// of another filter kind; truncated; trailing bytes; checksum) or Error if the file
+    /// cannot be opened or mapped.
+    static Filter map(const std::filesystem::path& path, bool verify = true);
 
 private:
     template <class Key>
@@ -194,6 +224,11 @@ private:
     void bitmap_keys(std::span<const Key> keys, std::span<std::uint64_t> bitmap) const;
     template <class Key>
     std::size_t count_keys(std::span<const Key> keys) const;
+    /// A filter over storage already holding params.bytes() bytes of blocks (map()).
+    Filter(const Params& params, const Hashing& hashing, const KeyKinds& kinds, AlignedBuffer storage);
+    /// Throws Error unless the bits may be written: not moved from (see "After a move"), not
+    /// mapped (see "Mapped filters").
+    void require_writable(const char* operation) const;
     /// The moved-from state (see "After a move").
     void become_empty() noexcept;
     bool is_empty() const noexcept { return storage_.empty(); }
@@ -204,7 +239,7 @@ private:
     unsigned threads_ = 0;
     BatchPath path_ = BatchPath::automatic;
     KeyKinds key_kinds_ = KeyKinds::none();
-    AlignedBuffer storage_;  // params_.bytes() bytes, empty only after a move
+    AlignedBuffer storage_;  // params_.bytes() bytes (read-only if mapped), empty only after a move
     struct Scratch;                    // the partitioned path's memory (src/engine/scratch.hpp)
     std::unique_ptr<Scratch> scratch_;  // null only when moved from
 };

@@ -4,7 +4,9 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <cerrno>
 #include <new>
+#include <system_error>
 #include <utility>
 
 namespace batchbloom {
@@ -28,9 +30,25 @@ AlignedBuffer::AlignedBuffer(std::size_t bytes, Init init) {
     alignment_ = align;
 }
 
+AlignedBuffer AlignedBuffer::map_readonly(int fd, std::size_t offset, std::size_t bytes) {
+    if (bytes == 0 || offset % line_alignment != 0 || offset + bytes < offset)
+        throw std::system_error(std::make_error_code(std::errc::invalid_argument), "map_readonly");
+    const std::size_t length = offset + bytes;
+    void* p = mmap(nullptr, length, PROT_READ, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED) throw std::system_error(errno, std::generic_category(), "mmap");
+    AlignedBuffer b;
+    b.map_base_ = p;
+    b.map_length_ = length;
+    b.data_ = static_cast<std::byte*>(p) + offset;  // mappings start on a page: offset keeps 64-byte alignment
+    b.size_ = bytes;
+    b.alignment_ = line_alignment;
+    return b;
+}
+
 AlignedBuffer::AlignedBuffer(AlignedBuffer&& other) noexcept
     : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)),
-      alignment_(std::exchange(other.alignment_, 0)) {}
+      alignment_(std::exchange(other.alignment_, 0)), map_base_(std::exchange(other.map_base_, nullptr)),
+      map_length_(std::exchange(other.map_length_, 0)) {}
 
 AlignedBuffer& AlignedBuffer::operator=(AlignedBuffer&& other) noexcept {
     if (this != &other) {
@@ -38,6 +56,8 @@ AlignedBuffer& AlignedBuffer::operator=(AlignedBuffer&& other) noexcept {
         data_ = std::exchange(other.data_, nullptr);
         size_ = std::exchange(other.size_, 0);
         alignment_ = std::exchange(other.alignment_, 0);
+        map_base_ = std::exchange(other.map_base_, nullptr);
+        map_length_ = std::exchange(other.map_length_, 0);
     }
     return *this;
 }
@@ -45,7 +65,12 @@ AlignedBuffer& AlignedBuffer::operator=(AlignedBuffer&& other) noexcept {
 AlignedBuffer::~AlignedBuffer() { reset(); }
 
 void AlignedBuffer::reset() noexcept {
-    std::free(data_);
+    if (map_base_ != nullptr)
+        munmap(map_base_, map_length_);  // fails only for arguments mmap did not return
+    else
+        std::free(data_);
+    map_base_ = nullptr;
+    map_length_ = 0;
     data_ = nullptr;
     size_ = 0;
     alignment_ = 0;

@@ -39,6 +39,10 @@ Filter::Filter(const Params& params, const Hashing& hashing, Backend backend)
     scratch_ = std::make_unique<Scratch>();
 }
 
+Filter::Filter(const Params& params, const Hashing& hashing, const KeyKinds& kinds, AlignedBuffer storage)
+    : params_(params), hashing_(hashing), backend_(Backend::automatic), key_kinds_(kinds), storage_(std::move(storage)),
+      scratch_(std::make_unique<Scratch>()) {}
+
 Filter::Filter(const Filter& other)
     : params_(other.params_), hashing_(other.hashing_), backend_(other.backend_), threads_(other.threads_), path_(other.path_),
       key_kinds_(other.key_kinds_), storage_(detail::clone_storage(other.storage_, "the filter")),
@@ -60,6 +64,21 @@ Filter::Filter(Filter&& other) noexcept
 Filter& Filter::operator=(Filter&& other) noexcept { return detail::move_assign(*this, std::move(other)); }
 
 Filter::~Filter() = default;
+
+void Filter::require_writable(const char* operation) const {
+    if (is_empty()) detail::throw_moved_from(operation);
+    if (storage_.mapped()) detail::throw_mapped(operation);
+}
+
+std::span<std::byte> Filter::mutable_bytes() {
+    if (storage_.mapped()) detail::throw_mapped("mutable_bytes");
+    return {storage_.data(), params_.bytes()};
+}
+
+void Filter::add_key_kinds(const KeyKinds& kinds) {
+    if (storage_.mapped()) detail::throw_mapped("add_key_kinds");
+    key_kinds_ = key_kinds_ | kinds;
+}
 
 void Filter::become_empty() noexcept {
     storage_.reset();
@@ -111,7 +130,7 @@ BatchPath Filter::batch_path_for(std::size_t keys, bool insert) const {
 
 template <class Key>
 void Filter::insert_keys(std::span<const Key> keys) {
-    if (is_empty()) detail::throw_moved_from("insert");
+    require_writable("insert");
     key_kinds_ = key_kinds_ | detail::kinds_of<Key>(keys.size());
     const auto& e = engine(backend_);
     detail::feed_keys(hashing_, keys, [&](const std::uint64_t* v, std::size_t n, detail::KeyMode m, std::size_t) {
@@ -187,18 +206,18 @@ void Filter::contains_bitmap(std::span<const std::string_view> keys, std::span<s
 
 // Single keys: the reference engine directly (no engine resolution or threads for one key).
 void Filter::insert(std::uint64_t key) {
-    insert_hash(hash(key));  // first: it throws for a moved-from filter
+    insert_hash(hash(key));  // first: it throws for a moved-from or mapped filter
     add_key_kinds(KeyKinds::only_integers());
 }
 void Filter::insert(std::string_view key) {
-    insert_hash(hash(key));  // first: it throws for a moved-from filter
+    insert_hash(hash(key));  // first: it throws for a moved-from or mapped filter
     add_key_kinds(KeyKinds::only_bytes());
 }
 bool Filter::contains(std::uint64_t key) const { return contains_hash(hash(key)); }
 bool Filter::contains(std::string_view key) const { return contains_hash(hash(key)); }
 
 void Filter::insert_hash(std::uint64_t h) {
-    if (is_empty()) detail::throw_moved_from("insert");
+    require_writable("insert");
     detail::scalar_blocked.insert(ref(params_, storage_.data()), &h, 1, hashed);
 }
 bool Filter::contains_hash(std::uint64_t h) const {
@@ -209,7 +228,7 @@ bool Filter::contains_hash(std::uint64_t h) const {
 // ---- pre-computed hashes -----------------------------------------------------------------
 
 void Filter::insert_hashes(std::span<const std::uint64_t> hashes) {
-    if (is_empty()) detail::throw_moved_from("insert");
+    require_writable("insert");
     detail::bulk_insert(engine(backend_), ref(params_, storage_.data()), hashes.data(), hashes.size(), hashed, batch_config(*this, scratch_.get()));
 }
 
@@ -231,7 +250,8 @@ std::size_t Filter::count_hashes(std::span<const std::uint64_t> hashes) const {
 
 // ---- state and estimates -------------------------------------------------------------------
 
-void Filter::clear() noexcept {
+void Filter::clear() {
+    if (storage_.mapped()) detail::throw_mapped("clear");
     if (!is_empty()) std::memset(storage_.data(), 0, params_.bytes());
 }
 
@@ -328,6 +348,7 @@ void combine(std::byte* dst, const std::byte* src, std::uint64_t bytes, Op op) {
 }  // namespace
 
 Filter& Filter::operator|=(const Filter& other) {
+    require_writable("union");
     require_compatible(*this, other, "union");
     key_kinds_ = key_kinds_ | other.key_kinds_;
     combine(storage_.data(), other.storage_.data(), params_.bytes(), [](std::uint64_t a, std::uint64_t b) { return a | b; });
@@ -335,6 +356,7 @@ Filter& Filter::operator|=(const Filter& other) {
 }
 
 Filter& Filter::operator&=(const Filter& other) {
+    require_writable("intersection");
     require_compatible(*this, other, "intersection");
     key_kinds_ = key_kinds_ & other.key_kinds_;
     combine(storage_.data(), other.storage_.data(), params_.bytes(), [](std::uint64_t a, std::uint64_t b) { return a & b; });

@@ -13,9 +13,15 @@ namespace batchbloom {
 
 namespace {
 
-detail::FilterRef ref(Filter& f) {
+// Probes only read through the reference; inserts call require_writable first.
+detail::FilterRef ref(const Filter& f) {
     const Params& p = f.params();
-    return {f.mutable_bytes().data(), p.blocks, p.shape, p.k};
+    return {const_cast<std::byte*>(f.bytes().data()), p.blocks, p.shape, p.k};
+}
+
+void require_writable(const Filter& f) {
+    if (f.params().blocks == 0) detail::throw_moved_from("insert");
+    if (f.mapped()) detail::throw_mapped("insert");
 }
 
 constexpr detail::KeyMode hashed{detail::KeyMode::hashed, 0};
@@ -29,7 +35,7 @@ void check_out(std::size_t keys, std::size_t out) {
 
 template <class Key>
 void ConcurrentFilter::insert_keys(std::span<const Key> keys) {
-    if (filter_->params().blocks == 0) detail::throw_moved_from("insert");
+    require_writable(*filter_);
     const auto& k = detail::concurrent_kernels(filter_->backend());
     const auto r = ref(*filter_);
     detail::feed_keys(filter_->hashing(), keys,
@@ -67,11 +73,11 @@ void ConcurrentFilter::insert(std::span<const std::string_view> keys) { insert_k
 void ConcurrentFilter::insert(std::span<const std::string> keys) { insert_keys(keys); }
 // Single keys: the reference kernels directly (no engine resolution for one key), as for Filter.
 void ConcurrentFilter::insert_hash(std::uint64_t hash) {
-    if (filter_->params().blocks == 0) detail::throw_moved_from("insert");
+    require_writable(*filter_);
     detail::scalar_concurrent.insert(ref(*filter_), &hash, 1, hashed);
 }
 void ConcurrentFilter::insert_hashes(std::span<const std::uint64_t> hashes) {
-    if (filter_->params().blocks == 0) detail::throw_moved_from("insert");
+    require_writable(*filter_);
     detail::concurrent_kernels(filter_->backend()).insert(ref(*filter_), hashes.data(), hashes.size(), hashed);
 }
 

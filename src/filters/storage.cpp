@@ -30,4 +30,8 @@ void throw_moved_from(std::string_view operation) {
                 ": the filter was moved from and has no storage; assign a filter to it first");
 }
 
+void throw_mapped(std::string_view operation) {
+    throw Error(std::string(operation) + ": the filter is mapped read-only; load() for a writable copy");
+}
+
 }  // namespace batchbloom::detail

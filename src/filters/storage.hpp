@@ -1,7 +1,8 @@
 #pragma once
 // What every filter type shares about its storage: allocation and copies through AlignedBuffer
 // (failure reported as Error, as the constructors document), the move assignment, and the
-// error of the moved-from rule (filter.hpp, "After a move").
+// errors of the moved-from rule (filter.hpp, "After a move") and of mapped filters (filter.hpp,
+// "Mapped filters").
 #include <cstdint>
 #include <memory>
 #include <string_view>
@@ -34,5 +35,8 @@ T& move_assign(T& self, T&& other) noexcept {
 
 /// Throws Error saying that `operation` needs the storage a moved-from filter no longer has.
 [[noreturn]] void throw_moved_from(std::string_view operation);
+
+/// Throws Error saying that `operation` would write a filter mapped read-only (Filter::map).
+[[noreturn]] void throw_mapped(std::string_view operation);
 
 }  // namespace batchbloom::detail

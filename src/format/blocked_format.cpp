@@ -15,18 +15,17 @@
 
 namespace batchbloom {
 
-namespace {
-
 using namespace io;
 
-// The header of a plain filter file, with every field checked.
-FileHeader plain_header(const HeaderBytes& b, std::size_t got) {
+FileHeader io::parse_plain_header(const HeaderBytes& b, std::size_t got) {
     const FileHeader h = parse_header(b, got, FileKind::plain);
     const Params p = h.params();
     check_payload_length(h, p.bytes(),
                          std::to_string(p.blocks) + " blocks of " + std::to_string(p.block_bytes()) + " bytes");
     return h;
 }
+
+namespace {
 
 // `exact`: a zstd frame must be followed by nothing (the caller checks that for a plain file).
 Filter load_plain(std::istream& in, bool exact) {
@@ -39,7 +38,7 @@ Filter load_plain(std::istream& in, bool exact) {
             [](std::string_view header) {
                 HeaderBytes inner{};
                 std::memcpy(inner.data(), header.data(), header_size);
-                return header_size + plain_header(inner, header_size).payload_bytes;
+                return header_size + parse_plain_header(inner, header_size).payload_bytes;
             },
             exact);
         std::istringstream content(std::move(file));
@@ -48,7 +47,7 @@ Filter load_plain(std::istream& in, bool exact) {
         return f;
     }
     if (got == 4) got += read_up_to(in, b.data() + 4, header_size - 4);
-    const FileHeader h = plain_header(b, got);
+    const FileHeader h = parse_plain_header(b, got);
     PayloadReader payload(in, h);
     Filter f(h.params(), h.hashing());
     f.add_key_kinds(h.key_kinds);

@@ -61,6 +61,10 @@ FileHeader decode(const HeaderBytes& b, std::size_t got);
 /// filter"), and the fields are valid as that kind reads them ("invalid header: ...").
 FileHeader parse_header(const HeaderBytes& b, std::size_t got, FileKind expected);
 
+/// parse_header for a plain filter file (Filter::load and Filter::map), the payload length
+/// against the params included.
+FileHeader parse_plain_header(const HeaderBytes& b, std::size_t got);
+
 /// Reads the header from `in` and parses it.
 FileHeader read_header(std::istream& in, FileKind expected);
 
