@@ -1,10 +1,11 @@
 // Every filter class takes keys the same ways: 64-bit and 32-bit integer spans (a 32-bit key
 // is its value), string_view spans and std::string spans for insert, contains, count (and
-// erase where keys can be erased), with the same answers whichever form carries a key.
-// ClassicFilter, whose schemes hash keys their own way, takes 64-bit integers and string_view
-// spans only (checked below, so that a change to its set is a decision, not an accident).
+// erase where keys can be erased), and pre-computed hashes (hash(key), then insert_hash,
+// insert_hashes, contains_hash, contains_hashes, count_hashes, and erase_hash[es] where keys
+// can be erased), with the same answers and the same bits whichever form carries a key.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -58,72 +59,210 @@ static_assert(TakesEveryKeyForm<bb::ScalableFilter>);
 static_assert(TakesEveryKeyForm<bb::ConcurrentFilter>);
 static_assert(ErasesEveryKeyForm<bb::CountingFilter>);
 static_assert(ErasesEveryKeyForm<bb::DeletableFilter>);
-static_assert(TakesKeys<bb::ClassicFilter, std::uint64_t> && TakesKeys<bb::ClassicFilter, std::string_view>);
-static_assert(!TakesKeys<bb::ClassicFilter, std::uint32_t> && !TakesKeys<bb::ClassicFilter, std::string>);
+static_assert(TakesEveryKeyForm<bb::ClassicFilter>);
 
-const bb::Params params = bb::Params::for_fpr(2000, 0.001);
+template <class F>
+concept TakesHashes = requires(F& f, const F& c, Keys<std::uint64_t> hashes, Out out) {
+    { c.hash(std::uint64_t{}) } -> std::same_as<std::uint64_t>;
+    { c.hash(std::string_view{}) } -> std::same_as<std::uint64_t>;
+    f.insert_hash(std::uint64_t{});
+    f.insert_hashes(hashes);
+    { c.contains_hash(std::uint64_t{}) } -> std::same_as<bool>;
+    c.contains_hashes(hashes, out);
+    { c.count_hashes(hashes) } -> std::same_as<std::size_t>;
+};
+
+template <class F>
+concept ErasesHashes = requires(F& f, Keys<std::uint64_t> hashes) {
+    f.erase_hash(std::uint64_t{});
+    { f.erase_hashes(hashes) } -> std::same_as<std::size_t>;
+};
+
+static_assert(TakesHashes<bb::Filter>);
+static_assert(TakesHashes<bb::ClassicFilter>);
+static_assert(TakesHashes<bb::CountingFilter>);
+static_assert(TakesHashes<bb::DeletableFilter>);
+static_assert(TakesHashes<bb::ScalableFilter>);
+static_assert(TakesHashes<bb::ConcurrentFilter>);
+static_assert(ErasesHashes<bb::CountingFilter>);
+static_assert(ErasesHashes<bb::DeletableFilter>);
+
+const bb::Params params = bb::Params::for_fpr(20000, 0.001);
+
+// One filter of each type (a ConcurrentFilter with the Filter it views), and whether two hold
+// the same bits.
+template <auto make>
+struct Setup {
+    decltype(make()) f = make();
+    bool same(const Setup& o) const { return f == o.f; }
+};
+using FilterSetup = Setup<[] { return bb::Filter(params); }>;
+using ScalableSetup = Setup<[] { return bb::ScalableFilter(bb::ScalableParams{.initial_capacity = 3000, .initial_fpr = 0.001}); }>;
+using CountingSetup = Setup<[] { return bb::CountingFilter(params); }>;
+using DeletableSetup = Setup<[] { return bb::DeletableFilter(params); }>;
+using ClassicSetup = Setup<[] { return bb::ClassicFilter(bb::ClassicParams::for_fpr(20000, 0.001)); }>;
+// Spark's schemes hash keys their own way.
+using SparkSetup = Setup<[] { return bb::ClassicFilter::spark(20000, 0.001, bb::ClassicScheme::spark_v2, 7); }>;
+struct ConcurrentSetup {
+    bb::Filter bits{params};
+    bb::ConcurrentFilter f{bits};
+    bool same(const ConcurrentSetup& o) const { return bits == o.bits; }
+};
+
+struct KeySets {
+    std::vector<std::string> strings;
+    std::vector<std::string_view> views;
+    std::vector<std::uint32_t> small;
+    std::vector<std::uint64_t> wide;  // small's values
+
+    explicit KeySets(std::uint32_t n, std::uint32_t from = 0) {
+        for (std::uint32_t i = from; i < from + n; ++i) {
+            strings.push_back("key-" + std::to_string(i));
+            small.push_back(i * 2654435761u);
+        }
+        views.assign(strings.begin(), strings.end());
+        wide.assign(small.begin(), small.end());
+    }
+};
+
+template <class F>
+std::vector<std::uint64_t> hashes_of(const F& f, const KeySets& k) {
+    std::vector<std::uint64_t> h;
+    for (auto v : k.wide) h.push_back(f.hash(v));
+    for (auto v : k.views) h.push_back(f.hash(v));
+    return h;
+}
 
 // The same answers from every form: keys inserted as std::string are found as string_view and
 // std::string; keys inserted as 32-bit integers are found as their 64-bit values.
 template <class F>
 void expect_same_answers(F& f) {
-    std::vector<std::string> strings;
-    for (int i = 0; i < 500; ++i) strings.push_back("key-" + std::to_string(i));
-    const std::vector<std::string_view> views(strings.begin(), strings.end());
-    std::vector<std::uint32_t> small;
-    for (std::uint32_t i = 0; i < 500; ++i) small.push_back(i * 2654435761u);
-    const std::vector<std::uint64_t> wide(small.begin(), small.end());
-
-    f.insert(Keys<std::string>(strings));
-    f.insert(Keys<std::uint32_t>(small));
-    EXPECT_EQ(f.count(Keys<std::string>(strings)), strings.size());
-    EXPECT_EQ(f.count(Keys<std::string_view>(views)), strings.size());
-    EXPECT_EQ(f.count(Keys<std::uint32_t>(small)), small.size());
-    EXPECT_EQ(f.count(Keys<std::uint64_t>(wide)), small.size());
-    std::vector<std::uint8_t> a(strings.size()), b(strings.size());
-    f.contains(Keys<std::string>(strings), a);
-    f.contains(Keys<std::string_view>(views), b);
+    const KeySets k(500);
+    f.insert(Keys<std::string>(k.strings));
+    f.insert(Keys<std::uint32_t>(k.small));
+    EXPECT_EQ(f.count(Keys<std::string>(k.strings)), k.strings.size());
+    EXPECT_EQ(f.count(Keys<std::string_view>(k.views)), k.strings.size());
+    EXPECT_EQ(f.count(Keys<std::uint32_t>(k.small)), k.small.size());
+    EXPECT_EQ(f.count(Keys<std::uint64_t>(k.wide)), k.small.size());
+    std::vector<std::uint8_t> a(k.strings.size()), b(k.strings.size());
+    f.contains(Keys<std::string>(k.strings), a);
+    f.contains(Keys<std::string_view>(k.views), b);
     EXPECT_EQ(a, b);
-    EXPECT_EQ(a, std::vector<std::uint8_t>(strings.size(), 1));
-    EXPECT_THROW(f.contains(Keys<std::string>(strings), Out(a).first(3)), bb::Error);
+    EXPECT_EQ(a, std::vector<std::uint8_t>(k.strings.size(), 1));
+    EXPECT_THROW(f.contains(Keys<std::string>(k.strings), Out(a).first(3)), bb::Error);
+    EXPECT_THROW(f.contains_hashes(Keys<std::uint64_t>(k.wide), Out(a).first(3)), bb::Error);
 }
+
+template <class S>
+class EveryFilterType : public ::testing::Test {};
+using Setups = ::testing::Types<FilterSetup, ConcurrentSetup, ScalableSetup, CountingSetup, DeletableSetup,
+                                ClassicSetup, SparkSetup>;
+TYPED_TEST_SUITE(EveryFilterType, Setups);
 
 }  // namespace
 
-TEST(Overloads, FilterAnswersAlikeForEveryKeyForm) {
-    bb::Filter f(params);
-    expect_same_answers(f);
+TYPED_TEST(EveryFilterType, AnswersAlikeForEveryKeyForm) {
+    TypeParam s;
+    expect_same_answers(s.f);
 }
 
-TEST(Overloads, ConcurrentFilterAnswersAlikeForEveryKeyForm) {
-    bb::Filter bits(params);
-    bb::ConcurrentFilter f(bits);
-    expect_same_answers(f);
+// 20000 keys of each kind, in batches big enough for several threads: every form sets the
+// same bits, and the hash probes answer as the key probes do, bit for bit.
+TYPED_TEST(EveryFilterType, EveryFormSetsTheSameBits) {
+    const KeySets k(20000), absent(20000, 1u << 30);
+    TypeParam by_keys, by_narrow, by_hashes, one_by_one;
+    by_keys.f.insert(Keys<std::uint64_t>(k.wide));
+    by_keys.f.insert(Keys<std::string_view>(k.views));
+    by_narrow.f.insert(Keys<std::uint32_t>(k.small));
+    by_narrow.f.insert(Keys<std::string>(k.strings));
+    const std::vector<std::uint64_t> hashes = hashes_of(by_keys.f, k);
+    by_hashes.f.insert_hashes(hashes);
+    for (std::size_t i = 0; i < 1000; ++i) one_by_one.f.insert_hash(hashes[i]);
+    one_by_one.f.insert_hashes(Keys<std::uint64_t>(hashes).subspan(1000));
+    EXPECT_TRUE(by_keys.same(by_narrow));
+    EXPECT_TRUE(by_keys.same(by_hashes));
+    EXPECT_TRUE(by_keys.same(one_by_one));
+
+    // Probes of present and absent keys: some absent ones are false positives, the same ones
+    // whichever form asks.
+    const std::vector<std::uint64_t> probes = [&] {
+        std::vector<std::uint64_t> p = hashes_of(by_keys.f, absent);
+        p.insert(p.end(), hashes.begin(), hashes.end());
+        return p;
+    }();
+    std::vector<std::uint8_t> by_key(absent.wide.size()), by_hash(probes.size());
+    by_keys.f.contains_hashes(probes, by_hash);
+    by_keys.f.contains(Keys<std::uint64_t>(absent.wide), by_key);
+    EXPECT_TRUE(std::equal(by_key.begin(), by_key.end(), by_hash.begin()));
+    by_keys.f.contains(Keys<std::string>(absent.strings), by_key);
+    EXPECT_TRUE(std::equal(by_key.begin(), by_key.end(), by_hash.begin() + absent.wide.size()));
+    EXPECT_EQ(static_cast<std::size_t>(std::count(by_hash.begin() + 2 * absent.wide.size(), by_hash.end(), 1)),
+              hashes.size());
+    EXPECT_EQ(by_keys.f.count_hashes(probes),
+              by_keys.f.count(Keys<std::uint64_t>(absent.wide)) + by_keys.f.count(Keys<std::string>(absent.strings)) +
+                  hashes.size());
+    for (std::size_t i = 0; i < 200; ++i) {
+        EXPECT_EQ(by_keys.f.contains_hash(probes[i]), by_keys.f.contains(absent.wide[i]));
+        EXPECT_EQ(by_keys.f.contains_hash(probes[absent.wide.size() + i]), by_keys.f.contains(absent.views[i]));
+    }
 }
 
-TEST(Overloads, ScalableFilterAnswersAlikeForEveryKeyForm) {
-    bb::ScalableFilter f(bb::ScalableParams{.initial_capacity = 300, .initial_fpr = 0.001});
-    expect_same_answers(f);
+// A 32-bit key is its 64-bit value and a std::string its bytes to the classic schemes too.
+TEST(Overloads, ClassicU32KeysAreTheirValues) {
+    for (const auto scheme : {bb::ClassicScheme::double_hashing, bb::ClassicScheme::spark_v1, bb::ClassicScheme::spark_v2}) {
+        const KeySets k(3000);
+        const bb::ClassicHashing h{scheme, bb::HashKind::xxh3, 0};
+        bb::ClassicFilter a(bb::ClassicParams{64 * 1024, 5}, h), b(bb::ClassicParams{64 * 1024, 5}, h);
+        a.insert(Keys<std::uint32_t>(k.small));
+        b.insert(Keys<std::uint64_t>(k.wide));
+        EXPECT_EQ(a, b) << to_string(scheme);
+        for (std::size_t i = 0; i < k.small.size(); ++i) ASSERT_EQ(a.hash(k.wide[i]), b.hash(std::uint64_t{k.small[i]}));
+    }
 }
 
 TEST(Overloads, CountingFilterErasesEveryKeyForm) {
     bb::CountingFilter f(params);
     expect_same_answers(f);
-    std::vector<std::string> strings;
-    for (int i = 0; i < 500; ++i) strings.push_back("key-" + std::to_string(i));
-    EXPECT_EQ(f.erase(Keys<std::string>(strings)), strings.size());
-    EXPECT_EQ(f.count(Keys<std::string>(strings)), 0u);
+    const KeySets k(500);
+    EXPECT_EQ(f.erase(Keys<std::string>(k.strings)), k.strings.size());
+    EXPECT_EQ(f.count(Keys<std::string>(k.strings)), 0u);
 }
 
 TEST(Overloads, DeletableFilterErasesEveryKeyForm) {
     bb::DeletableFilter f(params);
     expect_same_answers(f);
-    std::vector<std::uint32_t> small;
-    for (std::uint32_t i = 0; i < 500; ++i) small.push_back(i * 2654435761u);
-    std::vector<bb::EraseResult> results(small.size());
-    const std::size_t erased = f.erase(Keys<std::uint32_t>(small), results);
+    const KeySets k(500);
+    std::vector<bb::EraseResult> results(k.small.size());
+    const std::size_t erased = f.erase(Keys<std::uint32_t>(k.small), results);
     EXPECT_GT(erased, 0u);  // keys in collision-free regions
     std::size_t counted = 0;
     for (auto r : results) counted += r == bb::EraseResult::erased;
     EXPECT_EQ(counted, erased);
+}
+
+// Erasing by hashes erases what erasing the keys does, with the same outcomes.
+TEST(Overloads, ErasingHashesMatchesErasingKeys) {
+    const KeySets k(5000);
+    bb::CountingFilter c1(params), c2(params);
+    bb::DeletableFilter d1(params), d2(params);
+    c1.insert(Keys<std::uint64_t>(k.wide));
+    d1.insert(Keys<std::uint64_t>(k.wide));
+    c2 = c1;
+    d2 = d1;
+    std::vector<std::uint64_t> hashes;
+    for (auto v : k.wide) hashes.push_back(c1.hash(v));
+    const auto half = Keys<std::uint64_t>(k.wide).first(2500);
+    const auto half_hashes = Keys<std::uint64_t>(hashes).first(2500);
+
+    std::vector<std::uint8_t> c_keys(2500), c_hashes(2500);
+    EXPECT_EQ(c1.erase(half, c_keys), c2.erase_hashes(half_hashes, c_hashes));
+    EXPECT_EQ(c_keys, c_hashes);
+    EXPECT_EQ(c1, c2);
+
+    std::vector<bb::EraseResult> d_keys(2500), d_hashes(2500);
+    EXPECT_EQ(d1.erase(half, d_keys), d2.erase_hashes(half_hashes, d_hashes));
+    EXPECT_EQ(d_keys, d_hashes);
+    EXPECT_EQ(d1, d2);
+    EXPECT_EQ(d1.erase(k.wide[2600]), d2.erase_hash(hashes[2600]));
+    EXPECT_EQ(d1, d2);
 }

@@ -120,20 +120,41 @@ public:
     void set_threads(unsigned threads) noexcept { threads_ = threads; }
     unsigned threads() const noexcept { return threads_; }
 
-    // Integer keys (Spark: putLong / mightContainLong of the same 64-bit value).
+    // Integer keys (Spark: putLong / mightContainLong of the same 64-bit value; a 32-bit key
+    // is its value).
     void insert(std::uint64_t key);
     void insert(std::span<const std::uint64_t> keys);
+    void insert(std::span<const std::uint32_t> keys);
     bool contains(std::uint64_t key) const;
     /// out[i] = 1 if keys[i] may be present, else 0; out.size() must equal keys.size().
     void contains(std::span<const std::uint64_t> keys, std::span<std::uint8_t> out) const;
+    void contains(std::span<const std::uint32_t> keys, std::span<std::uint8_t> out) const;
     std::size_t count(std::span<const std::uint64_t> keys) const;
+    std::size_t count(std::span<const std::uint32_t> keys) const;
 
     // Byte-string keys (Spark: putBinary, or putString of the UTF-8 bytes).
     void insert(std::string_view key);
     void insert(std::span<const std::string_view> keys);
+    void insert(std::span<const std::string> keys);
     bool contains(std::string_view key) const;
     void contains(std::span<const std::string_view> keys, std::span<std::uint8_t> out) const;
+    void contains(std::span<const std::string> keys, std::span<std::uint8_t> out) const;
     std::size_t count(std::span<const std::string_view> keys) const;
+    std::size_t count(std::span<const std::string> keys) const;
+
+    // ---- pre-computed hashes ----------------------------------------------------------
+    /// A key's 64 hash bits under this filter's scheme, which its k positions come from: the
+    /// scheme's hash_key() for double_hashing; for the Spark schemes, Spark's two Murmur3
+    /// hashes (the first in the high, the second in the low 32 bits). Hashes of one filter
+    /// fit every filter with the same hashing.
+    std::uint64_t hash(std::uint64_t key) const noexcept;
+    std::uint64_t hash(std::string_view key) const noexcept;
+    /// As Filter's: no key kinds are recorded (add_key_kinds says what went in).
+    void insert_hash(std::uint64_t hash);
+    bool contains_hash(std::uint64_t hash) const;
+    void insert_hashes(std::span<const std::uint64_t> hashes);
+    void contains_hashes(std::span<const std::uint64_t> hashes, std::span<std::uint8_t> out) const;
+    std::size_t count_hashes(std::span<const std::uint64_t> hashes) const;
 
     /// The kinds of keys inserted (key_kinds.hpp; as Filter). The batchbloom file keeps them;
     /// Spark's form has no place for them, so a filter read from it has them not_recorded().
@@ -183,6 +204,12 @@ public:
     static ClassicFilter from_spark_bytes(std::span<const std::byte> bytes);
 
 private:
+    template <bool Hashed, class Key>
+    void insert_keys(std::span<const Key> keys);
+    /// Answers into out (or, if null, only counts them); returns the number of hits.
+    template <bool Hashed, class Key>
+    std::size_t probe_keys(std::span<const Key> keys, std::uint8_t* out) const;
+
     ClassicParams params_;
     ClassicHashing hashing_;
     Backend backend_;

@@ -58,6 +58,9 @@ public:
     void insert(std::span<const std::uint32_t> keys);
     void insert(std::span<const std::string_view> keys);
     void insert(std::span<const std::string> keys);
+    /// hash_key() of the filter's hashing, as Filter::hash.
+    std::uint64_t hash(std::uint64_t key) const noexcept { return filter_->hash(key); }
+    std::uint64_t hash(std::string_view key) const noexcept { return filter_->hash(key); }
     void insert_hash(std::uint64_t hash);
     void insert_hashes(std::span<const std::uint64_t> hashes);
 
@@ -75,11 +78,12 @@ public:
     std::size_t count(std::span<const std::string> keys) const;
     bool contains_hash(std::uint64_t hash) const;
     void contains_hashes(std::span<const std::uint64_t> hashes, std::span<std::uint8_t> out) const;
+    std::size_t count_hashes(std::span<const std::uint64_t> hashes) const;
 
 private:
     template <class Key>
     void insert_keys(std::span<const Key> keys);
-    template <class Key>
+    template <bool Hashed, class Key>
     std::size_t probe_keys(std::span<const Key> keys, std::uint8_t* out) const;
 
     Filter* filter_;

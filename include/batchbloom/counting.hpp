@@ -127,6 +127,7 @@ public:
     void insert_hashes(std::span<const std::uint64_t> hashes);
     std::size_t erase_hashes(std::span<const std::uint64_t> hashes, std::span<std::uint8_t> erased = {});
     void contains_hashes(std::span<const std::uint64_t> hashes, std::span<std::uint8_t> out) const;
+    std::size_t count_hashes(std::span<const std::uint64_t> hashes) const;
 
     // ---- key kinds (key_kinds.hpp; as Filter) --------------------------------------------
     KeyKinds key_kinds() const noexcept { return key_kinds_; }
@@ -166,8 +167,8 @@ private:
     void contains_from(std::size_t n, const Source& source, std::uint8_t* out) const;
     void become_empty() noexcept;
     bool is_empty() const noexcept { return planes_.empty(); }
-    template <class Key>
-    std::size_t count_keys(std::span<const Key> keys) const;
+    template <class Source>
+    std::size_t count_from(std::size_t n, const Source& source) const;
 
     Params params_;
     Hashing hashing_;

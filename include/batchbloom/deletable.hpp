@@ -85,7 +85,6 @@ public:
     void insert(std::span<const std::uint32_t> keys);
     void insert(std::span<const std::string_view> keys);
     void insert(std::span<const std::string> keys);
-    void insert_hash(std::uint64_t hash);
 
     EraseResult erase(std::uint64_t key) { return erase_hash(bits_.hash(key)); }
     EraseResult erase(std::string_view key) { return erase_hash(bits_.hash(key)); }
@@ -95,7 +94,6 @@ public:
     std::size_t erase(std::span<const std::uint32_t> keys, std::span<EraseResult> results = {});
     std::size_t erase(std::span<const std::string_view> keys, std::span<EraseResult> results = {});
     std::size_t erase(std::span<const std::string> keys, std::span<EraseResult> results = {});
-    EraseResult erase_hash(std::uint64_t hash);
 
     bool contains(std::uint64_t key) const { return bits_.contains(key); }
     bool contains(std::string_view key) const { return bits_.contains(key); }
@@ -109,6 +107,19 @@ public:
     std::size_t count(std::span<const std::uint32_t> keys) const { return bits_.count(keys); }
     std::size_t count(std::span<const std::string_view> keys) const { return bits_.count(keys); }
     std::size_t count(std::span<const std::string> keys) const { return bits_.count(keys); }
+
+    // ---- pre-computed hashes (hash_key() of this filter's hashing) ---------------------
+    std::uint64_t hash(std::uint64_t key) const noexcept { return bits_.hash(key); }
+    std::uint64_t hash(std::string_view key) const noexcept { return bits_.hash(key); }
+    void insert_hash(std::uint64_t hash);
+    void insert_hashes(std::span<const std::uint64_t> hashes);
+    EraseResult erase_hash(std::uint64_t hash);
+    std::size_t erase_hashes(std::span<const std::uint64_t> hashes, std::span<EraseResult> results = {});
+    bool contains_hash(std::uint64_t hash) const { return bits_.contains_hash(hash); }
+    void contains_hashes(std::span<const std::uint64_t> hashes, std::span<std::uint8_t> out) const {
+        bits_.contains_hashes(hashes, out);
+    }
+    std::size_t count_hashes(std::span<const std::uint64_t> hashes) const { return bits_.count_hashes(hashes); }
 
     /// The plain filter (the bits); byte-identical to a Filter of the present keys as long
     /// as nothing was erased.
@@ -134,9 +145,9 @@ public:
     static DeletableFilter load(const std::filesystem::path& path);
 
 private:
-    template <class Key>
+    template <bool Hashed, class Key>
     void insert_keys(std::span<const Key> keys);
-    template <class Key>
+    template <bool Hashed, class Key>
     std::size_t erase_keys(std::span<const Key> keys, std::span<EraseResult> results);
 
     Filter bits_;

@@ -103,9 +103,13 @@ public:
     std::size_t count(std::span<const std::string> keys) const;
 
     // ---- pre-computed hashes (hash_key() of this filter's hashing) ---------------------
+    std::uint64_t hash(std::uint64_t key) const noexcept { return hash_key(hashing_, key); }
+    std::uint64_t hash(std::string_view key) const noexcept { return hash_key(hashing_, key); }
+    void insert_hash(std::uint64_t hash) { insert_hashes(std::span<const std::uint64_t>(&hash, 1)); }
     void insert_hashes(std::span<const std::uint64_t> hashes);
     bool contains_hash(std::uint64_t hash) const;
     void contains_hashes(std::span<const std::uint64_t> hashes, std::span<std::uint8_t> out) const;
+    std::size_t count_hashes(std::span<const std::uint64_t> hashes) const;
 
     /// The kinds of keys inserted (key_kinds.hpp; as Filter). Saved for the whole filter: the
     /// stages of a loaded filter all report it.
@@ -144,6 +148,8 @@ private:
     void insert_keys(std::span<const Key> keys);
     template <bool Hashed, class Key>
     void contains_keys(std::span<const Key> keys, std::span<std::uint8_t> out) const;
+    template <bool Hashed, class Key>
+    std::size_t count_keys(std::span<const Key> keys) const;
     /// For load(): params validated and the first stage sized already.
     ScalableFilter(const ScalableParams& params, const Hashing& hashing, Backend backend, const Params& first_stage);
     Params stage_params(std::size_t i) const;

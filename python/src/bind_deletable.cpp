@@ -32,7 +32,7 @@ std::size_t erase_keys(PyDeletable& self, nb::handle keys, std::vector<EraseResu
     for_each_batch(keys, [&](const KeyBatch& batch, std::size_t at) {
         if (results != nullptr) results->resize(at + batch.size());
         write_locked(self, batch.size() <= short_batch, [&](DeletableFilter& f) {
-            for_each_span<true>(batch, [&](const auto& k, std::size_t pos) {
+            for_each_span(batch, [&](const auto& k, std::size_t pos) {
                 erased += f.erase(
                     k, results == nullptr ? std::span<EraseResult>() : std::span(results->data() + at + pos, k.size()));
             });

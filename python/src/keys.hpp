@@ -172,9 +172,8 @@ Key key_from_python(nb::handle key);
 /// filter's bulk calls take — covering the batch in order; `at` is the position of keys[0] in
 /// the batch. int32 keys are sign-extended, byte-swapped integers put in this machine's order
 /// and Arrow strings listed as string_views in chunks small enough to stay in L2 and big
-/// enough for the engines' threads. With WidenU32, uint32 keys are widened to uint64 the same
-/// way (for filters without uint32 bulk calls).
-template <bool WidenU32 = false, class Fn>
+/// enough for the engines' threads.
+template <class Fn>
 void for_each_span(const KeyBatch& keys, Fn&& fn) {
     constexpr std::size_t stage = std::size_t(1) << 15;
     std::size_t at = 0;
@@ -183,9 +182,7 @@ void for_each_span(const KeyBatch& keys, Fn&& fn) {
             [&](const auto& k) {
                 using K = std::decay_t<decltype(k)>;
                 if constexpr (std::is_same_v<K, std::span<const std::int32_t>> ||
-                              std::is_same_v<K, Swapped<std::int32_t>> || std::is_same_v<K, Swapped<std::uint64_t>> ||
-                              (WidenU32 && (std::is_same_v<K, std::span<const std::uint32_t>> ||
-                                            std::is_same_v<K, Swapped<std::uint32_t>>))) {
+                              std::is_same_v<K, Swapped<std::int32_t>> || std::is_same_v<K, Swapped<std::uint64_t>>) {
                     stage_chunks<std::uint64_t>(k, at, stage, fn);
                 } else if constexpr (std::is_same_v<K, Swapped<std::uint32_t>>) {
                     stage_chunks<std::uint32_t>(k, at, stage, fn);
@@ -201,34 +198,21 @@ void for_each_span(const KeyBatch& keys, Fn&& fn) {
     }
 }
 
-/// Whether F's bulk calls take uint32 keys; the batches of filters without are widened.
-template <class F>
-constexpr bool widens_u32 = !requires(F& f, std::span<const std::uint32_t> k) { f.insert(k); };
-
 template <class F>
 void insert(F& f, const KeyBatch& keys) {
-    for_each_span<widens_u32<F>>(keys, [&](const auto& k, std::size_t) { f.insert(k); });
+    for_each_span(keys, [&](const auto& k, std::size_t) { f.insert(k); });
 }
 
 /// out must hold keys.size() bytes.
 template <class F>
 void contains(const F& f, const KeyBatch& keys, std::uint8_t* out) {
-    for_each_span<widens_u32<F>>(keys, [&](const auto& k, std::size_t at) { f.contains(k, std::span(out + at, k.size())); });
+    for_each_span(keys, [&](const auto& k, std::size_t at) { f.contains(k, std::span(out + at, k.size())); });
 }
 
 template <class F>
 std::size_t count(const F& f, const KeyBatch& keys) {
     std::size_t c = 0;
-    std::vector<std::uint8_t> hits;
-    for_each_span<widens_u32<F>>(keys, [&](const auto& k, std::size_t) {
-        if constexpr (requires { f.count(k); }) {
-            c += f.count(k);
-        } else {  // filter types without a count for this key type
-            hits.resize(k.size());
-            f.contains(k, std::span(hits));
-            c += std::size_t(std::count(hits.begin(), hits.end(), std::uint8_t{1}));
-        }
-    });
+    for_each_span(keys, [&](const auto& k, std::size_t) { c += f.count(k); });
     return c;
 }
 

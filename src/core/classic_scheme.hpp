@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string_view>
+#include <type_traits>
 
 #include "batchbloom/classic.hpp"
 #include "batchbloom/config.hpp"
@@ -138,9 +139,16 @@ decltype(auto) with_scheme(ClassicScheme s, F&& f) {
 }
 
 /// The start of every key (Scheme::start) in L1-sized chunks: fn(starts, n, offset of starts[0]).
-template <class Key, class Fn>
+/// With Hashed, the keys are starts already (ClassicFilter::hash) and go in as they are.
+template <bool Hashed = false, class Key, class Fn>
 void for_start_chunks(const ClassicHashing& h, std::span<const Key> keys, Fn&& fn) {
     constexpr std::size_t chunk = 2048;
+    if constexpr (Hashed) {
+        static_assert(std::is_same_v<Key, std::uint64_t>);
+        for (std::size_t begin = 0; begin < keys.size(); begin += chunk)
+            fn(keys.data() + begin, std::min(chunk, keys.size() - begin), begin);
+        return;
+    }
     std::uint64_t buf[chunk];
     with_scheme(h.scheme, [&]<class Scheme>(Scheme) {
         for (std::size_t begin = 0; begin < keys.size(); begin += chunk) {

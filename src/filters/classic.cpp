@@ -173,11 +173,11 @@ std::uint64_t start_of(const ClassicHashing& h, const Key& key) {
 /// array, so no thread owns a region: small filters get a private copy per extra thread,
 /// ORed in afterwards (an atomic OR costs more than a cache-resident plain one), and larger
 /// ones are shared, with atomic ORs, where the cache misses dominate.
-template <class Key>
+template <bool Hashed = false, class Key>
 void insert_all(const detail::ClassicKernels& kernels, std::span<std::uint64_t> words, const ClassicParams& p,
                 const ClassicHashing& h, std::span<const Key> keys, unsigned threads) {
     const auto insert_range = [&](std::uint64_t* into, std::span<const Key> part, bool shared) {
-        for_start_chunks(h, part, [&](const std::uint64_t* starts, std::size_t n, std::size_t) {
+        for_start_chunks<Hashed>(h, part, [&](const std::uint64_t* starts, std::size_t n, std::size_t) {
             kernels.insert(ref(into, p, h), starts, n, shared);
         });
     };
@@ -213,7 +213,7 @@ void insert_all(const detail::ClassicKernels& kernels, std::span<std::uint64_t> 
 
 /// Bulk probe: contiguous ranges of the batch on up to `threads` threads; out may be null
 /// when only the count (returned) is wanted.
-template <class Key>
+template <bool Hashed = false, class Key>
 std::size_t probe_all(const detail::ClassicKernels& kernels, const std::uint64_t* words, const ClassicParams& p,
                       const ClassicHashing& h, std::span<const Key> keys, std::uint8_t* out, unsigned threads) {
     if (p.bits == 0) {  // moved from: contains nothing
@@ -227,7 +227,7 @@ std::size_t probe_all(const detail::ClassicKernels& kernels, const std::uint64_t
         const detail::Range r = detail::part(keys.size(), t, v, 1);
         std::uint8_t hits[2048];
         std::size_t mine = 0;
-        for_start_chunks(h, keys.subspan(r.begin, r.size()), [&](const std::uint64_t* starts, std::size_t n, std::size_t at) {
+        for_start_chunks<Hashed>(h, keys.subspan(r.begin, r.size()), [&](const std::uint64_t* starts, std::size_t n, std::size_t at) {
             std::uint8_t* dst = out != nullptr ? out + r.begin + at : hits;
             kernels.contains(r0, starts, n, dst);
             for (std::size_t i = 0; i < n; ++i) mine += dst[i];
@@ -237,16 +237,12 @@ std::size_t probe_all(const detail::ClassicKernels& kernels, const std::uint64_t
     return total;
 }
 
-template <class Key>
-void insert_one(std::uint64_t* words, const ClassicParams& p, const ClassicHashing& h, const Key& key) {
-    const std::uint64_t start = start_of(h, key);
+void insert_start(std::uint64_t* words, const ClassicParams& p, const ClassicHashing& h, std::uint64_t start) {
     detail::scalar_classic.insert(ref(words, p, h), &start, 1, false);
 }
 
-template <class Key>
-bool contains_one(const std::uint64_t* words, const ClassicParams& p, const ClassicHashing& h, const Key& key) {
+bool contains_start(const std::uint64_t* words, const ClassicParams& p, const ClassicHashing& h, std::uint64_t start) {
     if (p.bits == 0) return false;  // moved from
-    const std::uint64_t start = start_of(h, key);
     std::uint8_t hit = 0;
     detail::scalar_classic.contains(ref(const_cast<std::uint64_t*>(words), p, h), &start, 1, &hit);
     return hit == 1;
@@ -260,42 +256,68 @@ void check_out(std::size_t keys, std::size_t out) {
 }  // namespace
 
 // Single keys: the reference kernels directly (no engine resolution or threads for one key).
+std::uint64_t ClassicFilter::hash(std::uint64_t key) const noexcept { return start_of(hashing_, key); }
+std::uint64_t ClassicFilter::hash(std::string_view key) const noexcept { return start_of(hashing_, key); }
 void ClassicFilter::insert(std::uint64_t key) {
-    if (words_.empty()) detail::throw_moved_from("insert");
+    insert_hash(hash(key));  // first: it throws for a moved-from filter
     add_key_kinds(KeyKinds::only_integers());
-    insert_one(mutable_words().data(), params_, hashing_, key);
 }
 void ClassicFilter::insert(std::string_view key) {
-    if (words_.empty()) detail::throw_moved_from("insert");
+    insert_hash(hash(key));  // first: it throws for a moved-from filter
     add_key_kinds(KeyKinds::only_bytes());
-    insert_one(mutable_words().data(), params_, hashing_, key);
 }
-bool ClassicFilter::contains(std::uint64_t key) const { return contains_one(words().data(), params_, hashing_, key); }
-bool ClassicFilter::contains(std::string_view key) const { return contains_one(words().data(), params_, hashing_, key); }
+void ClassicFilter::insert_hash(std::uint64_t hash) {
+    if (words_.empty()) detail::throw_moved_from("insert");
+    insert_start(mutable_words().data(), params_, hashing_, hash);
+}
+bool ClassicFilter::contains(std::uint64_t key) const { return contains_hash(hash(key)); }
+bool ClassicFilter::contains(std::string_view key) const { return contains_hash(hash(key)); }
+bool ClassicFilter::contains_hash(std::uint64_t hash) const { return contains_start(words().data(), params_, hashing_, hash); }
 
-void ClassicFilter::insert(std::span<const std::uint64_t> keys) {
+template <bool Hashed, class Key>
+void ClassicFilter::insert_keys(std::span<const Key> keys) {
     if (words_.empty()) detail::throw_moved_from("insert");
-    add_key_kinds(detail::kinds_of<std::uint64_t>(keys.size()));
-    insert_all(detail::classic_kernels(backend_), mutable_words(), params_, hashing_, keys, threads_);
+    if constexpr (!Hashed) add_key_kinds(detail::kinds_of<Key>(keys.size()));
+    insert_all<Hashed>(detail::classic_kernels(backend_), mutable_words(), params_, hashing_, keys, threads_);
 }
-void ClassicFilter::insert(std::span<const std::string_view> keys) {
-    if (words_.empty()) detail::throw_moved_from("insert");
-    add_key_kinds(detail::kinds_of<std::string_view>(keys.size()));
-    insert_all(detail::classic_kernels(backend_), mutable_words(), params_, hashing_, keys, threads_);
+template <bool Hashed, class Key>
+std::size_t ClassicFilter::probe_keys(std::span<const Key> keys, std::uint8_t* out) const {
+    return probe_all<Hashed>(detail::classic_kernels(backend_), words().data(), params_, hashing_, keys, out, threads_);
 }
+
+void ClassicFilter::insert(std::span<const std::uint64_t> keys) { insert_keys<false>(keys); }
+void ClassicFilter::insert(std::span<const std::uint32_t> keys) { insert_keys<false>(keys); }
+void ClassicFilter::insert(std::span<const std::string_view> keys) { insert_keys<false>(keys); }
+void ClassicFilter::insert(std::span<const std::string> keys) { insert_keys<false>(keys); }
+void ClassicFilter::insert_hashes(std::span<const std::uint64_t> hashes) { insert_keys<true>(hashes); }
 void ClassicFilter::contains(std::span<const std::uint64_t> keys, std::span<std::uint8_t> out) const {
     check_out(keys.size(), out.size());
-    probe_all(detail::classic_kernels(backend_), words().data(), params_, hashing_, keys, out.data(), threads_);
+    probe_keys<false>(keys, out.data());
+}
+void ClassicFilter::contains(std::span<const std::uint32_t> keys, std::span<std::uint8_t> out) const {
+    check_out(keys.size(), out.size());
+    probe_keys<false>(keys, out.data());
 }
 void ClassicFilter::contains(std::span<const std::string_view> keys, std::span<std::uint8_t> out) const {
     check_out(keys.size(), out.size());
-    probe_all(detail::classic_kernels(backend_), words().data(), params_, hashing_, keys, out.data(), threads_);
+    probe_keys<false>(keys, out.data());
 }
-std::size_t ClassicFilter::count(std::span<const std::uint64_t> keys) const {
-    return probe_all(detail::classic_kernels(backend_), words().data(), params_, hashing_, keys, nullptr, threads_);
+void ClassicFilter::contains(std::span<const std::string> keys, std::span<std::uint8_t> out) const {
+    check_out(keys.size(), out.size());
+    probe_keys<false>(keys, out.data());
 }
+void ClassicFilter::contains_hashes(std::span<const std::uint64_t> hashes, std::span<std::uint8_t> out) const {
+    check_out(hashes.size(), out.size());
+    probe_keys<true>(hashes, out.data());
+}
+std::size_t ClassicFilter::count(std::span<const std::uint64_t> keys) const { return probe_keys<false>(keys, nullptr); }
+std::size_t ClassicFilter::count(std::span<const std::uint32_t> keys) const { return probe_keys<false>(keys, nullptr); }
 std::size_t ClassicFilter::count(std::span<const std::string_view> keys) const {
-    return probe_all(detail::classic_kernels(backend_), words().data(), params_, hashing_, keys, nullptr, threads_);
+    return probe_keys<false>(keys, nullptr);
+}
+std::size_t ClassicFilter::count(std::span<const std::string> keys) const { return probe_keys<false>(keys, nullptr); }
+std::size_t ClassicFilter::count_hashes(std::span<const std::uint64_t> hashes) const {
+    return probe_keys<true>(hashes, nullptr);
 }
 
 // ---- state and algebra --------------------------------------------------------------------------

@@ -42,8 +42,9 @@ void ConcurrentFilter::insert_keys(std::span<const Key> keys) {
                       [&](const std::uint64_t* v, std::size_t n, detail::KeyMode m, std::size_t) { k.insert(r, v, n, m); });
 }
 
-/// Answers into out (or, if null, only counts them); returns the number of hits.
-template <class Key>
+/// Answers into out (or, if null, only counts them); returns the number of hits. With Hashed,
+/// the keys are hashes already.
+template <bool Hashed, class Key>
 std::size_t ConcurrentFilter::probe_keys(std::span<const Key> keys, std::uint8_t* out) const {
     if (filter_->params().blocks == 0) {  // a moved-from filter contains nothing
         if (out != nullptr) std::fill_n(out, keys.size(), std::uint8_t{0});
@@ -61,7 +62,10 @@ std::size_t ConcurrentFilter::probe_keys(std::span<const Key> keys, std::uint8_t
             for (std::size_t i = 0; i < len; ++i) hits += dst[i];
         }
     };
-    detail::feed_keys(filter_->hashing(), keys, probe);
+    if constexpr (Hashed)
+        probe(keys.data(), keys.size(), hashed, 0);
+    else
+        detail::feed_keys(filter_->hashing(), keys, probe);
     return hits;
 }
 
@@ -85,24 +89,24 @@ bool ConcurrentFilter::contains(std::uint64_t key) const { return contains_hash(
 bool ConcurrentFilter::contains(std::string_view key) const { return contains_hash(filter_->hash(key)); }
 void ConcurrentFilter::contains(std::span<const std::uint64_t> keys, std::span<std::uint8_t> out) const {
     check_out(keys.size(), out.size());
-    probe_keys(keys, out.data());
+    probe_keys<false>(keys, out.data());
 }
 void ConcurrentFilter::contains(std::span<const std::uint32_t> keys, std::span<std::uint8_t> out) const {
     check_out(keys.size(), out.size());
-    probe_keys(keys, out.data());
+    probe_keys<false>(keys, out.data());
 }
 void ConcurrentFilter::contains(std::span<const std::string_view> keys, std::span<std::uint8_t> out) const {
     check_out(keys.size(), out.size());
-    probe_keys(keys, out.data());
+    probe_keys<false>(keys, out.data());
 }
-std::size_t ConcurrentFilter::count(std::span<const std::uint64_t> keys) const { return probe_keys(keys, nullptr); }
-std::size_t ConcurrentFilter::count(std::span<const std::uint32_t> keys) const { return probe_keys(keys, nullptr); }
-std::size_t ConcurrentFilter::count(std::span<const std::string_view> keys) const { return probe_keys(keys, nullptr); }
+std::size_t ConcurrentFilter::count(std::span<const std::uint64_t> keys) const { return probe_keys<false>(keys, nullptr); }
+std::size_t ConcurrentFilter::count(std::span<const std::uint32_t> keys) const { return probe_keys<false>(keys, nullptr); }
+std::size_t ConcurrentFilter::count(std::span<const std::string_view> keys) const { return probe_keys<false>(keys, nullptr); }
 void ConcurrentFilter::contains(std::span<const std::string> keys, std::span<std::uint8_t> out) const {
     check_out(keys.size(), out.size());
-    probe_keys(keys, out.data());
+    probe_keys<false>(keys, out.data());
 }
-std::size_t ConcurrentFilter::count(std::span<const std::string> keys) const { return probe_keys(keys, nullptr); }
+std::size_t ConcurrentFilter::count(std::span<const std::string> keys) const { return probe_keys<false>(keys, nullptr); }
 bool ConcurrentFilter::contains_hash(std::uint64_t hash) const {
     if (filter_->params().blocks == 0) return false;  // a moved-from filter contains nothing
     std::uint8_t hit = 0;
@@ -111,12 +115,10 @@ bool ConcurrentFilter::contains_hash(std::uint64_t hash) const {
 }
 void ConcurrentFilter::contains_hashes(std::span<const std::uint64_t> hashes, std::span<std::uint8_t> out) const {
     check_out(hashes.size(), out.size());
-    if (filter_->params().blocks == 0) {  // a moved-from filter contains nothing
-        std::fill(out.begin(), out.end(), std::uint8_t{0});
-        return;
-    }
-    detail::concurrent_kernels(filter_->backend()).contains_bytes(ref(*filter_), hashes.data(), hashes.size(), hashed,
-                                                                   out.data());
+    probe_keys<true>(hashes, out.data());
+}
+std::size_t ConcurrentFilter::count_hashes(std::span<const std::uint64_t> hashes) const {
+    return probe_keys<true>(hashes, nullptr);
 }
 
 }  // namespace batchbloom

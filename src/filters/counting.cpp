@@ -242,24 +242,32 @@ void CountingFilter::contains(std::span<const std::string> keys, std::span<std::
     contains_from(keys.size(), key_source(hashing_, keys), out.data());
 }
 
-std::size_t CountingFilter::count(std::span<const std::uint64_t> keys) const { return count_keys(keys); }
-std::size_t CountingFilter::count(std::span<const std::uint32_t> keys) const { return count_keys(keys); }
-std::size_t CountingFilter::count(std::span<const std::string_view> keys) const { return count_keys(keys); }
-std::size_t CountingFilter::count(std::span<const std::string> keys) const { return count_keys(keys); }
+std::size_t CountingFilter::count(std::span<const std::uint64_t> keys) const {
+    return count_from(keys.size(), key_source(hashing_, keys));
+}
+std::size_t CountingFilter::count(std::span<const std::uint32_t> keys) const {
+    return count_from(keys.size(), key_source(hashing_, keys));
+}
+std::size_t CountingFilter::count(std::span<const std::string_view> keys) const {
+    return count_from(keys.size(), key_source(hashing_, keys));
+}
+std::size_t CountingFilter::count(std::span<const std::string> keys) const {
+    return count_from(keys.size(), key_source(hashing_, keys));
+}
 
-template <class Key>
-std::size_t CountingFilter::count_keys(std::span<const Key> keys) const {
+template <class Source>
+std::size_t CountingFilter::count_from(std::size_t n, const Source& source) const {
     if (is_empty()) return 0;
     // Answers in chunks per thread, summed: no output array the size of the batch.
     const auto& k = detail::counting_kernels(backend_);
     const auto r = ref(params_, planes_.data());
-    const unsigned t = threads_for(keys.size(), threads_);
+    const unsigned t = threads_for(n, threads_);
     std::atomic<std::size_t> total{0};
     detail::each_thread(t, [&](unsigned v) {
-        const detail::Range range = detail::part(keys.size(), t, v, 1);
+        const detail::Range range = detail::part(n, t, v, 1);
         std::uint8_t out[detail::hash_chunk];
         std::size_t mine = 0;
-        key_source(hashing_, keys)(range.begin, range.end, [&](const std::uint64_t* h, std::size_t m, std::size_t) {
+        source(range.begin, range.end, [&](const std::uint64_t* h, std::size_t m, std::size_t) {
             k.contains(r, h, m, out);
             for (std::size_t i = 0; i < m; ++i) mine += out[i];
         });
@@ -288,6 +296,10 @@ std::size_t CountingFilter::erase_hashes(std::span<const std::uint64_t> hashes, 
 void CountingFilter::contains_hashes(std::span<const std::uint64_t> hashes, std::span<std::uint8_t> out) const {
     check_size(hashes.size(), out.size(), "output");
     contains_from(hashes.size(), hash_source(hashes), out.data());
+}
+
+std::size_t CountingFilter::count_hashes(std::span<const std::uint64_t> hashes) const {
+    return count_from(hashes.size(), hash_source(hashes));
 }
 
 // ---- state -----------------------------------------------------------------------------

@@ -68,16 +68,21 @@ EraseResult DeletableFilter::erase_hash(std::uint64_t hash) {
     return r;
 }
 
-template <class Key>
+// With Hashed, the keys are hashes already.
+template <bool Hashed, class Key>
 void DeletableFilter::insert_keys(std::span<const Key> keys) {
     if (params().blocks == 0) detail::throw_moved_from("insert");
-    add_key_kinds(detail::kinds_of<Key>(keys.size()));
     const auto& k = detail::deletable_kernels(bits_.backend());
     const auto r = ref(bits_, collisions_, region_bits_);
-    detail::for_hash_chunks(hashing(), keys, [&](const std::uint64_t* h, std::size_t n, std::size_t) { k.insert(r, h, n); });
+    if constexpr (Hashed) {
+        k.insert(r, keys.data(), keys.size());
+    } else {
+        add_key_kinds(detail::kinds_of<Key>(keys.size()));
+        detail::for_hash_chunks(hashing(), keys, [&](const std::uint64_t* h, std::size_t n, std::size_t) { k.insert(r, h, n); });
+    }
 }
 
-template <class Key>
+template <bool Hashed, class Key>
 std::size_t DeletableFilter::erase_keys(std::span<const Key> keys, std::span<EraseResult> results) {
     if (!results.empty() && results.size() != keys.size())
         throw Error("erase results have " + std::to_string(results.size()) + " entries for " +
@@ -88,6 +93,7 @@ std::size_t DeletableFilter::erase_keys(std::span<const Key> keys, std::span<Era
     }
     const auto& k = detail::deletable_kernels(bits_.backend());
     const auto r = ref(bits_, collisions_, region_bits_);
+    if constexpr (Hashed) return k.erase(r, keys.data(), keys.size(), results.empty() ? nullptr : results.data());
     std::size_t erased = 0;
     detail::for_hash_chunks(hashing(), keys, [&](const std::uint64_t* h, std::size_t n, std::size_t at) {
         erased += k.erase(r, h, n, results.empty() ? nullptr : results.data() + at);
@@ -95,21 +101,26 @@ std::size_t DeletableFilter::erase_keys(std::span<const Key> keys, std::span<Era
     return erased;
 }
 
-void DeletableFilter::insert(std::span<const std::uint64_t> keys) { insert_keys(keys); }
-void DeletableFilter::insert(std::span<const std::uint32_t> keys) { insert_keys(keys); }
-void DeletableFilter::insert(std::span<const std::string_view> keys) { insert_keys(keys); }
-void DeletableFilter::insert(std::span<const std::string> keys) { insert_keys(keys); }
+void DeletableFilter::insert(std::span<const std::uint64_t> keys) { insert_keys<false>(keys); }
+void DeletableFilter::insert(std::span<const std::uint32_t> keys) { insert_keys<false>(keys); }
+void DeletableFilter::insert(std::span<const std::string_view> keys) { insert_keys<false>(keys); }
+void DeletableFilter::insert(std::span<const std::string> keys) { insert_keys<false>(keys); }
 std::size_t DeletableFilter::erase(std::span<const std::uint32_t> keys, std::span<EraseResult> results) {
-    return erase_keys(keys, results);
+    return erase_keys<false>(keys, results);
 }
 std::size_t DeletableFilter::erase(std::span<const std::string> keys, std::span<EraseResult> results) {
-    return erase_keys(keys, results);
+    return erase_keys<false>(keys, results);
 }
 std::size_t DeletableFilter::erase(std::span<const std::uint64_t> keys, std::span<EraseResult> results) {
-    return erase_keys(keys, results);
+    return erase_keys<false>(keys, results);
 }
 std::size_t DeletableFilter::erase(std::span<const std::string_view> keys, std::span<EraseResult> results) {
-    return erase_keys(keys, results);
+    return erase_keys<false>(keys, results);
+}
+
+void DeletableFilter::insert_hashes(std::span<const std::uint64_t> hashes) { insert_keys<true>(hashes); }
+std::size_t DeletableFilter::erase_hashes(std::span<const std::uint64_t> hashes, std::span<EraseResult> results) {
+    return erase_keys<true>(hashes, results);
 }
 
 std::uint64_t DeletableFilter::collided_regions() const noexcept {

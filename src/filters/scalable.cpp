@@ -296,22 +296,21 @@ bool ScalableFilter::contains_hash(std::uint64_t hash) const {
     return false;
 }
 
-bool ScalableFilter::contains(std::uint64_t key) const { return contains_hash(hash_key(hashing_, key)); }
-bool ScalableFilter::contains(std::string_view key) const { return contains_hash(hash_key(hashing_, key)); }
+bool ScalableFilter::contains(std::uint64_t key) const { return contains_hash(hash(key)); }
+bool ScalableFilter::contains(std::string_view key) const { return contains_hash(hash(key)); }
 
-namespace {
-template <class Key>
-std::size_t count_of(const ScalableFilter& f, std::span<const Key> keys) {
+template <bool Hashed, class Key>
+std::size_t ScalableFilter::count_keys(std::span<const Key> keys) const {
     std::vector<std::uint8_t> out(keys.size());
-    f.contains(keys, out);
+    contains_keys<Hashed>(keys, out);
     return std::accumulate(out.begin(), out.end(), std::size_t{0});
 }
-}  // namespace
 
-std::size_t ScalableFilter::count(std::span<const std::uint64_t> keys) const { return count_of(*this, keys); }
-std::size_t ScalableFilter::count(std::span<const std::uint32_t> keys) const { return count_of(*this, keys); }
-std::size_t ScalableFilter::count(std::span<const std::string_view> keys) const { return count_of(*this, keys); }
-std::size_t ScalableFilter::count(std::span<const std::string> keys) const { return count_of(*this, keys); }
+std::size_t ScalableFilter::count(std::span<const std::uint64_t> keys) const { return count_keys<false>(keys); }
+std::size_t ScalableFilter::count(std::span<const std::uint32_t> keys) const { return count_keys<false>(keys); }
+std::size_t ScalableFilter::count(std::span<const std::string_view> keys) const { return count_keys<false>(keys); }
+std::size_t ScalableFilter::count(std::span<const std::string> keys) const { return count_keys<false>(keys); }
+std::size_t ScalableFilter::count_hashes(std::span<const std::uint64_t> hashes) const { return count_keys<true>(hashes); }
 
 std::uint64_t ScalableFilter::size() const noexcept { return std::accumulate(sizes_.begin(), sizes_.end(), std::uint64_t{0}); }
 
