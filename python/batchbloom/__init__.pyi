@@ -205,6 +205,13 @@ class Filter(_Bitwise):
     def bits(self) -> int: ...
     def fold(self) -> Filter:
         """A filter of half the blocks holding the same keys (needs an even block count)."""
+    @staticmethod
+    def map(path: str | os.PathLike[str], verify: bool = True) -> Filter:
+        """Opens a saved uncompressed filter read-only over a memory mapping (no copy); verify=False
+        skips the payload checksum (trusted files only). Writes to it raise Error."""
+    @property
+    def mapped(self) -> bool:
+        """Whether the filter is a read-only mapping of a file (Filter.map)."""
 
 class ConcurrentFilter:
     """A view of a Filter for inserting from many threads at once, without a lock."""

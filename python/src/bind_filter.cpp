@@ -46,7 +46,25 @@ void bind_filter(nb::module_& m) {
                      "Size of the bit array in bytes.")
         .def("compatible", [](const PyFilter& self, const PyFilter& other) { return self.filter.compatible(other.filter); },
              "other"_a, "Whether |, & and the Jaccard estimate are defined for the two filters.")
-        .def("__repr__", &repr);
+        .def("__repr__", &repr)
+        .def_static(
+            "map",
+            [](const std::filesystem::path& path, bool verify) {
+                return file_op([&] {
+                    nb::gil_scoped_release release;
+                    return PyFilter(Filter::map(path, verify));
+                });
+            },
+            "path"_a, "verify"_a = true,
+            "Opens a filter saved uncompressed at path read-only over a memory mapping: nothing is\n"
+            "copied, probes read the file's pages in place, shared with every process that maps the\n"
+            "file. The header is checked as load() checks it; verify=True (the default) also checks\n"
+            "the payload checksum, reading the file once; verify=False skips that, for trusted files\n"
+            "only. Inserts, clear, |= and &= raise Error (copy() or load() give a writable filter).\n"
+            "FormatError for a compressed, truncated or corrupt file or another kind; OSError if it\n"
+            "cannot be opened. Replace a mapped file by rename (as save() does), never in place.")
+        .def_prop_ro("mapped", [](const PyFilter& self) { return self.filter.mapped(); },
+                     "Whether the filter is a read-only mapping of a file (Filter.map).");
     def_hashing(cls);
     def_engine(cls,
                "Engine of the bulk calls: 'auto' (resolved on each call) or an engine name. Not part of\n"
