@@ -9,8 +9,7 @@
 //
 // Working on the touched range only also keeps the batch layer's multi-threaded insert correct
 // (each host thread's calls hold the keys of its own disjoint block ranges, so no thread copies
-// back blocks another thread is updating), and keeps its partitioned path (one call per
-// cache-sized region) from copying the whole filter per call.
+// back blocks another thread is updating).
 #include <algorithm>
 #include <limits>
 #include <string>
