@@ -193,6 +193,21 @@ TEST_P(JoinTest, StringAndThirtyTwoBitKeys) {
     std::vector<std::uint32_t> local(probe.size());
     EXPECT_EQ(names.select_chunk(std::span<const std::string_view>(probe), local), sel.size());
 
+    // A std::string is the same key as its view, on both sides, in every form of probe.
+    const JoinFilter owned(std::span<const std::string>(build_names), options());
+    EXPECT_EQ(owned.filter(), names.filter());
+    EXPECT_EQ(owned.key_kinds(), names.key_kinds());
+    const std::span<const std::string> owned_probe(probe_names);
+    EXPECT_EQ(names.select(owned_probe), sel);
+    EXPECT_EQ(names.count(owned_probe), sel.size());
+    std::vector<std::uint64_t> by_view((probe.size() + 63) / 64), by_string(by_view.size());
+    names.bitmap(std::span<const std::string_view>(probe), by_view);
+    names.bitmap(owned_probe, by_string);
+    EXPECT_EQ(by_string, by_view);
+    std::vector<std::uint32_t> owned_local(probe.size());
+    ASSERT_EQ(names.select_chunk(owned_probe, owned_local), sel.size());
+    EXPECT_EQ(owned_local, local);
+
     // A 32-bit key is the same key as its 64-bit value: same filter, same survivors.
     std::vector<std::uint32_t> b32, p32;
     for (std::uint32_t i = 0; i < 3000; ++i) b32.push_back(i * 5);

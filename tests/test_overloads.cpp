@@ -2,7 +2,8 @@
 // is its value), string_view spans and std::string spans for insert, contains, count (and
 // erase where keys can be erased), and pre-computed hashes (hash(key), then insert_hash,
 // insert_hashes, contains_hash, contains_hashes, count_hashes, and erase_hash[es] where keys
-// can be erased), with the same answers and the same bits whichever form carries a key.
+// can be erased), with the same answers and the same bits whichever form carries a key. The
+// join filter takes the four key forms for its build and its column probes.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -17,6 +18,7 @@
 #include <batchbloom/counting.hpp>
 #include <batchbloom/deletable.hpp>
 #include <batchbloom/filter.hpp>
+#include <batchbloom/join.hpp>
 #include <batchbloom/scalable.hpp>
 
 namespace bb = batchbloom;
@@ -86,6 +88,20 @@ static_assert(TakesHashes<bb::ScalableFilter>);
 static_assert(TakesHashes<bb::ConcurrentFilter>);
 static_assert(ErasesHashes<bb::CountingFilter>);
 static_assert(ErasesHashes<bb::DeletableFilter>);
+
+// The join filter is built from a column and probed with columns (it has no single keys and no
+// hashes): every key form builds it and goes through each of its probes.
+template <class F, class K>
+concept JoinsKeys = std::constructible_from<F, Keys<K>> &&
+                    requires(const F& c, Keys<K> keys, std::span<std::uint32_t> sel, std::span<std::uint64_t> bitmap) {
+                        { c.select_chunk(keys, sel) } -> std::same_as<std::size_t>;
+                        { c.select(keys) } -> std::same_as<std::vector<std::uint64_t>>;
+                        c.bitmap(keys, bitmap);
+                        { c.count(keys) } -> std::same_as<std::size_t>;
+                    };
+
+static_assert(JoinsKeys<bb::JoinFilter, std::uint64_t> && JoinsKeys<bb::JoinFilter, std::uint32_t> &&
+              JoinsKeys<bb::JoinFilter, std::string_view> && JoinsKeys<bb::JoinFilter, std::string>);
 
 const bb::Params params = bb::Params::for_fpr(20000, 0.001);
 

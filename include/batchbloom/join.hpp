@@ -19,11 +19,13 @@
 // probe rows, or pass them and discard their indices afterwards).
 //
 // Keys: 64- or 32-bit integers (a 32-bit key equals the same value as a 64-bit key) or byte
-// strings; build and probe sides must use the same kind, as in the join's equality.
+// strings (string_view or std::string, the same key either way); build and probe sides must
+// use the same kind, as in the join's equality.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -63,6 +65,7 @@ public:
     explicit JoinFilter(std::span<const std::uint64_t> build_keys, const JoinFilterOptions& options = {});
     explicit JoinFilter(std::span<const std::uint32_t> build_keys, const JoinFilterOptions& options = {});
     explicit JoinFilter(std::span<const std::string_view> build_keys, const JoinFilterOptions& options = {});
+    explicit JoinFilter(std::span<const std::string> build_keys, const JoinFilterOptions& options = {});
     /// A join filter over a filter built elsewhere (loaded, received from another process, or
     /// merged from partitions) that holds the build keys; `sized_for` is the number of build
     /// keys it was sized for (predicted_fpr). The options' sizing fields are ignored; their shape
@@ -93,23 +96,27 @@ public:
     std::size_t select_chunk(std::span<const std::uint64_t> keys, std::span<std::uint32_t> sel) const;
     std::size_t select_chunk(std::span<const std::uint32_t> keys, std::span<std::uint32_t> sel) const;
     std::size_t select_chunk(std::span<const std::string_view> keys, std::span<std::uint32_t> sel) const;
+    std::size_t select_chunk(std::span<const std::string> keys, std::span<std::uint32_t> sel) const;
 
     /// A whole probe column, in chunks of options().chunk_rows on options().threads threads:
     /// the 0-based indices of the rows that may match, ascending.
     std::vector<std::uint64_t> select(std::span<const std::uint64_t> keys) const;
     std::vector<std::uint64_t> select(std::span<const std::uint32_t> keys) const;
     std::vector<std::uint64_t> select(std::span<const std::string_view> keys) const;
+    std::vector<std::uint64_t> select(std::span<const std::string> keys) const;
 
     /// Packed bitmap of a whole column: bit i (word i/64, bit i%64) = row i may match; bits past
     /// keys.size() in the last word are zero. bitmap.size() must be >= ceil(n/64).
     void bitmap(std::span<const std::uint64_t> keys, std::span<std::uint64_t> bitmap) const;
     void bitmap(std::span<const std::uint32_t> keys, std::span<std::uint64_t> bitmap) const;
     void bitmap(std::span<const std::string_view> keys, std::span<std::uint64_t> bitmap) const;
+    void bitmap(std::span<const std::string> keys, std::span<std::uint64_t> bitmap) const;
 
     /// Number of rows of a whole column that may match.
     std::size_t count(std::span<const std::uint64_t> keys) const;
     std::size_t count(std::span<const std::uint32_t> keys) const;
     std::size_t count(std::span<const std::string_view> keys) const;
+    std::size_t count(std::span<const std::string> keys) const;
 
 private:
     struct Device;  // the filter's copy on the GPU (Backend::cuda only)
