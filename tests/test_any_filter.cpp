@@ -52,10 +52,10 @@ std::string saved_bytes(const bb::Filter& f) {
 }  // namespace
 
 TEST(LoadAny, EveryKindFromPathAndBytes) {
-    bb::Filter plain(bb::Params::for_fpr(2000, 0.01, bb::Shape::split256), {bb::HashKind::murmur3, 9});
-    plain.insert(std::span<const std::uint64_t>(keys));
-    expect_round_trip(plain, bb::FileKind::plain);
-    expect_round_trip(plain, bb::FileKind::plain, [](const bb::Filter& f, const std::filesystem::path& p) {
+    bb::Filter blocked(bb::Params::for_fpr(2000, 0.01, bb::Shape::split256), {bb::HashKind::murmur3, 9});
+    blocked.insert(std::span<const std::uint64_t>(keys));
+    expect_round_trip(blocked, bb::FileKind::blocked);
+    expect_round_trip(blocked, bb::FileKind::blocked, [](const bb::Filter& f, const std::filesystem::path& p) {
         f.save(p, {bb::Compression::zstd});
     });
     bb::CountingFilter counting(bb::Params::for_fpr(2000, 0.01));
@@ -70,6 +70,19 @@ TEST(LoadAny, EveryKindFromPathAndBytes) {
     bb::ClassicFilter classic(bb::ClassicParams::for_fpr(2000, 0.01));
     classic.insert(std::span<const std::uint64_t>(keys));
     expect_round_trip(classic, bb::FileKind::classic);
+}
+
+// The blocked kind had another name; code written against it still compiles and means the
+// same byte in the header.
+TEST(LoadAny, KindNames) {
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+    static_assert(bb::FileKind::plain == bb::FileKind::blocked);
+#pragma GCC diagnostic pop
+    static_assert(static_cast<int>(bb::FileKind::blocked) == 1);
+    EXPECT_EQ(bb::to_string(bb::FileKind::blocked), "blocked");
+    EXPECT_EQ(bb::to_string(bb::FileKind::counting), "counting");
+    EXPECT_EQ(bb::to_string(static_cast<bb::FileKind>(2)), "unknown");
 }
 
 TEST(LoadAny, SparkSerializedFilters) {
@@ -107,7 +120,7 @@ TEST(LoadAny, WhatIsNoFilterIsAFormatErrorNamingTheProblem) {
     bb::Filter f(bb::Params::for_fpr(100, 0.01));
     const std::string good = saved_bytes(f);
     // Cut, extended, a header cut short, a corrupt header, an unknown kind.
-    EXPECT_NE(message([&] { bb::load_any(as_bytes(good.substr(0, good.size() - 1))); }).find("plain filter: truncated"),
+    EXPECT_NE(message([&] { bb::load_any(as_bytes(good.substr(0, good.size() - 1))); }).find("blocked filter: truncated"),
               std::string::npos);
     EXPECT_NE(message([&] { bb::load_any(as_bytes(good + "x")); }).find("trailing"), std::string::npos);
     write(dir.path() / "long", good + "x");

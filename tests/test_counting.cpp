@@ -289,7 +289,7 @@ TEST(CountingFormat, CorruptOrForeignFilesAreRejected) {
     expect_format_error("", "empty");
     expect_format_error(std::string("NOTBLOOM") + good.substr(8), "bad magic");
 
-    // A plain filter's loader refuses a counting file, and the other way round, by name.
+    // A blocked filter's loader refuses a counting file, and the other way round, by name.
     std::stringstream counting_file(good);
     try {
         Filter::load(counting_file);
@@ -297,9 +297,9 @@ TEST(CountingFormat, CorruptOrForeignFilesAreRejected) {
     } catch (const bb::FormatError& e) {
         EXPECT_NE(std::string(e.what()).find("holds a counting filter"), std::string::npos) << e.what();
     }
-    std::stringstream plain_file;
-    Filter(p).save(plain_file);
-    expect_format_error(plain_file.str(), "holds a plain filter");
+    std::stringstream blocked_file;
+    Filter(p).save(blocked_file);
+    expect_format_error(blocked_file.str(), "holds a blocked filter");
 }
 
 TEST(CountingFormat, FilesAreAtomicAndKnowTheirKind) {
@@ -311,8 +311,8 @@ TEST(CountingFormat, FilesAreAtomicAndKnowTheirKind) {
     c.save(dir / "c.bbf");
     EXPECT_EQ(bb::file_kind(dir / "c.bbf"), bb::FileKind::counting);
     EXPECT_EQ(CountingFilter::load(dir / "c.bbf"), c);
-    Filter(p).save(dir / "plain.bbf");
-    EXPECT_EQ(bb::file_kind(dir / "plain.bbf"), bb::FileKind::plain);
+    Filter(p).save(dir / "blocked.bbf");
+    EXPECT_EQ(bb::file_kind(dir / "blocked.bbf"), bb::FileKind::blocked);
     {
         std::ofstream out(dir / "c.bbf", std::ios::app | std::ios::binary);
         out << "x";

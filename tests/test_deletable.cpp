@@ -32,16 +32,16 @@ std::string shape_name(const ::testing::TestParamInfo<Shape>& info) { return std
 INSTANTIATE_TEST_SUITE_P(Shapes, DeletableTest, ::testing::Values(Shape::split256, Shape::word512, Shape::line512),
                          shape_name);
 
-TEST_P(DeletableTest, BitsAreThePlainFilterAndEraseKeepsTheRest) {
+TEST_P(DeletableTest, BitsAreTheBlockedFilterAndEraseKeepsTheRest) {
     const Params p = Params::for_fpr(10000, 0.01, GetParam());
     const auto kept = bb::testing::random_keys(10000, 1, 0), gone = bb::testing::random_keys(4000, 2, 0);
     DeletableFilter d(p);
     d.insert(kept);
     d.insert(gone);
-    bb::Filter plain(p);
-    plain.insert(kept);
-    plain.insert(gone);
-    EXPECT_EQ(d.filter(), plain);
+    bb::Filter blocked(p);
+    blocked.insert(kept);
+    blocked.insert(gone);
+    EXPECT_EQ(d.filter(), blocked);
 
     std::vector<EraseResult> results(gone.size());
     const std::size_t erased = d.erase(gone, results);
@@ -158,7 +158,7 @@ TEST(DeletableFormat, RoundTripAndCorruptFiles) {
     EXPECT_THROW(bb::Filter::load(counting_like), bb::FormatError);
     std::stringstream plain;
     bb::Filter(p).save(plain);
-    expect_format_error(plain.str(), "holds a plain filter");
+    expect_format_error(plain.str(), "holds a blocked filter");
 
     const auto dir = std::filesystem::temp_directory_path() / ("bb_deletable_" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir);

@@ -67,7 +67,7 @@ TEST(Golden, BlockedFiltersLoadAndSaveToTheSameBytes) {
         expect_all(f, ints());
         if (c.has_strings) expect_all(f, strings());
         EXPECT_EQ(saved(f), file_contents(dir + c.file));
-        EXPECT_EQ(bb::file_kind(dir + c.file), bb::FileKind::plain);
+        EXPECT_EQ(bb::file_kind(dir + c.file), bb::FileKind::blocked);
     }
 }
 

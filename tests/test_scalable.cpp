@@ -259,7 +259,7 @@ TEST(Scalable, SaveLoadRoundTripAndCorruptFiles) {
     expect_format_error(good.substr(0, good.size() - 3), "truncated payload");
     std::stringstream plain;
     bb::Filter(bb::Params::make(bb::Shape::word512, 3, 8)).save(plain);
-    expect_format_error(plain.str(), "holds a plain filter");
+    expect_format_error(plain.str(), "holds a blocked filter");
     std::stringstream scalable_file(good);
     EXPECT_THROW(bb::Filter::load(scalable_file), bb::FormatError);
 }

@@ -22,7 +22,7 @@ namespace batchbloom {
 using AnyFilter = std::variant<Filter, CountingFilter, DeletableFilter, ScalableFilter, ClassicFilter>;
 
 /// The filter a file holds, as its own type: a batchbloom file of any kind (a zstd-compressed
-/// plain filter too) or Apache Spark's serialized BloomFilter (a ClassicFilter). The first
+/// blocked filter too) or Apache Spark's serialized BloomFilter (a ClassicFilter). The first
 /// bytes say which: a batchbloom header's kind byte (once its magic, version and checksum
 /// passed), zstd's frame magic, or Spark's big-endian version word (1 or 2). That type's own
 /// loader then checks the rest, as its load(path) does: trailing bytes are an error. Throws

@@ -3,11 +3,11 @@
 // blocked filter, so keys can be erased.
 //
 // Layout. Keys map to blocks and bit patterns exactly as in Filter (layout.hpp, hash_key of
-// the same Hashing): counter c of block b belongs to bit c of the plain block b. The four bits
-// of the counters are stored bit-sliced: a counter block is four "planes", each shaped like a
-// plain block, plane j holding bit j of every counter (256 bytes per word512/line512 block,
+// the same Hashing): counter c of block b belongs to bit c of the Filter's block b. The four
+// bits of the counters are stored bit-sliced: a counter block is four "planes", each shaped
+// like a Filter block, plane j holding bit j of every counter (256 bytes per word512/line512 block,
 // 128 per split256 block). "Counter > 0" is then the OR of the planes, so a counting filter
-// converts to the plain Filter of the same keys byte for byte (to_filter), and insert, erase
+// converts to the blocked Filter of the same keys byte for byte (to_filter), and insert, erase
 // and probe are a handful of whole-block bitwise operations on the key's pattern mask, which
 // is why they vectorize (a nibble-per-counter layout needs per-counter shifts instead).
 //
@@ -54,7 +54,7 @@ public:
     static constexpr unsigned counter_bits = 4;
     static constexpr unsigned max_count = 15;
 
-    /// All counters zero. `params` are the plain filter's (the counters take 4x its bytes).
+    /// All counters zero. `params` are the blocked filter's (the counters take 4x its bytes).
     /// Throws Error on invalid params or hashing, or if the backend is not available here.
     explicit CountingFilter(const Params& params, const Hashing& hashing = {}, Backend backend = Backend::automatic);
 
@@ -135,12 +135,12 @@ public:
     void add_key_kinds(const KeyKinds& kinds) noexcept { key_kinds_ = key_kinds_ | kinds; }
 
     // ---- state ------------------------------------------------------------------------
-    /// Counter of bit `bit` (as numbered in the plain block: word * word bits + bit in word)
+    /// Counter of bit `bit` (as numbered in the Filter's block: word * word bits + bit in word)
     /// of block `block`; throws Error if out of range.
     unsigned counter(std::uint64_t block, unsigned bit) const;
     /// Number of counters stuck at 15.
     std::uint64_t saturated_counters() const noexcept;
-    /// The plain filter of the bits whose counter is > 0: byte-identical to a Filter with the
+    /// The blocked filter of the bits whose counter is > 0: byte-identical to a Filter with the
     /// same params and hashing into which the present keys were inserted (barring saturation).
     Filter to_filter() const;
     void clear() noexcept;

@@ -1,10 +1,10 @@
 #pragma once
-// Deletable Bloom filter (Rothenberg, Macapuna, Verdi, Magalhães 2010): a plain blocked
-// filter plus one collision bit per region of its bit array, so that some keys can be erased
-// without counters and without false negatives.
+// Deletable Bloom filter (Rothenberg, Macapuna, Verdi, Magalhães 2010): a blocked filter
+// (Filter) plus one collision bit per region of its bit array, so that some keys can be
+// erased without counters and without false negatives.
 //
-// The bit array is the Filter's (same layout, hashing and bits: filter() is usable as a plain
-// filter), cut into regions of `region_bits` consecutive bits (bit b of block i is bit
+// The bit array is the Filter's (same layout, hashing and bits: filter() is usable as any
+// Filter), cut into regions of `region_bits` consecutive bits (bit b of block i is bit
 // i * block bits + b; a region never straddles a block). Inserting a key that finds one of
 // its bits already set marks that bit's region as collided. A bit in a region without
 // collisions was set by exactly one key, so clearing it cannot hurt another key: erase clears
@@ -121,7 +121,7 @@ public:
     }
     std::size_t count_hashes(std::span<const std::uint64_t> hashes) const { return bits_.count_hashes(hashes); }
 
-    /// The plain filter (the bits); byte-identical to a Filter of the present keys as long
+    /// The blocked filter (the bits); byte-identical to a Filter of the present keys as long
     /// as nothing was erased.
     const Filter& filter() const noexcept { return bits_; }
     /// The kinds of keys inserted (key_kinds.hpp; as Filter, and the same as filter().key_kinds()).

@@ -10,14 +10,16 @@ namespace batchbloom {
 
 /// Filter kind in a file header; the numeric values are part of the file format.
 enum class FileKind : std::uint8_t {
-    plain = 1,      ///< Filter (filter.hpp)
+    blocked = 1,    ///< Filter (filter.hpp)
+    /// The blocked kind's earlier name, kept so that code written against it still compiles.
+    plain [[deprecated("FileKind::plain is FileKind::blocked")]] = blocked,
     counting = 3,   ///< CountingFilter (counting.hpp)
     deletable = 4,  ///< DeletableFilter (deletable.hpp)
     scalable = 5,   ///< ScalableFilter (scalable.hpp)
     classic = 6,    ///< ClassicFilter (classic.hpp)
 };
 
-/// "plain", "counting", "deletable", "scalable", "classic", or "unknown".
+/// "blocked", "counting", "deletable", "scalable", "classic", or "unknown".
 std::string_view to_string(FileKind kind);
 
 /// The kind recorded in a file's header, after checking magic, version and the header

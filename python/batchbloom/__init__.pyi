@@ -251,7 +251,7 @@ class CountingFilter(_Saved):
     def discard(self, key: Key) -> bool:
         """Erases one key; False if it was certainly not present."""
     def to_filter(self) -> Filter:
-        """The plain Filter of the keys present, byte for byte."""
+        """The blocked Filter of the keys present, byte for byte."""
     def saturated_counters(self) -> int: ...
     def clear(self) -> None:
         """Sets every counter to zero."""
@@ -402,7 +402,7 @@ class DeletableFilter(_Saved):
     def discard(self, key: Key) -> bool:
         """Erases one key; False if it tested negative or could not be erased."""
     def to_filter(self) -> Filter:
-        """A copy of the bits as a plain Filter."""
+        """A copy of the bits as a blocked Filter."""
     def collided_regions(self) -> int: ...
     @staticmethod
     def predicted_deletability(params: Params, region_bits: int, n: int) -> float:
@@ -443,7 +443,7 @@ class JoinFilter(_Probed):
     def bitmap(self, keys: Keys) -> npt.NDArray[np.uint64]:
         """Packed bitmap (bit i % 64 of word i // 64 = key i may match): an Arrow boolean's bits."""
     def to_filter(self) -> Filter:
-        """A copy of the filter as a plain Filter."""
+        """A copy of the filter as a blocked Filter."""
     @property
     def sized_for(self) -> int: ...
     def predicted_fpr(self) -> float: ...

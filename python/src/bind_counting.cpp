@@ -24,8 +24,8 @@ void bind_counting(nb::module_& m) {
         "erased. Counters saturate at 15 and then stay. Erase only keys you inserted: erasing a\n"
         "false positive can make present keys test negative. Bulk calls release the GIL.");
     def_sized_constructors(cls, "CountingFilter",
-                           "Empty counters sized like Filter(n, fpr, ...): the plain filter's params, 4x its bytes.",
-                           "Empty counters for a plain filter with these Params.");
+                           "Empty counters sized like Filter(n, fpr, ...): the blocked filter's params, 4x its bytes.",
+                           "Empty counters for a blocked filter with these Params.");
     cls.def(
             "erase",
             [](PyCounting& self, nb::handle keys) {
@@ -52,7 +52,7 @@ void bind_counting(nb::module_& m) {
                      "Size of the counters in bytes.")
         .def("__repr__", &repr);
     def_read(cls, "to_filter", [](const CountingFilter& f) { return PyFilter(f.to_filter()); },
-             "The plain Filter of the keys present (counter > 0), byte for byte.");
+             "The blocked Filter of the keys present (counter > 0), byte for byte.");
     def_read(cls, "saturated_counters", [](const CountingFilter& f) { return f.saturated_counters(); },
              "Number of counters stuck at 15.");
     def_clear(cls, "Sets every counter to zero.");

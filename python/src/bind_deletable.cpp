@@ -115,7 +115,7 @@ void bind_deletable(nb::module_& m) {
             "Bytes of the bit array and the collision bitmap.")
         .def("__repr__", &repr);
     def_read(cls, "to_filter", [](const DeletableFilter& f) { return PyFilter(f.filter()); },
-             "A copy of the bits as a plain Filter (byte for byte a Filter of the keys present, as\n"
+             "A copy of the bits as a blocked Filter (byte for byte a Filter of the keys present, as\n"
              "long as nothing was erased).");
     def_read(cls, "collided_regions", [](const DeletableFilter& f) { return f.collided_regions(); },
              "Number of regions marked as collided (their bits can no longer be cleared).");

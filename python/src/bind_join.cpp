@@ -121,9 +121,9 @@ PyJoin from_filter(Filter f, nb::handle sized_for, nb::handle backend, nb::handl
     return PyJoin(JoinFilter(std::move(f), int_arg(sized_for, "sized_for"), o));
 }
 
-// A plain Filter of the join filter's bits, with the join filter's thread count (its own
+// A Filter of the join filter's bits, with the join filter's thread count (its own
 // filter runs on one thread per chunk).
-PyFilter plain_copy(const JoinFilter& j) {
+PyFilter filter_copy(const JoinFilter& j) {
     Filter f = j.filter();
     f.set_threads(j.options().threads);
     return PyFilter(std::move(f));
@@ -228,8 +228,8 @@ void bind_join(nb::module_& m) {
             },
             "key"_a.none())
         .def(
-            "to_filter", [](const PyJoin& self) { return plain_copy(self.filter); },
-            "A copy of the filter (a plain Filter: save it, OR it, probe it).")
+            "to_filter", [](const PyJoin& self) { return filter_copy(self.filter); },
+            "A copy of the filter (a blocked Filter: save it, OR it, probe it).")
         .def_prop_ro(
             "sized_for", [](const PyJoin& self) { return self.filter.sized_for(); },
             "Build keys the filter was sized for (distinct keys unless expected_keys was given).")

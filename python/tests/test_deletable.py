@@ -9,9 +9,9 @@ from batchbloom import DeletableFilter
 def test_erase_keeps_every_other_key(keys):
     f = DeletableFilter(keys.size, 0.01)
     f.insert(keys)
-    plain = batchbloom.Filter(keys.size, 0.01)
-    plain.insert(keys)
-    assert f.to_filter() == plain  # the same bits as a plain filter, before any erase
+    blocked = batchbloom.Filter(keys.size, 0.01)
+    blocked.insert(keys)
+    assert f.to_filter() == blocked  # the same bits as a blocked filter, before any erase
     gone, kept = keys[:5000], keys[5000:]
     outcomes = f.erase_outcomes(gone)
     assert outcomes.dtype == np.uint8 and set(np.unique(outcomes)) <= {1, 2}

@@ -17,11 +17,11 @@ namespace batchbloom {
 
 namespace {
 
-enum class Form { plain, zstd, counting, deletable, scalable, classic, spark };
+enum class Form { blocked, zstd, counting, deletable, scalable, classic, spark };
 
 /// What the first `got` bytes (up to a header's 64) say the input is; throws FormatError if
-/// they are no filter's. An input too short to hold a header goes to the plain loader, which
-/// says how it is cut.
+/// they are no filter's. An input too short to hold a header goes to the blocked filter's
+/// loader, which says how it is cut.
 Form detect(const io::HeaderBytes& h, std::size_t got) {
     const std::string_view prefix(reinterpret_cast<const char*>(h.data()), got);
     if (io::is_zstd(prefix)) return Form::zstd;
@@ -30,9 +30,9 @@ Form detect(const io::HeaderBytes& h, std::size_t got) {
                         std::string_view(io::magic.data(), std::min(got, io::magic.size())))
         throw FormatError("not a filter of any kind: neither a batchbloom file (bad magic), a zstd-compressed one, "
                           "nor Apache Spark's serialized BloomFilter");
-    if (got < io::header_size) return Form::plain;
+    if (got < io::header_size) return Form::blocked;
     switch (io::decode(h, got).kind) {
-        case FileKind::plain: return Form::plain;
+        case FileKind::blocked: return Form::blocked;
         case FileKind::counting: return Form::counting;
         case FileKind::deletable: return Form::deletable;
         case FileKind::scalable: return Form::scalable;
@@ -43,7 +43,7 @@ Form detect(const io::HeaderBytes& h, std::size_t got) {
 
 std::string_view name_of(Form form) {
     switch (form) {
-        case Form::plain: return "plain filter";
+        case Form::blocked: return "blocked filter";
         case Form::zstd: return "zstd-compressed filter";
         case Form::counting: return "counting filter";
         case Form::deletable: return "deletable filter";
@@ -100,7 +100,7 @@ AnyFilter load_any(const std::filesystem::path& path) {
         throw FormatError("'" + path.string() + "': " + e.what());
     }
     switch (form) {
-        case Form::plain:
+        case Form::blocked:
         case Form::zstd: return Filter::load(path);
         case Form::counting: return CountingFilter::load(path);
         case Form::deletable: return DeletableFilter::load(path);
@@ -120,7 +120,7 @@ AnyFilter load_any(std::span<const std::byte> bytes) {
         SpanBuf buf(bytes);
         std::istream in(&buf);
         switch (form) {
-            case Form::plain:
+            case Form::blocked:
             case Form::zstd: return load_exactly<Filter>(in);
             case Form::counting: return load_exactly<CountingFilter>(in);
             case Form::deletable: return load_exactly<DeletableFilter>(in);
@@ -135,7 +135,7 @@ AnyFilter load_any(std::span<const std::byte> bytes) {
 }
 
 FileKind kind_of(const AnyFilter& filter) noexcept {
-    constexpr FileKind kinds[] = {FileKind::plain, FileKind::counting, FileKind::deletable, FileKind::scalable,
+    constexpr FileKind kinds[] = {FileKind::blocked, FileKind::counting, FileKind::deletable, FileKind::scalable,
                                   FileKind::classic};
     static_assert(std::variant_size_v<AnyFilter> == std::size(kinds));
     return kinds[filter.index()];

@@ -1,4 +1,4 @@
-// The plain filter's file: the common header (format/file_header.hpp; bytes in
+// The blocked filter's file (Filter): the common header (format/file_header.hpp; bytes in
 // docs/format.md) and the blocks as stored in memory, or that file inside one zstd frame.
 #include <cstring>
 #include <istream>
@@ -17,8 +17,8 @@ namespace batchbloom {
 
 using namespace io;
 
-FileHeader io::parse_plain_header(const HeaderBytes& b, std::size_t got) {
-    const FileHeader h = parse_header(b, got, FileKind::plain);
+FileHeader io::parse_blocked_header(const HeaderBytes& b, std::size_t got) {
+    const FileHeader h = parse_header(b, got, FileKind::blocked);
     const Params p = h.params();
     check_payload_length(h, p.bytes(),
                          std::to_string(p.blocks) + " blocks of " + std::to_string(p.block_bytes()) + " bytes");
@@ -27,9 +27,9 @@ FileHeader io::parse_plain_header(const HeaderBytes& b, std::size_t got) {
 
 namespace {
 
-// `exact`: a zstd frame must be followed by nothing (the caller checks that for a plain file).
-Filter load_plain(std::istream& in, bool exact) {
-    // The first bytes tell a zstd frame (Filter::save with Compression::zstd) from a plain file.
+// `exact`: a zstd frame must be followed by nothing (the caller checks that for an uncompressed file).
+Filter load_blocked(std::istream& in, bool exact) {
+    // The first bytes tell a zstd frame (Filter::save with Compression::zstd) from an uncompressed one.
     HeaderBytes b{};
     std::size_t got = read_up_to(in, b.data(), 4);
     if (io::is_zstd(std::string_view(reinterpret_cast<const char*>(b.data()), got))) {
@@ -38,16 +38,16 @@ Filter load_plain(std::istream& in, bool exact) {
             [](std::string_view header) {
                 HeaderBytes inner{};
                 std::memcpy(inner.data(), header.data(), header_size);
-                return header_size + parse_plain_header(inner, header_size).payload_bytes;
+                return header_size + parse_blocked_header(inner, header_size).payload_bytes;
             },
             exact);
         std::istringstream content(std::move(file));
-        Filter f = load_plain(content, true);
+        Filter f = load_blocked(content, true);
         expect_end(content);
         return f;
     }
     if (got == 4) got += read_up_to(in, b.data() + 4, header_size - 4);
-    const FileHeader h = parse_plain_header(b, got);
+    const FileHeader h = parse_blocked_header(b, got);
     PayloadReader payload(in, h);
     Filter f(h.params(), h.hashing());
     f.add_key_kinds(h.key_kinds);
@@ -69,7 +69,7 @@ void Filter::save(std::ostream& out, const SaveOptions& options) const {
         return;
     }
     const std::span<const std::byte> payload[] = {bytes()};
-    io::write_filter(out, io::FileHeader::blocked(FileKind::plain, params_, hashing_, key_kinds_), payload);
+    io::write_filter(out, io::FileHeader::blocked(FileKind::blocked, params_, hashing_, key_kinds_), payload);
 }
 
 void Filter::save(const std::filesystem::path& path, const SaveOptions& options) const {
@@ -78,11 +78,11 @@ void Filter::save(const std::filesystem::path& path, const SaveOptions& options)
 }
 
 Filter Filter::load(std::istream& in) {
-    return io::load_stream<Filter>(in, [](std::istream& s) { return load_plain(s, false); });
+    return io::load_stream<Filter>(in, [](std::istream& s) { return load_blocked(s, false); });
 }
 
 Filter Filter::load(const std::filesystem::path& path) {
-    return io::load_file<Filter>(path, [](std::istream& s) { return load_plain(s, true); });
+    return io::load_file<Filter>(path, [](std::istream& s) { return load_blocked(s, true); });
 }
 
 }  // namespace batchbloom

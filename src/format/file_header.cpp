@@ -43,7 +43,7 @@ KeyKinds decode_key_kinds(std::uint8_t b) {
 }
 
 bool known(FileKind k) {
-    return k == FileKind::plain || k == FileKind::counting || k == FileKind::deletable || k == FileKind::scalable ||
+    return k == FileKind::blocked || k == FileKind::counting || k == FileKind::deletable || k == FileKind::scalable ||
            k == FileKind::classic;
 }
 
@@ -52,7 +52,7 @@ bool known(FileKind k) {
 // The fields as the header's kind reads them; reserved ones must be zero.
 void check_fields(const FileHeader& h) {
     switch (h.kind) {
-        case FileKind::plain:
+        case FileKind::blocked:
         case FileKind::counting:
             if (h.extra != 0) reserved_not_zero();
             [[fallthrough]];
@@ -191,7 +191,7 @@ namespace batchbloom {
 
 std::string_view to_string(FileKind kind) {
     switch (kind) {
-        case FileKind::plain: return "plain";
+        case FileKind::blocked: return "blocked";
         case FileKind::counting: return "counting";
         case FileKind::deletable: return "deletable";
         case FileKind::scalable: return "scalable";

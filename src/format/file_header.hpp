@@ -24,10 +24,10 @@ inline constexpr std::uint16_t format_version = 1;
 inline constexpr std::size_t header_size = 64;
 using HeaderBytes = std::array<unsigned char, header_size>;
 
-/// The header's fields (magic, version and the header checksum are the codec's own). Plain and
-/// family kinds read them as Params/Hashing, the classic kind as ClassicParams/ClassicHashing.
+/// The header's fields (magic, version and the header checksum are the codec's own). The kinds on
+/// the blocked layout read them as Params/Hashing, the classic kind as ClassicParams/ClassicHashing.
 struct FileHeader {
-    FileKind kind = FileKind::plain;
+    FileKind kind = FileKind::blocked;
     std::uint8_t shape = 0;      ///< Shape; classic: ClassicScheme
     std::uint8_t hash_kind = 0;  ///< HashKind; classic: 0 unless double_hashing
     std::uint8_t k = 0;          ///< classic: reserved, 0 (its k is in `extra`)
@@ -38,7 +38,7 @@ struct FileHeader {
     std::uint64_t payload_hash = 0;  ///< XXH3-64 of the payload
     std::uint64_t extra = 0;         ///< kind-specific (docs/format.md); classic: k in the low 32 bits
 
-    /// A plain or family kind's header for these params and hashing.
+    /// The header of a kind on the blocked layout (blocked, counting, deletable, scalable) for these params and hashing.
     static FileHeader blocked(FileKind kind, const Params& params, const Hashing& hashing, KeyKinds key_kinds);
     /// The classic kind's header.
     static FileHeader classic(const ClassicParams& params, const ClassicHashing& hashing, KeyKinds key_kinds);
@@ -57,13 +57,13 @@ HeaderBytes encode(const FileHeader& h);
 /// reserved byte, the key-kinds byte. Throws FormatError naming the first failure.
 FileHeader decode(const HeaderBytes& b, std::size_t got);
 
-/// decode, then: the kind is `expected` ("the file holds a counting filter, not a plain
+/// decode, then: the kind is `expected` ("the file holds a counting filter, not a blocked
 /// filter"), and the fields are valid as that kind reads them ("invalid header: ...").
 FileHeader parse_header(const HeaderBytes& b, std::size_t got, FileKind expected);
 
-/// parse_header for a plain filter file (Filter::load and Filter::map), the payload length
+/// parse_header for a blocked filter's file (Filter::load and Filter::map), the payload length
 /// against the params included.
-FileHeader parse_plain_header(const HeaderBytes& b, std::size_t got);
+FileHeader parse_blocked_header(const HeaderBytes& b, std::size_t got);
 
 /// Reads the header from `in` and parses it.
 FileHeader read_header(std::istream& in, FileKind expected);

@@ -1,4 +1,4 @@
-// Filter::map: a saved plain filter opened read-only over a memory mapping (filter.hpp,
+// Filter::map: a saved blocked filter opened read-only over a memory mapping (filter.hpp,
 // "Mapped filters"). The file is checked as load() checks it — the header by the same code,
 // the size exactly header + payload — before anything is mapped, so a probe never reads past
 // the end of the file as it was at open; only the payload checksum is optional.
@@ -64,7 +64,7 @@ Filter Filter::map(const std::filesystem::path& path, bool verify) {
     try {
         if (io::is_zstd(std::string_view(reinterpret_cast<const char*>(h.data()), got)))
             throw FormatError("the file is compressed (zstd) and cannot be mapped; Filter::load() reads it");
-        const io::FileHeader p = io::parse_plain_header(h, got);
+        const io::FileHeader p = io::parse_blocked_header(h, got);
         const auto file_bytes = static_cast<std::uint64_t>(st.st_size);
         const std::uint64_t payload_bytes = file_bytes - io::header_size;  // got == header_size <= file size
         if (payload_bytes < p.payload_bytes)
