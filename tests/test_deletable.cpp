@@ -85,6 +85,34 @@ TEST_P(DeletableTest, AbsentKeysAndRepeatedKeys) {
     EXPECT_EQ(once.erase(std::string_view("solo")), EraseResult::absent);
 }
 
+// clear() takes the collision bits with the keys: afterwards the filter is a new one, and keys
+// inserted into it are as deletable as in a new filter.
+TEST_P(DeletableTest, ClearEmptiesBitsAndCollisions) {
+    const Params p = Params::for_fpr(2000, 0.01, GetParam());
+    const bb::Hashing hashing{bb::HashKind::murmur3, 5};
+    const auto keys = bb::testing::random_keys(4000, 6, 0);  // twice the keys it is sized for
+    DeletableFilter d(p, 4, hashing);
+    d.insert(keys);
+    ASSERT_GT(d.collided_regions(), 0u);
+    d.clear();
+    const DeletableFilter fresh(p, 4, hashing);
+    EXPECT_EQ(d, fresh);
+    EXPECT_EQ(d.collided_regions(), 0u);
+    EXPECT_EQ(d.filter().fill_ratio(), 0.0);
+    EXPECT_EQ(d.count(keys), 0u);
+    EXPECT_EQ(d.key_kinds(), bb::KeyKinds::only_integers());  // kept, as Filter::clear keeps them
+
+    DeletableFilter again = fresh;
+    const auto some = std::span(keys).first(1000);
+    d.insert(some);
+    again.insert(some);
+    EXPECT_EQ(d, again);
+    std::vector<EraseResult> after_clear(some.size()), in_fresh(some.size());
+    EXPECT_EQ(d.erase(some, after_clear), again.erase(some, in_fresh));
+    EXPECT_EQ(after_clear, in_fresh);
+    EXPECT_EQ(d, again);
+}
+
 TEST(DeletableModel, MeasuredDeletabilityMatchesTheModel) {
     // Every key inserted is erased; whether a key is deletable depends only on the collision
     // bitmap, which erasing does not change, so the erased fraction is the deletability right

@@ -232,6 +232,9 @@ TEST(MovedFrom, DeletableFilter) {
         EXPECT_EQ(e.erase(std::span<const std::uint64_t>(keys), results), 0u);
         EXPECT_EQ(results, std::vector<bb::EraseResult>(keys.size(), bb::EraseResult::absent));
         EXPECT_EQ(e.erase(std::span<const std::string_view>(strings)), 0u);
+        e.clear();
+        EXPECT_EQ(e.params().blocks, 0u);
+        EXPECT_TRUE(e.collisions().empty());
         e.set_backend(bb::Backend::scalar);
         EXPECT_THROW(e.insert(keys[0]), bb::Error);
         EXPECT_THROW(e.insert(std::string_view("a")), bb::Error);

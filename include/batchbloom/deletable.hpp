@@ -135,6 +135,10 @@ public:
     std::span<const std::uint64_t> collisions() const noexcept {
         return {collisions_.as<std::uint64_t>(), collisions_.size() / sizeof(std::uint64_t)};
     }
+    /// Sets every bit and every collision bit to zero: the filter equals a new one of the same
+    /// params, region bits and hashing (the key kinds stay, as in Filter::clear). A moved-from
+    /// filter stays empty.
+    void clear() noexcept;
 
     friend bool operator==(const DeletableFilter& a, const DeletableFilter& b) noexcept;
 

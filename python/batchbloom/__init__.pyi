@@ -404,6 +404,8 @@ class DeletableFilter(_Saved):
     def to_filter(self) -> Filter:
         """A copy of the bits as a blocked Filter."""
     def collided_regions(self) -> int: ...
+    def clear(self) -> None:
+        """Sets every bit and every collision bit to zero."""
     @staticmethod
     def predicted_deletability(params: Params, region_bits: int, n: int) -> float:
         """Expected fraction of n inserted distinct keys that erase() can remove."""

@@ -119,6 +119,7 @@ void bind_deletable(nb::module_& m) {
              "long as nothing was erased).");
     def_read(cls, "collided_regions", [](const DeletableFilter& f) { return f.collided_regions(); },
              "Number of regions marked as collided (their bits can no longer be cleared).");
+    def_clear(cls, "Sets every bit and every collision bit to zero.");
     def_hashing(cls);
     def_engine(cls,
                "Engine of the bulk probes ('auto' or an engine name; inserts and erases are scalar); not\n"

@@ -39,6 +39,17 @@ def test_single_keys_and_outcome_codes():
     assert f.collided_regions() > 0
 
 
+def test_clear_empties_bits_and_collisions():
+    f = DeletableFilter(100, 0.01, region_bits=4)
+    f.insert(["c", "c"])
+    assert f.collided_regions() > 0
+    f.clear()
+    assert f == DeletableFilter(100, 0.01, region_bits=4)
+    assert "c" not in f and f.collided_regions() == 0
+    f.insert(["c"])
+    assert f.discard("c")  # alone in a cleared filter: erasable again
+
+
 def test_parameters():
     p = batchbloom.Params.for_fpr(1000, 0.01, "split256")
     f = DeletableFilter.from_params(p, region_bits=16, hash="murmur3", seed=3)

@@ -129,6 +129,13 @@ std::uint64_t DeletableFilter::collided_regions() const noexcept {
     return n;
 }
 
+// The collisions go with the keys: a collision bit only guards keys that are present, and one
+// left set would make keys inserted afterwards undeletable for no reason.
+void DeletableFilter::clear() noexcept {
+    bits_.clear();  // never throws here: a deletable filter's bits are never a mapping
+    std::ranges::fill(collisions_.bytes(), std::byte{0});
+}
+
 bool operator==(const DeletableFilter& a, const DeletableFilter& b) noexcept {
     return a.region_bits_ == b.region_bits_ && a.bits_ == b.bits_ && std::ranges::equal(a.collisions(), b.collisions());
 }
