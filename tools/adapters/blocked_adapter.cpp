@@ -52,15 +52,7 @@ std::unique_ptr<FilterFile> create_blocked(const ParsedArgs& args, std::uint64_t
 
 }  // namespace
 
-const FilterType blocked_type = {
-    .name = "blocked",
-    .check_options = check_family_options,
-    .create = create_blocked,
-    .key_hashing = read_hashing,
-    .distinct_keys = false,
-    .default_key_type = KeyType::string,
-    .print_size = nullptr,
-};
+const FilterType blocked_type = family_type("blocked", create_blocked, false);
 
 std::unique_ptr<FilterFile> open_blocked(Filter f) {
     return std::make_unique<BlockedFile>(std::move(f), SaveOptions{});

@@ -3,10 +3,13 @@
 // share: their build options and the common lines of `info`.
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include <batchbloom/filter.hpp>
 
+#include "adapters/filter_adapter.hpp"
 #include "common/args.hpp"
+#include "common/common_options.hpp"
 
 namespace batchbloom::cli {
 
@@ -17,6 +20,22 @@ OptionSpec tightening_option();
 
 /// UsageError for build options that do not apply to `type`.
 void check_family_options(const ParsedArgs& args, std::string_view type);
+
+/// The `build --format` entry of a type on the blocked layout: the family's options, its
+/// hashing (--hash, --seed), and text lines as strings by default; `create` and what differs
+/// come from the type.
+constexpr FilterType family_type(std::string_view name, decltype(FilterType::create) create, bool distinct_keys,
+                                 decltype(FilterType::print_size) print_size = nullptr) {
+    return {
+        .name = name,
+        .check_options = check_family_options,
+        .create = create,
+        .key_hashing = read_hashing,
+        .distinct_keys = distinct_keys,
+        .default_key_type = KeyType::string,
+        .print_size = print_size,
+    };
+}
 
 /// info's lines for file, type, shape, blocks, k, hash and seed.
 void describe_family(const std::string& path, std::string_view type, const Params& p, const Hashing& h);

@@ -21,8 +21,7 @@ public:
     bool can_erase() const override { return true; }
     EraseCounts erase(const TypedKeys& keys) override {
         std::uint64_t erased = 0;
-        for_each_run(keys, [&](std::span<const std::uint64_t> k) { erased += f_.erase(k); },
-                     [&](std::span<const std::string_view> k) { erased += f_.erase(k); });
+        for_each_run(keys, [&](auto run) { erased += f_.erase(run); });
         return {.erased = erased, .absent = keys.ints.size() + keys.strings.size() - erased, .not_deletable = 0};
     }
 
@@ -54,15 +53,7 @@ void print_counting_size(const Params& p, std::uint64_t) {
 
 }  // namespace
 
-const FilterType counting_type = {
-    .name = "counting",
-    .check_options = check_family_options,
-    .create = create_counting,
-    .key_hashing = read_hashing,
-    .distinct_keys = true,
-    .default_key_type = KeyType::string,
-    .print_size = print_counting_size,
-};
+const FilterType counting_type = family_type("counting", create_counting, true, print_counting_size);
 
 std::unique_ptr<FilterFile> open_counting(CountingFilter f) {
     return std::make_unique<CountingFile>(std::move(f));

@@ -22,27 +22,17 @@ public:
     EraseCounts erase(const TypedKeys& keys) override {
         EraseCounts c;
         std::vector<EraseResult> results;
-        auto count = [&](std::size_t n) {
-            for (std::size_t i = 0; i < n; ++i) {
-                switch (results[i]) {
+        for_each_run(keys, [&](auto run) {
+            results.resize(run.size());
+            f_.erase(run, results);
+            for (const EraseResult r : results) {
+                switch (r) {
                     case EraseResult::erased: ++c.erased; break;
                     case EraseResult::absent: ++c.absent; break;
                     case EraseResult::not_deletable: ++c.not_deletable; break;
                 }
             }
-        };
-        for_each_run(
-            keys,
-            [&](std::span<const std::uint64_t> k) {
-                results.resize(k.size());
-                f_.erase(k, results);
-                count(k.size());
-            },
-            [&](std::span<const std::string_view> k) {
-                results.resize(k.size());
-                f_.erase(k, results);
-                count(k.size());
-            });
+        });
         return c;
     }
 
@@ -86,15 +76,7 @@ void print_deletable_size(const Params& p, std::uint64_t n) {
 
 }  // namespace
 
-const FilterType deletable_type = {
-    .name = "deletable",
-    .check_options = check_family_options,
-    .create = create_deletable,
-    .key_hashing = read_hashing,
-    .distinct_keys = true,
-    .default_key_type = KeyType::string,
-    .print_size = print_deletable_size,
-};
+const FilterType deletable_type = family_type("deletable", create_deletable, true, print_deletable_size);
 
 std::unique_ptr<FilterFile> open_deletable(DeletableFilter f) {
     return std::make_unique<DeletableFile>(std::move(f));

@@ -62,15 +62,7 @@ std::unique_ptr<FilterFile> create_scalable(const ParsedArgs& args, std::uint64_
 
 }  // namespace
 
-const FilterType scalable_type = {
-    .name = "scalable",
-    .check_options = check_family_options,
-    .create = create_scalable,
-    .key_hashing = read_hashing,
-    .distinct_keys = true,
-    .default_key_type = KeyType::string,
-    .print_size = nullptr,
-};
+const FilterType scalable_type = family_type("scalable", create_scalable, true);
 
 std::unique_ptr<FilterFile> open_scalable(ScalableFilter f) {
     return std::make_unique<ScalableFile>(std::move(f));

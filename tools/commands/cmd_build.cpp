@@ -18,8 +18,6 @@ namespace batchbloom::cli {
 
 namespace {
 
-constexpr std::size_t batch_keys = std::size_t(1) << 16;
-
 // The keys read, kept until the filter can be sized: their hashes for the types addressed by
 // one hash per key, the keys themselves for the others.
 struct HeldKeys {
@@ -140,14 +138,14 @@ int run_build(const ParsedArgs& args) {
         n = *n_option;
         filter = type.create(args, n);
         filter->set_threads(1);
-        while (reader.next(batch, batch_keys)) {
+        while (reader.next(batch, key_batch_size)) {
             split_keys(batch, key_type, reader, keys);
             filter->insert(keys);
             progress.update();
         }
     } else {
         HeldKeys held(type.key_hashing != nullptr ? std::optional(type.key_hashing(args)) : std::nullopt);
-        while (reader.next(batch, batch_keys)) {
+        while (reader.next(batch, key_batch_size)) {
             split_keys(batch, key_type, reader, keys);
             held.add(keys);
             progress.update();

@@ -5,27 +5,18 @@
 
 #include "adapters/filter_adapter.hpp"
 #include "commands/commands.hpp"
-#include "common/common_options.hpp"
-#include "common/progress.hpp"
+#include "commands/key_batches.hpp"
 #include "common/stdout_output.hpp"
 
 namespace batchbloom::cli {
-
-namespace {
-
-constexpr std::size_t batch_keys = std::size_t(1) << 16;
-
-}  // namespace
 
 CommandSpec erase_spec() {
     return {
         .name = "erase",
         .synopsis = "FILE [INPUT] [--u64] [--key-type T] [--out FILE2] [--quiet]",
         .summary = "Erase the keys of INPUT from the counting or deletable filter in FILE.",
-        .options = {u64_option(), key_type_option(),
-                    {"out", "FILE2", "write the result here instead of replacing FILE (atomically)"}, quiet_option()},
-        .positionals = {{"FILE", "a filter written by 'batchbloom build --format counting|deletable'", true},
-                        {"INPUT", "key file, or - for stdin (default: stdin); read like 'query' reads it", false}},
+        .options = rewrite_options(),
+        .positionals = rewrite_positionals("a filter written by 'batchbloom build --format counting|deletable'"),
         .notes = "Keys are erased in input order, each occurrence once. A key that tests negative is\n"
                  "refused (it is certainly not in the filter). Counting filters never decrement a\n"
                  "saturated counter (15); deletable filters cannot erase a key whose bits all lie in\n"
@@ -40,22 +31,14 @@ int run_erase(const ParsedArgs& args) {
     const auto filter = open_filter_file(path);
     if (!filter->can_erase()) filter->erase(TypedKeys{});  // throws, naming the type, before any input is read
     KeyTyping typing(*filter, path, args, KeyUse::erase);
-    KeyReader reader(args.positional(1).value_or("-"), read_key_format(args));
-    Progress progress(reader, args);
-    KeyBatch batch;
-    TypedKeys keys;
     EraseCounts total;
-    while (reader.next(batch, batch_keys)) {
-        split_keys(batch, typing.type(), reader, keys);
-        typing.check(keys);
+    const std::uint64_t keys_read = for_each_key_batch(args, typing, [&](const KeyBatch&, const TypedKeys& keys) {
         const EraseCounts c = filter->erase(keys);
         total.erased += c.erased, total.absent += c.absent, total.not_deletable += c.not_deletable;
-        progress.update();
-    }
-    progress.finish();
+    });
     write_output(args.value("out").value_or(path), [&](std::ostream& o) { filter->write(o); });
     std::printf("erased %llu of %llu keys; %llu not in the filter", static_cast<unsigned long long>(total.erased),
-                static_cast<unsigned long long>(reader.keys_read()), static_cast<unsigned long long>(total.absent));
+                static_cast<unsigned long long>(keys_read), static_cast<unsigned long long>(total.absent));
     if (filter->type_name() == "deletable")
         std::printf("; %llu not deletable (regions with collisions)", static_cast<unsigned long long>(total.not_deletable));
     std::printf("\n");

@@ -19,7 +19,6 @@ namespace batchbloom::cli {
 
 namespace {
 
-constexpr std::size_t batch_keys = std::size_t(1) << 16;
 constexpr std::size_t flush_bytes = std::size_t(1) << 20;
 
 /// A whole key column: its integer values while every key read is an integer, and the keys as
@@ -45,7 +44,7 @@ Column read_column(std::string_view source, KeyFormat format) {
     KeyBatch batch;
     Column c;
     c.name = reader.name();
-    while (reader.next(batch, batch_keys)) {
+    while (reader.next(batch, key_batch_size)) {
         if (format == KeyFormat::u64) {
             c.values.insert(c.values.end(), batch.values.begin(), batch.values.end());
             continue;

@@ -21,8 +21,6 @@ namespace {
 
 namespace pq = batchbloom::parquet;
 
-constexpr std::size_t batch_keys = std::size_t(1) << 16;
-
 template <class T>
 T parse_number(std::string_view text, pq::PhysicalType type) {
     T v{};
@@ -52,7 +50,7 @@ void for_each_key_batch(std::string_view source, pq::PhysicalType type, F&& f) {
     KeyReader reader(source, KeyFormat::text);
     KeyBatch batch;
     std::vector<std::uint64_t> hashes;
-    while (reader.next(batch, batch_keys)) {
+    while (reader.next(batch, key_batch_size)) {
         hashes.clear();
         for (const auto line : batch.lines) hashes.push_back(hash_key_text(line, type));
         f(batch, hashes);

@@ -5,16 +5,13 @@
 
 #include "adapters/filter_adapter.hpp"
 #include "commands/commands.hpp"
-#include "common/common_options.hpp"
-#include "common/key_input.hpp"
-#include "common/progress.hpp"
+#include "commands/key_batches.hpp"
 #include "common/stdout_output.hpp"
 
 namespace batchbloom::cli {
 
 namespace {
 
-constexpr std::size_t batch_keys = std::size_t(1) << 16;
 constexpr std::size_t flush_bytes = std::size_t(1) << 20;
 
 }  // namespace
@@ -41,16 +38,10 @@ int run_query(const ParsedArgs& args) {
     KeyTyping typing(*filter, path, args, KeyUse::probe);
     const bool count_only = args.has("count");
 
-    KeyReader reader(args.positional(1).value_or("-"), read_key_format(args));
-    Progress progress(reader, args);
-    KeyBatch batch;
-    TypedKeys keys;
     std::vector<std::uint8_t> hits;
     std::string out;
     std::uint64_t positives = 0;
-    while (reader.next(batch, batch_keys)) {
-        split_keys(batch, typing.type(), reader, keys);
-        typing.check(keys);
+    for_each_key_batch(args, typing, [&](const KeyBatch& batch, const TypedKeys& keys) {
         hits.assign(keys.size, 0);
         filter->contains(keys, hits);
         for (std::size_t i = 0; i < hits.size(); ++i) {
@@ -62,9 +53,7 @@ int run_query(const ParsedArgs& args) {
             write_stdout(out);
             out.clear();
         }
-        progress.update();
-    }
-    progress.finish();
+    });
     if (count_only) out = std::to_string(positives) + "\n";
     write_stdout(out);
     finish_stdout();

@@ -26,6 +26,10 @@ namespace batchbloom::cli {
 
 enum class KeyFormat { text, u64 };
 
+/// Keys per batch of the commands that stream a key input: large enough for the library's bulk
+/// calls to pay, small enough for a batch of text keys to stay in the caches.
+inline constexpr std::size_t key_batch_size = std::size_t(1) << 16;
+
 /// The integer a text line denotes, or nullopt if the line is a byte-string key.
 std::optional<std::uint64_t> parse_integer_key(std::string_view line);
 
@@ -69,20 +73,20 @@ class KeyReader;
 /// KeyType::integer.
 void split_keys(const KeyBatch& batch, KeyType type, const KeyReader& reader, TypedKeys& out);
 
-/// Calls on_ints(span of integers) and on_strings(span of strings) over runs of consecutive
-/// keys of one kind, in batch order (for operations whose result depends on the order).
-template <class OnInts, class OnStrings>
-void for_each_run(const TypedKeys& keys, OnInts&& on_ints, OnStrings&& on_strings) {
+/// Calls on_run(span of integers) and on_run(span of strings) over runs of consecutive keys of
+/// one kind, in batch order (for operations whose result depends on the order).
+template <class OnRun>
+void for_each_run(const TypedKeys& keys, OnRun&& on_run) {
     std::size_t i = 0, s = 0;
     while (i < keys.ints.size() || s < keys.strings.size()) {
         if (s == keys.strings.size() || (i < keys.ints.size() && keys.int_at[i] <= keys.str_at[s])) {
             const std::size_t begin = i;
             while (i < keys.ints.size() && (s == keys.strings.size() || keys.int_at[i] <= keys.str_at[s])) ++i;
-            on_ints(std::span<const std::uint64_t>(keys.ints).subspan(begin, i - begin));
+            on_run(std::span<const std::uint64_t>(keys.ints).subspan(begin, i - begin));
         } else {
             const std::size_t begin = s;
             while (s < keys.strings.size() && (i == keys.ints.size() || keys.str_at[s] < keys.int_at[i])) ++s;
-            on_strings(std::span<const std::string_view>(keys.strings).subspan(begin, s - begin));
+            on_run(std::span<const std::string_view>(keys.strings).subspan(begin, s - begin));
         }
     }
 }
