@@ -215,6 +215,14 @@ Params Params::for_fpr(std::uint64_t n, double fpr, Shape shape) {
     if (!(fpr > 0.0 && fpr < 1.0)) throw Error("target FPR must be in (0, 1), got " + fmt(fpr));
     Params{shape, 1, 1}.validate();
     const double block_bits = 8.0 * layout::info(shape).block_bytes;
+    const auto too_many = [&] {
+        return Error(std::to_string(n) + " keys at FPR " + fmt(fpr) +
+                     " need more than 2^32 - 1 blocks; use fewer keys per filter or a higher FPR");
+    };
+    // No structure holds n keys at FPR p in fewer than n log2(1/p) bits (Carter et al. 1978),
+    // and a Bloom filter needs 1.44x that. Past twice the largest filter the search below would
+    // fail anyway, after summing the model's Poisson terms around billions of keys per block.
+    if (double(n) * -std::log2(fpr) > 2 * double(layout::max_blocks) * block_bits) throw too_many();
 
     Params best{};
     double best_fpr = 1.0;
@@ -238,9 +246,7 @@ Params Params::for_fpr(std::uint64_t n, double fpr, Shape shape) {
         else if (cand.blocks > best.blocks)
             ++worse_in_a_row;
     }
-    if (best.k == 0)
-        throw Error(std::to_string(n) + " keys at FPR " + fmt(fpr) +
-                    " need more than 2^32 - 1 blocks; use fewer keys per filter or a higher FPR");
+    if (best.k == 0) throw too_many();
     return best;
 }
 

@@ -403,12 +403,18 @@ ScalableFilter ScalableFilter::load(std::istream& stream) {
             for (std::size_t i = 0; i < stages; ++i) {
                 stage_params.push_back(params_of(p, i));
                 expected += stage_params.back().bytes();
+                // Stop sizing once the stages outgrow the payload: a corrupt stage count or
+                // capacity would otherwise size up to 64 stages for nothing.
+                if (expected > h.payload_bytes)
+                    throw FormatError("corrupt header: payload length " + std::to_string(h.payload_bytes) +
+                                      ", but the first " + std::to_string(i + 1) + " of " + std::to_string(stages) +
+                                      " stages take " + std::to_string(expected) + " bytes");
+                if (i == 0 && stage_params.front() != h.params())
+                    throw FormatError("corrupt header: stage 0 parameters do not match the scalable parameters");
             }
             if (expected != h.payload_bytes)
                 throw FormatError("corrupt header: payload length " + std::to_string(h.payload_bytes) + ", but the " +
                                   std::to_string(stages) + " stages take " + std::to_string(expected) + " bytes");
-            if (stage_params.front() != h.params())
-                throw FormatError("corrupt header: stage 0 parameters do not match the scalable parameters");
             ScalableFilter f(p, h.hashing(), Backend::automatic, stage_params.front());
             f.key_kinds_ = h.key_kinds;
             std::size_t off = meta_bytes + 8 * stages;
