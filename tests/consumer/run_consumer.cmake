@@ -3,12 +3,9 @@
 #   2. configure + build PROJECT_DIR against that prefix only (CMAKE_PREFIX_PATH)
 #   3. check that find_package found the package in the prefix, and run the program.
 cmake_minimum_required(VERSION 3.25)
+include(${CMAKE_CURRENT_LIST_DIR}/consumer_common.cmake)
 
-foreach(var BUILD_DIR SCRATCH_DIR PROJECT_DIR LIBRARY_FILE GENERATOR CXX_COMPILER)
-  if(NOT DEFINED ${var} OR "${${var}}" STREQUAL "")
-    message(FATAL_ERROR "run_consumer.cmake: -D${var}=... is required")
-  endif()
-endforeach()
+require_variables(BUILD_DIR SCRATCH_DIR PROJECT_DIR LIBRARY_FILE GENERATOR CXX_COMPILER)
 
 if(NOT EXISTS "${LIBRARY_FILE}")
   message(FATAL_ERROR "${LIBRARY_FILE} does not exist: build the project "
@@ -17,17 +14,7 @@ endif()
 
 set(prefix "${SCRATCH_DIR}/prefix")
 set(consumer_build "${SCRATCH_DIR}/build")
-file(REMOVE_RECURSE "${SCRATCH_DIR}")
-file(MAKE_DIRECTORY "${SCRATCH_DIR}")
-
-function(run step)
-  list(JOIN ARGN " " cmdline)
-  message(STATUS "[${step}] ${cmdline}")
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc)
-  if(NOT rc STREQUAL "0")
-    message(FATAL_ERROR "[${step}] failed (${rc})")
-  endif()
-endfunction()
+reset_scratch_dir()
 
 set(config_args)
 if(NOT "${CONFIG}" STREQUAL "")
@@ -38,18 +25,12 @@ endif()
 run(install "${CMAKE_COMMAND}" --install "${BUILD_DIR}" --prefix "${prefix}" ${config_args})
 
 # 2. configure and build the consumer
-set(configure_args
-  -S "${PROJECT_DIR}" -B "${consumer_build}" -G "${GENERATOR}"
+project_configure_args(configure_args "${consumer_build}")
+list(APPEND configure_args
   "-DCMAKE_PREFIX_PATH=${prefix}"
-  "-DCMAKE_CXX_COMPILER=${CXX_COMPILER}"
-  "-DCMAKE_CXX_FLAGS=${CXX_FLAGS}"
-  "-DCMAKE_EXE_LINKER_FLAGS=${LINK_FLAGS}"
   # Only the scratch prefix may provide batchbloom: no user/system package registry.
   -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF
   -DCMAKE_FIND_USE_SYSTEM_PACKAGE_REGISTRY=OFF)
-if(NOT "${MAKE_PROGRAM}" STREQUAL "")
-  list(APPEND configure_args "-DCMAKE_MAKE_PROGRAM=${MAKE_PROGRAM}")
-endif()
 if(NOT "${CONFIG}" STREQUAL "")
   list(APPEND configure_args "-DCMAKE_BUILD_TYPE=${CONFIG}")
 endif()

@@ -4,36 +4,15 @@
 #      tools or benchmarks, add install rules, compile the parent's target with -fopenmp
 #   3. build and run the parent's program.
 cmake_minimum_required(VERSION 3.25)
+include(${CMAKE_CURRENT_LIST_DIR}/consumer_common.cmake)
 
-foreach(var SOURCE_DIR SCRATCH_DIR PROJECT_DIR GENERATOR CXX_COMPILER)
-  if(NOT DEFINED ${var} OR "${${var}}" STREQUAL "")
-    message(FATAL_ERROR "run_subproject.cmake: -D${var}=... is required")
-  endif()
-endforeach()
+require_variables(SOURCE_DIR SCRATCH_DIR PROJECT_DIR GENERATOR CXX_COMPILER)
 
 set(build "${SCRATCH_DIR}/build")
-file(REMOVE_RECURSE "${SCRATCH_DIR}")
-file(MAKE_DIRECTORY "${SCRATCH_DIR}")
+reset_scratch_dir()
 
-function(run step)
-  list(JOIN ARGN " " cmdline)
-  message(STATUS "[${step}] ${cmdline}")
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc)
-  if(NOT rc STREQUAL "0")
-    message(FATAL_ERROR "[${step}] failed (${rc})")
-  endif()
-endfunction()
-
-set(configure_args
-  -S "${PROJECT_DIR}" -B "${build}" -G "${GENERATOR}"
-  "-DBATCHBLOOM_SOURCE_DIR=${SOURCE_DIR}"
-  "-DCMAKE_CXX_COMPILER=${CXX_COMPILER}"
-  "-DCMAKE_CXX_FLAGS=${CXX_FLAGS}"
-  "-DCMAKE_EXE_LINKER_FLAGS=${LINK_FLAGS}"
-  -DCMAKE_EXPORT_COMPILE_COMMANDS=ON)
-if(NOT "${MAKE_PROGRAM}" STREQUAL "")
-  list(APPEND configure_args "-DCMAKE_MAKE_PROGRAM=${MAKE_PROGRAM}")
-endif()
+project_configure_args(configure_args "${build}")
+list(APPEND configure_args "-DBATCHBLOOM_SOURCE_DIR=${SOURCE_DIR}" -DCMAKE_EXPORT_COMPILE_COMMANDS=ON)
 if(NOT "${CXX_LAUNCHER}" STREQUAL "")
   list(APPEND configure_args "-DCMAKE_CXX_COMPILER_LAUNCHER=${CXX_LAUNCHER}")
 endif()
