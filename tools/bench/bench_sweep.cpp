@@ -57,10 +57,10 @@ double seconds(Body&& body) {
 
 void print_header(std::FILE* out) {
     std::fprintf(out,
-                 "%-6s %9s %6s %3s %10s %8s | %-6s %8s %8s %8s %11s %9s\n", "filter", "MiB", "keys/", "thr", "keys",
-                 "limit", "op", "direct", "partit.", "auto", "chose", "auto/best");
-    std::fprintf(out, "%-6s %9s %6s %3s %10s %8s | %-6s %8s %8s %8s %11s %9s\n", "", "", "line", "", "", "ns/line", "",
-                 "ns/key", "ns/key", "ns/key", "", "");
+                 "%-6s %9s %6s %3s %10s %8s | %-6s %8s %8s %8s %11s %9s %8s %8s\n", "filter", "MiB", "keys/", "thr", "keys",
+                 "limit", "op", "direct", "partit.", "auto", "chose", "auto/best", "limit/", "partit./");
+    std::fprintf(out, "%-6s %9s %6s %3s %10s %8s | %-6s %8s %8s %8s %11s %9s %8s %8s\n", "", "", "line", "", "", "ns/line", "",
+                 "ns/key", "ns/key", "ns/key", "", "", "direct", "limit");
 }
 
 }  // namespace
@@ -72,7 +72,10 @@ std::vector<SweepPoint> run_sweep(const SweepSpec& spec, const MachineInfo& mach
     for (const std::string& name : spec.filters) {
         const std::uint64_t bytes = filter_bytes_of(name, machine);
         const Params params = Params::make(Shape::word512, std::max<std::uint64_t>(bytes / 64, 1), 8);
-        const LineReadLimit at_size = measure_line_read_limit(params.bytes(), 3, spec.seed);
+        // The limit at this size: the best scheme and distance of a full measurement, then one
+        // read pass of it beside every timed call below, whose median is the figure.
+        const LineReader reader(params.bytes(), spec.seed);
+        const LineReadRate scheme = reader.measure(3).best;
         for (const double density : spec.keys_per_line) {
             const auto n = static_cast<std::uint64_t>(std::ceil(density * double(params.blocks)));
             std::vector<std::uint64_t> keys(n), queries(n);
@@ -83,7 +86,7 @@ std::vector<SweepPoint> run_sweep(const SweepSpec& spec, const MachineInfo& mach
             // microseconds, shorter than the clock's and the VM's jitter.
             const std::size_t calls = std::max<std::size_t>(1, (min_sample_keys + n - 1) / n);
             for (const unsigned threads : spec.threads) {
-                SweepPoint pt{name, params.bytes(), density, threads, n, 1e9 / at_size.best.lines_per_s, {}, {}};
+                SweepPoint pt{name, params.bytes(), density, threads, n, 0, {}, {}};
                 std::vector<Filter> filters;
                 filters.reserve(std::size(paths));
                 std::vector<std::vector<std::uint8_t>> answers(std::size(paths), std::vector<std::uint8_t>(n));
@@ -99,18 +102,24 @@ std::vector<SweepPoint> run_sweep(const SweepSpec& spec, const MachineInfo& mach
                 // (measured 2-3x its steady time per key at 1 GiB), which would be charged to the
                 // direct path. Inserting keys again sets the same bits and costs the same.
                 constexpr std::size_t turns[] = {0, 2, 1};  // direct, automatic, partitioned
-                std::vector<double> ins[std::size(paths)], probe[std::size(paths)];
-                for (unsigned r = 0; r < std::max(spec.repeat, 1u); ++r)
+                std::vector<double> ins[std::size(paths)], probe[std::size(paths)], limit_ns;
+                const auto limit_sample = [&] { limit_ns.push_back(1e9 / reader.sample(scheme)); };
+                for (unsigned r = 0; r < std::max(spec.repeat, 1u); ++r) {
+                    limit_sample();
                     for (const std::size_t p : turns)
                         ins[p].push_back(seconds([&] {
                             for (std::size_t c = 0; c < calls; ++c) filters[p].insert(std::span<const std::uint64_t>(keys));
                         }));
-                for (unsigned r = 0; r < std::max(spec.repeat, 1u); ++r)
+                }
+                for (unsigned r = 0; r < std::max(spec.repeat, 1u); ++r) {
+                    limit_sample();
                     for (const std::size_t p : turns)
                         probe[p].push_back(seconds([&] {
                             for (std::size_t c = 0; c < calls; ++c)
                                 filters[p].contains(std::span<const std::uint64_t>(queries), answers[p]);
                         }));
+                }
+                pt.limit_at_size_ns = median(limit_ns);
                 for (std::size_t p = 0; p < std::size(paths); ++p) {
                     pt.ns[0][p] = median(ins[p]) * 1e9 / double(n * calls);
                     pt.ns[1][p] = median(probe[p]) * 1e9 / double(n * calls);
@@ -125,11 +134,12 @@ std::vector<SweepPoint> run_sweep(const SweepSpec& spec, const MachineInfo& mach
                 }
                 for (unsigned op = 0; op < 2; ++op) {
                     const double best = std::min(pt.ns[op][0], pt.ns[op][1]);
-                    std::fprintf(out, "%-6s %9.1f %6.1f %3u %10llu %8.2f | %-6s %8.2f %8.2f %8.2f %11s %9.2f\n",
+                    std::fprintf(out, "%-6s %9.1f %6.1f %3u %10llu %8.2f | %-6s %8.2f %8.2f %8.2f %11s %9.2f %8.2f %8.2f\n",
                                  name.c_str(), double(params.bytes()) / double(1 << 20), density, threads,
                                  static_cast<unsigned long long>(n), pt.limit_at_size_ns, op ? "probe" : "insert",
                                  pt.ns[op][0], pt.ns[op][1], pt.ns[op][2], pt.chosen[op].c_str(),
-                                 pt.ns[op][2] / best);
+                                 pt.ns[op][2] / best, pt.limit_at_size_ns / pt.ns[op][0],
+                                 pt.ns[op][1] / pt.limit_at_size_ns);
                 }
                 std::fflush(out);
                 points.push_back(pt);

@@ -7,8 +7,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
-#include <limits>
-#include <memory>
 #include <new>
 #include <stdexcept>
 #include <string>
@@ -31,10 +29,6 @@ constexpr double gain = 1.02;
 // from 16 lines ahead, doubling the same way.
 constexpr std::size_t two_level_near = 8;
 constexpr unsigned first_far = 16;
-
-struct FreeDeleter {
-    void operator()(void* p) const noexcept { std::free(p); }
-};
 
 /// One timed pass: for each i, prefetch the line of idx[i + distance] (distance 0: none), then
 /// fold one word of the line of idx[i] into the checksum (the word depends on i, so every load
@@ -97,54 +91,58 @@ std::int64_t huge_page_bytes_of(const void* p, std::uint64_t bytes) {
 
 }  // namespace
 
-LineReadLimit measure_line_read_limit(std::uint64_t buffer_bytes, unsigned repeat, std::uint64_t seed) {
-    LineReadLimit out;
+LineReader::LineReader(std::uint64_t buffer_bytes, std::uint64_t seed) {
     // Like the library's filters: huge-page-aligned from 4 MiB, whole lines below.
     const std::uint64_t align = buffer_bytes >= 2 * huge_page ? huge_page : line_bytes;
-    out.buffer_bytes = std::max(line_bytes, (buffer_bytes + align - 1) / align * align);
-    out.repeat = std::max(repeat, 1u);
-    const std::uint64_t lines = out.buffer_bytes / line_bytes;
-    // Enough reads to dwarf the timer and the prefetch ramp, few enough to stay quick.
-    out.reads = std::clamp<std::uint64_t>(lines, std::uint64_t(1) << 20, std::uint64_t(1) << 24);
-
-    void* raw = nullptr;
-    if (posix_memalign(&raw, align, out.buffer_bytes) != 0 || raw == nullptr) throw std::bad_alloc();
-    const std::unique_ptr<void, FreeDeleter> owner(raw);
+    bytes_ = std::max(line_bytes, (buffer_bytes + align - 1) / align * align);
+    lines_ = bytes_ / line_bytes;
+    if (posix_memalign(&buffer_, align, bytes_) != 0 || buffer_ == nullptr) throw std::bad_alloc();
 #ifdef MADV_HUGEPAGE
-    out.huge_pages_advised = align == huge_page && madvise(raw, out.buffer_bytes, MADV_HUGEPAGE) == 0;
+    advised_ = align == huge_page && madvise(buffer_, bytes_, MADV_HUGEPAGE) == 0;
 #endif
-    auto* buf = static_cast<std::uint64_t*>(raw);
+    auto* buf = static_cast<std::uint64_t*>(buffer_);
     // Touch every page (and give every word a distinct value) before timing.
-    for (std::uint64_t w = 0; w < lines * line_words; ++w) buf[w] = w;
+    for (std::uint64_t w = 0; w < lines_ * line_words; ++w) buf[w] = w;
 
-    out.huge_page_bytes = huge_page_bytes_of(raw, out.buffer_bytes);
-
+    // Enough reads to dwarf the timer and the prefetch ramp, few enough to stay quick.
+    idx_.resize(std::clamp<std::uint64_t>(lines_, std::uint64_t(1) << 20, std::uint64_t(1) << 24));
     SplitMix64 rng(seed ^ 0x6C696D6974ULL);
-    std::vector<std::uint64_t> idx(out.reads);
-    for (auto& v : idx) v = rng.below(lines);
-
+    for (auto& v : idx_) v = rng.below(lines_);
     // Every word holds its own index, so each pass's checksum is known in advance; checking it
     // keeps the reads observable (and proves they read the right lines).
-    std::uint64_t expected = 0;
-    for (std::size_t i = 0; i < idx.size(); ++i) expected += idx[i] * line_words + (i & (line_words - 1));
+    for (std::size_t i = 0; i < idx_.size(); ++i) expected_ += idx_[i] * line_words + (i & (line_words - 1));
+}
 
+LineReader::~LineReader() { std::free(buffer_); }
+
+std::int64_t LineReader::huge_page_bytes() const { return huge_page_bytes_of(buffer_, bytes_); }
+
+double LineReader::sample(const LineReadRate& scheme) const {
     using clock = std::chrono::steady_clock;
+    const auto* buf = static_cast<const std::uint64_t*>(buffer_);
+    const auto t0 = clock::now();
+    const std::uint64_t sum = scheme.two_level ? read_lines_two_level(buf, idx_.data(), idx_.size(), scheme.distance)
+                                               : read_lines(buf, idx_.data(), idx_.size(), scheme.distance);
+    const auto t1 = clock::now();
+    if (sum != expected_) throw std::runtime_error("random line read check failed: wrong checksum");
+    return static_cast<double>(idx_.size()) / std::max(std::chrono::duration<double>(t1 - t0).count(), 1e-9);
+}
+
+LineReadLimit LineReader::measure(unsigned repeat) const {
+    LineReadLimit out;
+    out.buffer_bytes = bytes_;
+    out.reads = idx_.size();
+    out.repeat = std::max(repeat, 1u);
+    out.huge_pages_advised = advised_;
+    out.huge_page_bytes = huge_page_bytes();
     // One scheme's series: distances from `first`, doubling until two doublings in a row
     // gained too little over the best before them (one alone may be noise).
     auto series = [&](unsigned first, bool two_level, std::vector<LineReadRate>& rates) {
         double best_before = 0;
         unsigned flat = 0;
         for (unsigned d = first;; d = d == 0 ? first_distance : 2 * d) {
-            double best = std::numeric_limits<double>::infinity();
-            for (unsigned r = 0; r < out.repeat; ++r) {
-                const auto t0 = clock::now();
-                const std::uint64_t sum = two_level ? read_lines_two_level(buf, idx.data(), idx.size(), d)
-                                                    : read_lines(buf, idx.data(), idx.size(), d);
-                const auto t1 = clock::now();
-                if (sum != expected) throw std::runtime_error("random line read check failed: wrong checksum");
-                best = std::min(best, std::chrono::duration<double>(t1 - t0).count());
-            }
-            const LineReadRate rate{d, static_cast<double>(out.reads) / std::max(best, 1e-9), two_level};
+            LineReadRate rate{d, 0, two_level};
+            for (unsigned r = 0; r < out.repeat; ++r) rate.lines_per_s = std::max(rate.lines_per_s, sample(rate));
             rates.push_back(rate);
             if (rate.lines_per_s > out.best.lines_per_s) out.best = rate;
             if (d == 0) continue;
@@ -156,6 +154,10 @@ LineReadLimit measure_line_read_limit(std::uint64_t buffer_bytes, unsigned repea
     series(0, false, out.by_distance);
     series(first_far, true, out.by_l2_distance);
     return out;
+}
+
+LineReadLimit measure_line_read_limit(std::uint64_t buffer_bytes, unsigned repeat, std::uint64_t seed) {
+    return LineReader(buffer_bytes, seed).measure(repeat);
 }
 
 }  // namespace batchbloom::cli

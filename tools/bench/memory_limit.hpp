@@ -37,6 +37,37 @@ struct LineReadLimit {
     LineReadRate best;  ///< the limit: the fastest of both series
 };
 
+/// A buffer of random lines to read, kept for repeated samples: the sweep times one read pass
+/// beside every timed call of the paths, so that the limit drifts with the machine as they do
+/// (on a VM that shares its memory system with other guests, the rate moved by 30% within a
+/// minute).
+class LineReader {
+public:
+    /// `buffer_bytes` rounded up to 2 MiB from 4 MiB on (as the library's filters are), else to
+    /// a line; touched before it returns. Throws std::bad_alloc if it cannot be allocated.
+    LineReader(std::uint64_t buffer_bytes, std::uint64_t seed);
+    ~LineReader();
+    LineReader(const LineReader&) = delete;
+    LineReader& operator=(const LineReader&) = delete;
+
+    std::uint64_t buffer_bytes() const { return bytes_; }
+    std::uint64_t reads() const { return idx_.size(); }
+    bool huge_pages_advised() const { return advised_; }
+    /// AnonHugePages of the buffer's mapping, or -1 where it cannot be read.
+    std::int64_t huge_page_bytes() const;
+    /// One timed pass over the random lines at this scheme and distance: lines per second.
+    double sample(const LineReadRate& scheme) const;
+    /// Both series, `repeat` passes per distance, the fastest of each counting.
+    LineReadLimit measure(unsigned repeat) const;
+
+private:
+    void* buffer_ = nullptr;
+    std::uint64_t bytes_ = 0, lines_ = 0;
+    bool advised_ = false;
+    std::vector<std::uint64_t> idx_;
+    std::uint64_t expected_ = 0;  // the checksum every pass must produce
+};
+
 /// Default buffer: 1 GiB, about ten times a large server's last-level cache.
 inline constexpr std::uint64_t default_limit_buffer_bytes = std::uint64_t(1) << 30;
 
