@@ -1,6 +1,11 @@
 #pragma once
-// Shared test helpers: deterministic key sets, temporary directories, whole-file reads.
+// Shared test helpers: deterministic key sets, the shapes and k every engine is checked with,
+// probe comparisons, temporary directories, whole-file reads.
+#include <gtest/gtest.h>
+
+#include <batchbloom/error.hpp>
 #include <batchbloom/hash.hpp>
+#include <batchbloom/params.hpp>
 #include <stdlib.h>
 
 #include <algorithm>
@@ -8,6 +13,8 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <span>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <system_error>
@@ -34,6 +41,66 @@ inline std::vector<std::uint64_t> random_keys(std::size_t n, std::uint64_t seed,
     std::vector<std::uint64_t> keys(n);
     for (auto& k : keys) k = (g.next() & ~std::uint64_t(1)) | parity;
     return keys;
+}
+
+/// Probe keys of which half are present: n keys of parity 1 drawn from `seed` (absent from any
+/// set of parity-0 keys), then the first n of `present`.
+inline std::vector<std::uint64_t> half_present(const std::vector<std::uint64_t>& present, std::size_t n,
+                                               std::uint64_t seed) {
+    std::vector<std::uint64_t> q = random_keys(n, seed, 1);
+    q.insert(q.end(), present.begin(), present.begin() + static_cast<std::ptrdiff_t>(n));
+    return q;
+}
+
+/// Every block shape, for tests parameterized by shape, and the shape's name for their names:
+/// INSTANTIATE_TEST_SUITE_P(Shapes, T, ::testing::ValuesIn(all_shapes), shape_name).
+inline constexpr Shape all_shapes[] = {Shape::split256, Shape::word512, Shape::line512};
+inline std::string shape_name(const ::testing::TestParamInfo<Shape>& info) { return std::string(to_string(info.param)); }
+
+/// A block shape and a k.
+struct ShapeK {
+    Shape shape;
+    unsigned k;
+};
+
+/// What every engine is checked with against the scalar reference: each shape at its usual k,
+/// at a small one and at an odd or the largest one.
+inline constexpr ShapeK engine_configs[] = {{Shape::split256, 8}, {Shape::split256, 1}, {Shape::split256, 11},
+                                            {Shape::word512, 8},  {Shape::word512, 3},  {Shape::word512, 16},
+                                            {Shape::line512, 6},  {Shape::line512, 9},  {Shape::line512, 16}};
+
+/// "word512 k=8", for traces.
+inline std::string label(Shape s, unsigned k) { return std::string(to_string(s)) + " k=" + std::to_string(k); }
+
+/// `got` answers the probes of `queries` as `ref` does: bytes, packed bitmap and count. Two
+/// filters of any classes with those probes; a failure returns from here, so call it under
+/// ASSERT_NO_FATAL_FAILURE where the test must stop.
+template <class Ref, class Got>
+void expect_same_probes(const Ref& ref, const Got& got, std::span<const std::uint64_t> queries) {
+    std::vector<std::uint8_t> want(queries.size()), answers(queries.size());
+    ref.contains(queries, want);
+    got.contains(queries, answers);
+    ASSERT_EQ(answers, want);
+    // A word more than the keys need, all ones: every bit of a key's word is written, nothing past.
+    std::vector<std::uint64_t> want_bits((queries.size() + 63) / 64), bits(want_bits.size() + 1, ~std::uint64_t(0));
+    ref.contains_bitmap(queries, want_bits);
+    got.contains_bitmap(queries, bits);
+    ASSERT_EQ(bits.back(), ~std::uint64_t(0)) << "wrote past the keys' words";
+    bits.pop_back();
+    ASSERT_EQ(bits, want_bits);
+    ASSERT_EQ(got.count(queries), ref.count(queries));
+}
+
+/// F::load of a file's `bytes` throws a FormatError whose message contains `needle`.
+template <class F>
+void expect_load_error(const std::string& bytes, const std::string& needle) {
+    std::stringstream in(bytes);
+    try {
+        (void)F::load(in);
+        ADD_FAILURE() << "loaded a bad file (expected '" << needle << "')";
+    } catch (const FormatError& e) {
+        EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
 }
 
 /// A fresh directory under the system's temporary directory, removed with its contents.

@@ -3,6 +3,7 @@
 
 #include <batchbloom/filter.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "support.hpp"
@@ -16,12 +17,21 @@ namespace {
 
 class AlgebraTest : public ::testing::TestWithParam<Shape> {};
 
-std::string shape_name(const ::testing::TestParamInfo<Shape>& info) { return std::string(bb::to_string(info.param)); }
+/// Two filters of params p: `own` keys of their own each (seeds `seed` and seed + 1) and the
+/// `shared` keys in both.
+std::pair<Filter, Filter> sharing(const Params& p, const std::vector<std::uint64_t>& shared, std::size_t own,
+                                  std::uint64_t seed) {
+    Filter a(p), b(p);
+    a.insert(bb::testing::random_keys(own, seed, 0));
+    b.insert(bb::testing::random_keys(own, seed + 1, 0));
+    a.insert(shared);
+    b.insert(shared);
+    return {std::move(a), std::move(b)};
+}
 
 }  // namespace
 
-INSTANTIATE_TEST_SUITE_P(Shapes, AlgebraTest, ::testing::Values(Shape::split256, Shape::word512, Shape::line512),
-                         shape_name);
+INSTANTIATE_TEST_SUITE_P(Shapes, AlgebraTest, ::testing::ValuesIn(bb::testing::all_shapes), bb::testing::shape_name);
 
 TEST_P(AlgebraTest, UnionEqualsTheFilterOfBothKeySets) {
     const Params p = Params::make(GetParam(), 2001, 7);
@@ -39,12 +49,8 @@ TEST_P(AlgebraTest, UnionEqualsTheFilterOfBothKeySets) {
 TEST_P(AlgebraTest, IntersectionKeepsCommonKeysAndOverApproximates) {
     const Params p = Params::make(GetParam(), 300, 7);  // dense: ~6 bits per key in each filter
     const auto common = bb::testing::random_keys(5000, 3, 0);
-    auto a_keys = bb::testing::random_keys(20000, 4, 0), b_keys = bb::testing::random_keys(20000, 5, 0);
-    a_keys.insert(a_keys.end(), common.begin(), common.end());
-    b_keys.insert(b_keys.end(), common.begin(), common.end());
-    Filter a(p), b(p), only_common(p);
-    a.insert(a_keys);
-    b.insert(b_keys);
+    const auto [a, b] = sharing(p, common, 20000, 4);
+    Filter only_common(p);
     only_common.insert(common);
     const Filter meet = a & b;
     EXPECT_EQ(meet.count(common), common.size());  // no false negatives for keys in both
@@ -92,13 +98,8 @@ TEST_P(AlgebraTest, IncompatibleFiltersAreAClearError) {
 
 TEST(Algebra, JaccardEstimate) {
     const Params p = Params::for_fpr(200000, 0.001);
-    const auto shared = bb::testing::random_keys(50000, 7, 0);
-    auto a_keys = bb::testing::random_keys(50000, 8, 0), b_keys = bb::testing::random_keys(50000, 9, 0);
-    a_keys.insert(a_keys.end(), shared.begin(), shared.end());
-    b_keys.insert(b_keys.end(), shared.begin(), shared.end());
-    Filter a(p), b(p), empty(p);
-    a.insert(a_keys);
-    b.insert(b_keys);
+    const auto [a, b] = sharing(p, bb::testing::random_keys(50000, 7, 0), 50000, 8);
+    const Filter empty(p);
     // |A ∩ B| = 50000, |A ∪ B| = 150000.
     EXPECT_NEAR(bb::estimated_jaccard(a, b), 1.0 / 3.0, 0.02);
     EXPECT_NEAR(bb::estimated_jaccard(a, a), 1.0, 0.01);

@@ -25,12 +25,9 @@ namespace {
 
 class DeletableTest : public ::testing::TestWithParam<Shape> {};
 
-std::string shape_name(const ::testing::TestParamInfo<Shape>& info) { return std::string(bb::to_string(info.param)); }
-
 }  // namespace
 
-INSTANTIATE_TEST_SUITE_P(Shapes, DeletableTest, ::testing::Values(Shape::split256, Shape::word512, Shape::line512),
-                         shape_name);
+INSTANTIATE_TEST_SUITE_P(Shapes, DeletableTest, ::testing::ValuesIn(bb::testing::all_shapes), bb::testing::shape_name);
 
 TEST_P(DeletableTest, BitsAreTheBlockedFilterAndEraseKeepsTheRest) {
     const Params p = Params::for_fpr(10000, 0.01, GetParam());
@@ -169,24 +166,16 @@ TEST(DeletableFormat, RoundTripAndCorruptFiles) {
         EXPECT_EQ(back, d);
         EXPECT_EQ(back.region_bits(), 4u);
     }
-    auto expect_format_error = [&](const std::string& bytes, const std::string& needle) {
-        std::stringstream in(bytes);
-        try {
-            DeletableFilter::load(in);
-            ADD_FAILURE() << "loaded a bad file (expected '" << needle << "')";
-        } catch (const bb::FormatError& e) {
-            EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-        }
-    };
+    const auto expect_format_error = bb::testing::expect_load_error<DeletableFilter>;
     std::string bad = good;
     bad[good.size() - 1] = static_cast<char>(bad[good.size() - 1] ^ 0x10);
     expect_format_error(bad, "payload checksum");
     expect_format_error(good.substr(0, good.size() - 8), "truncated payload");
     std::stringstream counting_like(good);
     EXPECT_THROW(bb::Filter::load(counting_like), bb::FormatError);
-    std::stringstream plain;
-    bb::Filter(p).save(plain);
-    expect_format_error(plain.str(), "holds a blocked filter");
+    std::stringstream blocked;
+    bb::Filter(p).save(blocked);
+    expect_format_error(blocked.str(), "holds a blocked filter");
 
     const auto dir = std::filesystem::temp_directory_path() / ("bb_deletable_" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir);

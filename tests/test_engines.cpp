@@ -32,15 +32,6 @@ using bb::Shape;
 
 namespace {
 
-struct Shape_k {
-    Shape shape;
-    unsigned k;
-};
-
-const Shape_k shapes[] = {{Shape::split256, 8}, {Shape::split256, 1}, {Shape::split256, 11},
-                          {Shape::word512, 8},  {Shape::word512, 3},  {Shape::word512, 16},
-                          {Shape::line512, 6},  {Shape::line512, 9},  {Shape::line512, 16}};
-
 class EngineTest : public ::testing::TestWithParam<std::string> {
 protected:
     bb::Backend backend() const { return bb::parse_backend(GetParam()); }
@@ -103,7 +94,7 @@ TEST_P(EngineTest, EveryPrefetchDistanceAndBlockRangeMatchesTheLayout) {
     // width and the pipeline's ring, from unaligned key pointers.
     const bb::detail::BlockedKernels& e = bb::detail::blocked_kernels(backend());
     const bb::detail::KeyMode mixed{bb::detail::KeyMode::mix64, 99}, hashed{bb::detail::KeyMode::hashed, 0};
-    for (const auto& [shape, k] : shapes) {
+    for (const auto& [shape, k] : bb::testing::engine_configs) {
         const Params p = Params::make(shape, 1009, k);
         const auto all = bb::testing::random_keys(5001, k, 0);
         for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(7), std::size_t(9), std::size_t(1023),
@@ -172,7 +163,7 @@ TEST_P(EngineTest, PartitionKernelsMatchTheLayout) {
     if (e.partition == nullptr) GTEST_SKIP() << "this engine runs the direct path only";
     namespace part = bb::detail::partition;
     const bb::detail::KeyMode mixed{bb::detail::KeyMode::mix64, 5}, hashed{bb::detail::KeyMode::hashed, 0};
-    for (const auto& [shape, k] : shapes) {
+    for (const auto& [shape, k] : bb::testing::engine_configs) {
         const Params p = Params::make(shape, 3001, k);
         const auto all = bb::testing::random_keys(3001, k + 10, 0);
         for (const auto& [shift, cap] : {std::pair{12u, 4096u}, std::pair{4u, 64u}, std::pair{9u, 64u}}) {
@@ -231,12 +222,12 @@ TEST_P(EngineTest, PartitionKernelsMatchTheLayout) {
 }
 
 TEST_P(EngineTest, BitExactWithScalar) {
-    for (const auto& [shape, k] : shapes) {
+    for (const auto& [shape, k] : bb::testing::engine_configs) {
         // 700 blocks stay in cache; 40000 blocks (1.3-2.6 MB) take the prefetching path.
         for (std::uint64_t blocks : {700ULL, 40000ULL}) {
             for (bb::HashKind hk : {bb::HashKind::xxh3, bb::HashKind::murmur3}) {
-                SCOPED_TRACE(std::string(bb::to_string(shape)) + " k=" + std::to_string(k) +
-                             " blocks=" + std::to_string(blocks) + " hash=" + std::string(bb::to_string(hk)));
+                SCOPED_TRACE(bb::testing::label(shape, k) + " blocks=" + std::to_string(blocks) +
+                             " hash=" + std::string(bb::to_string(hk)));
                 const Params p = Params::make(shape, blocks, k);
                 const bb::Hashing h{hk, 12345};
                 Filter ref(p, h, bb::Backend::scalar), got(p, h, backend());
@@ -245,19 +236,10 @@ TEST_P(EngineTest, BitExactWithScalar) {
                 got.insert(keys);
                 ASSERT_TRUE(ref == got) << "filter bytes differ after insert";
 
-                auto queries = bb::testing::random_keys(4097, 7 * k, 1);
-                queries.insert(queries.end(), keys.begin(), keys.begin() + 4097);
+                const auto queries = bb::testing::half_present(keys, 4097, 7 * k);
                 for (std::size_t n : {0, 1, 7, 33, 64, 1001, 8194}) {
-                    const std::span<const std::uint64_t> q(queries.data(), n);
-                    std::vector<std::uint8_t> a(n), b(n);
-                    ref.contains(q, a);
-                    got.contains(q, b);
-                    ASSERT_EQ(a, b) << "n=" << n;
-                    std::vector<std::uint64_t> ba((n + 63) / 64), bbits((n + 63) / 64);
-                    ref.contains_bitmap(q, ba);
-                    got.contains_bitmap(q, bbits);
-                    ASSERT_EQ(ba, bbits) << "n=" << n;
-                    ASSERT_EQ(ref.count(q), got.count(q)) << "n=" << n;
+                    SCOPED_TRACE("n=" + std::to_string(n));
+                    ASSERT_NO_FATAL_FAILURE(bb::testing::expect_same_probes(ref, got, std::span(queries).first(n)));
                 }
             }
         }
@@ -265,7 +247,7 @@ TEST_P(EngineTest, BitExactWithScalar) {
 }
 
 TEST_P(EngineTest, HashedInsertAndProbeBitExact) {
-    for (const auto& [shape, k] : shapes) {
+    for (const auto& [shape, k] : bb::testing::engine_configs) {
         const Params p = Params::make(shape, 1001, k);
         Filter ref(p, {}, bb::Backend::scalar), got(p, {}, backend());
         auto hashes = bb::testing::random_keys(12345, 99, 0);
@@ -342,21 +324,19 @@ TEST(EngineSelection, BestEngineForThisCpuIsActive) {
 
 TEST_P(EngineTest, ThreadCountAndPathNeverChangeResults) {
     // Large enough batches (> 32K keys per thread) that the threads really split the work.
-    for (const auto& [shape, k] : {Shape_k{Shape::word512, 8}, Shape_k{Shape::split256, 8}, Shape_k{Shape::line512, 7}}) {
+    using bb::testing::ShapeK;
+    for (const auto& [shape, k] : {ShapeK{Shape::word512, 8}, ShapeK{Shape::split256, 8}, ShapeK{Shape::line512, 7}}) {
         const Params p = Params::make(shape, 30011, k);
         Filter ref(p, {}, bb::Backend::scalar);
         ref.set_threads(1);
         const auto keys = bb::testing::random_keys(300001, 77, 0);
         ref.insert(keys);
-        auto queries = bb::testing::random_keys(150001, 78, 1);
-        queries.insert(queries.end(), keys.begin(), keys.begin() + 150001);
-        std::vector<std::uint8_t> expect(queries.size());
-        ref.contains(queries, expect);
+        const auto queries = bb::testing::half_present(keys, 150001, 78);
         for (auto [threads, path] : {std::pair{1u, bb::BatchPath::direct}, std::pair{2u, bb::BatchPath::direct},
                                      std::pair{3u, bb::BatchPath::direct}, std::pair{0u, bb::BatchPath::automatic},
                                      std::pair{1u, bb::BatchPath::partitioned}, std::pair{2u, bb::BatchPath::partitioned},
                                      std::pair{3u, bb::BatchPath::partitioned}}) {
-            SCOPED_TRACE(std::string(bb::to_string(shape)) + " threads=" + std::to_string(threads) +
+            SCOPED_TRACE(bb::testing::label(shape, k) + " threads=" + std::to_string(threads) +
                          " partitioned=" + std::to_string(path == bb::BatchPath::partitioned));
             Filter f(p, {}, backend());
             f.set_threads(threads);
@@ -370,14 +350,7 @@ TEST_P(EngineTest, ThreadCountAndPathNeverChangeResults) {
             for (std::size_t i = 0; i < keys.size(); ++i) h[i] = hashed.hash(keys[i]);
             hashed.insert_hashes(h);
             ASSERT_TRUE(hashed == ref);
-            std::vector<std::uint8_t> got(queries.size());
-            f.contains(queries, got);
-            ASSERT_EQ(got, expect);
-            std::vector<std::uint64_t> bits((queries.size() + 63) / 64), ref_bits(bits.size());
-            f.contains_bitmap(queries, bits);
-            ref.contains_bitmap(queries, ref_bits);
-            ASSERT_EQ(bits, ref_bits);
-            ASSERT_EQ(f.count(queries), ref.count(queries));
+            ASSERT_NO_FATAL_FAILURE(bb::testing::expect_same_probes(ref, f, queries));
         }
     }
 }
@@ -395,10 +368,6 @@ TEST_P(EngineTest, PartitionedPathWithSkewedKeys) {
     auto q = bb::testing::random_keys(keys.size(), 6, 1);
     for (std::size_t i = 0; i < q.size(); i += 2) q[i] = keys[i];
     for (std::size_t i = 1; i < q.size(); i += 5) q[i] = 42;
-    std::vector<std::uint8_t> expect(q.size());
-    ref.contains(q, expect);
-    std::vector<std::uint64_t> expect_bits((q.size() + 63) / 64);
-    ref.contains_bitmap(q, expect_bits);
     for (unsigned threads : {1u, 2u, 3u}) {
         SCOPED_TRACE("threads=" + std::to_string(threads));
         Filter f(p, {}, backend());
@@ -406,13 +375,7 @@ TEST_P(EngineTest, PartitionedPathWithSkewedKeys) {
         f.set_batch_path(bb::BatchPath::partitioned);
         f.insert(keys);
         ASSERT_TRUE(f == ref);
-        std::vector<std::uint8_t> got(q.size());
-        f.contains(q, got);
-        ASSERT_EQ(got, expect);
-        std::vector<std::uint64_t> bits(expect_bits.size());
-        f.contains_bitmap(q, bits);
-        ASSERT_EQ(bits, expect_bits);
-        ASSERT_EQ(f.count(q), ref.count(q));
+        ASSERT_NO_FATAL_FAILURE(bb::testing::expect_same_probes(ref, f, q));
     }
 }
 
@@ -429,16 +392,8 @@ TEST_P(EngineTest, PartitionedPathOnOddAndTinyBatches) {
             ref.insert(keys);
             got.insert(keys);
             ASSERT_TRUE(ref == got) << "blocks=" << blocks << " n=" << n;
-            const auto q = bb::testing::random_keys(n, n + blocks + 1, 1);
-            std::vector<std::uint8_t> a(n), b(n);
-            ref.contains(q, a);
-            got.contains(q, b);
-            ASSERT_EQ(a, b);
-            std::vector<std::uint64_t> ba((n + 63) / 64 + 1, 7), bbits(ba.size(), 7);
-            ref.contains_bitmap(q, ba);
-            got.contains_bitmap(q, bbits);
-            ASSERT_EQ(ba, bbits);
-            ASSERT_EQ(ref.count(q), got.count(q));
+            ASSERT_NO_FATAL_FAILURE(
+                bb::testing::expect_same_probes(ref, got, bb::testing::random_keys(n, n + blocks + 1, 1)));
         }
     }
 }
@@ -451,11 +406,6 @@ TEST_P(EngineTest, PartitionScratchIsKeptReusedCappedAndGivenBack) {
     ref.insert(keys);
     auto q = bb::testing::random_keys(keys.size(), 32, 1);
     for (std::size_t i = 0; i < q.size(); i += 2) q[i] = keys[i];
-    std::vector<std::uint8_t> expect(q.size());
-    ref.contains(q, expect);
-    std::vector<std::uint64_t> expect_bits((q.size() + 63) / 64);
-    ref.contains_bitmap(q, expect_bits);
-    const std::size_t expect_count = ref.count(q);
 
     for (unsigned threads : {1u, 2u}) {
         SCOPED_TRACE("threads=" + std::to_string(threads));
@@ -471,13 +421,7 @@ TEST_P(EngineTest, PartitionScratchIsKeptReusedCappedAndGivenBack) {
             g.set_scratch_limit(f.scratch_limit());
             g.insert(keys);
             ASSERT_TRUE(g == ref);
-            std::vector<std::uint8_t> got(q.size());
-            f.contains(q, got);
-            ASSERT_EQ(got, expect);
-            std::vector<std::uint64_t> bits(expect_bits.size());
-            f.contains_bitmap(q, bits);
-            ASSERT_EQ(bits, expect_bits);
-            ASSERT_EQ(f.count(q), expect_count);
+            bb::testing::expect_same_probes(ref, f, q);
         };
         f.insert(keys);
         ASSERT_TRUE(f == ref);
@@ -508,8 +452,9 @@ TEST_P(EngineTest, PartitionScratchIsKeptReusedCappedAndGivenBack) {
         EXPECT_EQ(copy.scratch_limit(), f.scratch_limit());
         Filter moved(std::move(f));
         EXPECT_EQ(moved.scratch_limit(), std::size_t(8) << 20);
-        std::vector<std::uint8_t> got(q.size());
+        std::vector<std::uint8_t> got(q.size()), expect(q.size());
         moved.contains(q, got);
+        ref.contains(q, expect);
         ASSERT_EQ(got, expect);
         f.set_scratch_limit(1);  // a moved-from filter stays usable
         f.release_scratch();

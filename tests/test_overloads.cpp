@@ -54,15 +54,6 @@ concept ErasesEveryKeyForm = requires(F& f) {
     f.erase(Keys<std::string>{});
 };
 
-static_assert(TakesEveryKeyForm<bb::Filter>);
-static_assert(TakesEveryKeyForm<bb::CountingFilter>);
-static_assert(TakesEveryKeyForm<bb::DeletableFilter>);
-static_assert(TakesEveryKeyForm<bb::ScalableFilter>);
-static_assert(TakesEveryKeyForm<bb::ConcurrentFilter>);
-static_assert(ErasesEveryKeyForm<bb::CountingFilter>);
-static_assert(ErasesEveryKeyForm<bb::DeletableFilter>);
-static_assert(TakesEveryKeyForm<bb::ClassicFilter>);
-
 template <class F>
 concept TakesHashes = requires(F& f, const F& c, Keys<std::uint64_t> hashes, Out out) {
     { c.hash(std::uint64_t{}) } -> std::same_as<std::uint64_t>;
@@ -80,14 +71,14 @@ concept ErasesHashes = requires(F& f, Keys<std::uint64_t> hashes) {
     { f.erase_hashes(hashes) } -> std::same_as<std::size_t>;
 };
 
-static_assert(TakesHashes<bb::Filter>);
-static_assert(TakesHashes<bb::ClassicFilter>);
-static_assert(TakesHashes<bb::CountingFilter>);
-static_assert(TakesHashes<bb::DeletableFilter>);
-static_assert(TakesHashes<bb::ScalableFilter>);
-static_assert(TakesHashes<bb::ConcurrentFilter>);
-static_assert(ErasesHashes<bb::CountingFilter>);
-static_assert(ErasesHashes<bb::DeletableFilter>);
+template <class F>
+concept TakesEveryForm = TakesEveryKeyForm<F> && TakesHashes<F>;
+template <class F>
+concept ErasesEveryForm = TakesEveryForm<F> && ErasesEveryKeyForm<F> && ErasesHashes<F>;
+
+static_assert(TakesEveryForm<bb::Filter> && TakesEveryForm<bb::ScalableFilter> && TakesEveryForm<bb::ConcurrentFilter> &&
+              TakesEveryForm<bb::ClassicFilter>);
+static_assert(ErasesEveryForm<bb::CountingFilter> && ErasesEveryForm<bb::DeletableFilter>);
 
 // The join filter is built from a column and probed with columns (it has no single keys and no
 // hashes): every key form builds it and goes through each of its probes.

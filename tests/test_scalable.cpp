@@ -244,22 +244,14 @@ TEST(Scalable, SaveLoadRoundTripAndCorruptFiles) {
         EXPECT_EQ(back, f);
         EXPECT_EQ(back.params(), p);
     }
-    auto expect_format_error = [&](std::string bytes, const std::string& needle) {
-        std::stringstream in(bytes);
-        try {
-            ScalableFilter::load(in);
-            ADD_FAILURE() << "loaded a bad file (expected '" << needle << "')";
-        } catch (const bb::FormatError& e) {
-            EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-        }
-    };
+    const auto expect_format_error = bb::testing::expect_load_error<ScalableFilter>;
     std::string bad = good;
     bad[64 + 100] = static_cast<char>(bad[64 + 100] ^ 4);
     expect_format_error(bad, "payload checksum");
     expect_format_error(good.substr(0, good.size() - 3), "truncated payload");
-    std::stringstream plain;
-    bb::Filter(bb::Params::make(bb::Shape::word512, 3, 8)).save(plain);
-    expect_format_error(plain.str(), "holds a blocked filter");
+    std::stringstream blocked;
+    bb::Filter(bb::Params::make(bb::Shape::word512, 3, 8)).save(blocked);
+    expect_format_error(blocked.str(), "holds a blocked filter");
     std::stringstream scalable_file(good);
     EXPECT_THROW(bb::Filter::load(scalable_file), bb::FormatError);
 }

@@ -61,16 +61,6 @@ protected:
     }
 };
 
-struct ShapeK {
-    Shape shape;
-    unsigned k;
-};
-const ShapeK configs[] = {{Shape::split256, 8}, {Shape::split256, 1},  {Shape::split256, 11},
-                          {Shape::word512, 8},  {Shape::word512, 3},   {Shape::word512, 16},
-                          {Shape::line512, 6},  {Shape::line512, 9},   {Shape::line512, 16}};
-
-std::string label(Shape s, unsigned k) { return std::string(bb::to_string(s)) + " k=" + std::to_string(k); }
-
 }  // namespace
 
 // ---- without a device ---------------------------------------------------------------------------
@@ -106,9 +96,9 @@ TEST(CudaAvailability, AvailabilityIsConsistentAndExplained) {
 // ---- host pointers --------------------------------------------------------------------------------
 
 TEST_F(CudaDevice, HostPointerBatchesBitExactWithScalar) {
-    for (const auto& [shape, k] : configs) {
+    for (const auto& [shape, k] : bb::testing::engine_configs) {
         for (bb::HashKind hk : {bb::HashKind::xxh3, bb::HashKind::murmur3}) {
-            SCOPED_TRACE(label(shape, k) + " hash=" + std::string(bb::to_string(hk)));
+            SCOPED_TRACE(bb::testing::label(shape, k) + " hash=" + std::string(bb::to_string(hk)));
             const Params p = Params::make(shape, 40000, k);
             const bb::Hashing h{hk, 12345};
             Filter ref(p, h, bb::Backend::scalar);
@@ -118,19 +108,10 @@ TEST_F(CudaDevice, HostPointerBatchesBitExactWithScalar) {
             dev.insert(keys);
             ASSERT_TRUE(dev.to_host() == ref);
 
-            auto queries = bb::testing::random_keys(100001, 7 * k, 1);
-            queries.insert(queries.end(), keys.begin(), keys.begin() + 100001);
+            const auto queries = bb::testing::half_present(keys, 100001, 7 * k);
             for (std::size_t n : {0, 1, 7, 33, 64, 1001, 8194, 200002}) {
-                const std::span<const std::uint64_t> q(queries.data(), n);
-                std::vector<std::uint8_t> a(n), b(n);
-                ref.contains(q, a);
-                dev.contains(q, b);
-                ASSERT_EQ(a, b) << "n=" << n;
-                std::vector<std::uint64_t> wa((n + 63) / 64), wb((n + 63) / 64, ~0ULL);
-                ref.contains_bitmap(q, wa);
-                dev.contains_bitmap(q, wb);
-                ASSERT_EQ(wa, wb) << "n=" << n;
-                ASSERT_EQ(ref.count(q), dev.count(q)) << "n=" << n;
+                SCOPED_TRACE("n=" + std::to_string(n));
+                ASSERT_NO_FATAL_FAILURE(bb::testing::expect_same_probes(ref, dev, std::span(queries).first(n)));
             }
         }
     }
@@ -147,8 +128,7 @@ TEST_F(CudaDevice, SmallChunksAndPinnedMemoryGiveTheSameResults) {
     dev.insert(keys);
     ASSERT_TRUE(dev.to_host() == ref);
 
-    auto queries = bb::testing::random_keys(150001, 78, 1);
-    queries.insert(queries.end(), keys.begin(), keys.begin() + 150001);
+    const auto queries = bb::testing::half_present(keys, 150001, 78);
     std::vector<std::uint8_t> want(queries.size());
     ref.contains(queries, want);
     // Keys and results in pinned memory take the direct path.
@@ -170,15 +150,14 @@ TEST_F(CudaDevice, SmallChunksAndPinnedMemoryGiveTheSameResults) {
 // ---- device pointers ------------------------------------------------------------------------------
 
 TEST_F(CudaDevice, DevicePointerBatchesBitExactWithScalar) {
-    for (const auto& [shape, k] : configs) {
-        SCOPED_TRACE(label(shape, k));
+    for (const auto& [shape, k] : bb::testing::engine_configs) {
+        SCOPED_TRACE(bb::testing::label(shape, k));
         const Params p = Params::make(shape, 20011, k);
         const bb::Hashing h{bb::HashKind::xxh3, 99};
         Filter ref(p, h, bb::Backend::scalar);
         const auto keys = bb::testing::random_keys(200003, k + 1, 0);
         ref.insert(keys);
-        auto queries = bb::testing::random_keys(50001, k + 2, 1);
-        queries.insert(queries.end(), keys.begin(), keys.begin() + 50001);
+        const auto queries = bb::testing::half_present(keys, 50001, k + 2);
         std::vector<std::uint8_t> want(queries.size());
         ref.contains(queries, want);
         std::vector<std::uint64_t> want_bits((queries.size() + 63) / 64);
@@ -260,9 +239,9 @@ TEST_F(CudaDevice, FiltersMoveBetweenHostAndDevice) {
 
 TEST_F(CudaDevice, BackendCudaThroughFilterBitExact) {
     ASSERT_TRUE(has_cuda_backend());
-    for (const auto& [shape, k] : configs) {
+    for (const auto& [shape, k] : bb::testing::engine_configs) {
         for (unsigned threads : {1u, 0u}) {
-            SCOPED_TRACE(label(shape, k) + " threads=" + std::to_string(threads));
+            SCOPED_TRACE(bb::testing::label(shape, k) + " threads=" + std::to_string(threads));
             const Params p = Params::make(shape, 30011, k);
             Filter ref(p, {}, bb::Backend::scalar), got(p, {}, bb::Backend::cuda);
             got.set_threads(threads);
@@ -270,17 +249,8 @@ TEST_F(CudaDevice, BackendCudaThroughFilterBitExact) {
             ref.insert(keys);
             got.insert(keys);
             ASSERT_TRUE(ref == got);
-            auto queries = bb::testing::random_keys(150001, 78, 1);
-            queries.insert(queries.end(), keys.begin(), keys.begin() + 150001);
-            std::vector<std::uint8_t> a(queries.size()), b(queries.size());
-            ref.contains(queries, a);
-            got.contains(queries, b);
-            ASSERT_EQ(a, b);
-            std::vector<std::uint64_t> wa((queries.size() + 63) / 64), wb(wa.size());
-            ref.contains_bitmap(queries, wa);
-            got.contains_bitmap(queries, wb);
-            ASSERT_EQ(wa, wb);
-            ASSERT_EQ(ref.count(queries), got.count(queries));
+            const auto queries = bb::testing::half_present(keys, 150001, 78);
+            ASSERT_NO_FATAL_FAILURE(bb::testing::expect_same_probes(ref, got, queries));
         }
     }
 }

@@ -22,18 +22,6 @@ using bb::Shape;
 
 namespace {
 
-struct ShapeK {
-    Shape shape;
-    unsigned k;
-};
-
-// The engine tests' configurations (tests/test_engines.cpp), plus every k for each shape below.
-const ShapeK engine_configs[] = {{Shape::split256, 8}, {Shape::split256, 1}, {Shape::split256, 11},
-                                 {Shape::word512, 8},  {Shape::word512, 3},  {Shape::word512, 16},
-                                 {Shape::line512, 6},  {Shape::line512, 9},  {Shape::line512, 16}};
-
-std::string label(Shape s, unsigned k) { return std::string(bb::to_string(s)) + " k=" + std::to_string(k); }
-
 /// A filter's blocks in host memory, as the kernels would see them in device memory.
 class HostBlocks {
 public:
@@ -117,8 +105,9 @@ void check_patterns() {
             const auto want = bb::layout::make_pattern<S>(h32, k);
             const auto got = ci::pattern_of<S>(h32, k);
             for (unsigned j = 0; j < ci::insert_group; ++j) {
-                ASSERT_EQ(got.w[j], want.w[j]) << label(S, k) << " h32=" << h32 << " word " << j;
-                ASSERT_EQ(ci::pattern_word_of<S>(h32, k, j), want.w[j]) << label(S, k) << " h32=" << h32 << " word " << j;
+                ASSERT_EQ(got.w[j], want.w[j]) << bb::testing::label(S, k) << " h32=" << h32 << " word " << j;
+                ASSERT_EQ(ci::pattern_word_of<S>(h32, k, j), want.w[j])
+                    << bb::testing::label(S, k) << " h32=" << h32 << " word " << j;
             }
         }
     }
@@ -156,8 +145,8 @@ TEST(CudaDeviceOps, OrWordSkipsWordsThatHoldTheBits) {
 
 TEST(CudaDeviceOps, InsertAndProbeBitExactWithScalar) {
     // The engine tests' configurations in both sizes, every other k in the small one.
-    std::vector<std::pair<ShapeK, std::uint64_t>> configs;
-    for (const auto& c : engine_configs)
+    std::vector<std::pair<bb::testing::ShapeK, std::uint64_t>> configs;
+    for (const auto& c : bb::testing::engine_configs)
         for (std::uint64_t blocks : {700ULL, 40000ULL}) configs.push_back({c, blocks});
     for (Shape s : {Shape::split256, Shape::word512, Shape::line512})
         for (unsigned k = 1; k <= bb::layout::max_k; ++k) configs.push_back({{s, k}, 700});
@@ -165,7 +154,8 @@ TEST(CudaDeviceOps, InsertAndProbeBitExactWithScalar) {
         const auto [shape, k] = config;
         {
             for (bb::HashKind hk : {bb::HashKind::xxh3, bb::HashKind::murmur3}) {
-                SCOPED_TRACE(label(shape, k) + " blocks=" + std::to_string(blocks) + " hash=" + std::string(bb::to_string(hk)));
+                SCOPED_TRACE(bb::testing::label(shape, k) + " blocks=" + std::to_string(blocks) +
+                             " hash=" + std::string(bb::to_string(hk)));
                 const Params p = Params::make(shape, blocks, k);
                 const bb::Hashing h{hk, 12345};
                 Filter ref(p, h, bb::Backend::scalar);
@@ -176,8 +166,7 @@ TEST(CudaDeviceOps, InsertAndProbeBitExactWithScalar) {
                 insert_all(dev.ref(), kernel_input(keys, h));
                 ASSERT_TRUE(dev.same_bytes(ref)) << "filter bytes differ after insert";
 
-                auto queries = bb::testing::random_keys(4097, 7 * k, 1);
-                queries.insert(queries.end(), keys.begin(), keys.begin() + 4097);
+                const auto queries = bb::testing::half_present(keys, 4097, 7 * k);
                 const auto got = probe_all(dev.ref(), kernel_input(queries, h));
                 std::vector<std::uint8_t> want(queries.size());
                 ref.contains(queries, want);
@@ -191,8 +180,8 @@ TEST(CudaDeviceOps, InsertAndProbeBitExactWithScalar) {
 }
 
 TEST(CudaDeviceOps, HashInputBitExactWithScalar) {
-    for (const auto& [shape, k] : engine_configs) {
-        SCOPED_TRACE(label(shape, k));
+    for (const auto& [shape, k] : bb::testing::engine_configs) {
+        SCOPED_TRACE(bb::testing::label(shape, k));
         const Params p = Params::make(shape, 1001, k);
         Filter ref(p, {}, bb::Backend::scalar);
         const auto hashes = bb::testing::random_keys(12345, 99, 0);
@@ -209,16 +198,15 @@ TEST(CudaDeviceOps, HashInputBitExactWithScalar) {
 
 TEST(CudaDeviceOps, ProbesOfAScalarBuiltFilter) {
     // The other direction: a filter built by the reference, probed by the device code.
-    for (const auto& [shape, k] : engine_configs) {
-        SCOPED_TRACE(label(shape, k));
+    for (const auto& [shape, k] : bb::testing::engine_configs) {
+        SCOPED_TRACE(bb::testing::label(shape, k));
         const Params p = Params::make(shape, 5003, k);
         Filter ref(p, {bb::HashKind::xxh3, 7}, bb::Backend::scalar);
         const auto keys = bb::testing::random_keys(40000, 3, 0);
         ref.insert(keys);
         HostBlocks dev(p);
         dev.copy_from(ref);
-        auto queries = bb::testing::random_keys(20000, 4, 1);
-        queries.insert(queries.end(), keys.begin(), keys.begin() + 20000);
+        const auto queries = bb::testing::half_present(keys, 20000, 4);
         std::vector<std::uint8_t> want(queries.size());
         ref.contains(queries, want);
         ASSERT_EQ(probe_all(dev.ref(), kernel_input(queries, ref.hashing())), want);
@@ -228,8 +216,9 @@ TEST(CudaDeviceOps, ProbesOfAScalarBuiltFilter) {
 TEST(CudaDeviceOps, ConcurrentLanesFromHostThreadsGiveTheSameFilter) {
     // Four host threads run the insert step on interleaved tiles of one filter at once: the
     // word updates are real cuda::atomic_ref operations racing on shared words, as on a GPU.
+    using bb::testing::ShapeK;
     for (const auto& [shape, k] : {ShapeK{Shape::split256, 8}, ShapeK{Shape::word512, 8}, ShapeK{Shape::line512, 7}}) {
-        SCOPED_TRACE(label(shape, k));
+        SCOPED_TRACE(bb::testing::label(shape, k));
         const Params p = Params::make(shape, 257, k);  // small: many keys share words
         Filter ref(p, {}, bb::Backend::scalar);
         const auto keys = bb::testing::random_keys(200003, 11, 0);
@@ -255,8 +244,8 @@ TEST(CudaDeviceOps, ResidentBlockRangeGivesTheSameBlocks) {
     // The engine path uploads only the blocks a batch touches: a View whose data starts at
     // block `base`. Inserting keys whose blocks lie in [base, end) through such a view must set
     // the same bytes as through the whole filter.
-    for (const auto& [shape, k] : engine_configs) {
-        SCOPED_TRACE(label(shape, k));
+    for (const auto& [shape, k] : bb::testing::engine_configs) {
+        SCOPED_TRACE(bb::testing::label(shape, k));
         const Params p = Params::make(shape, 4000, k);
         const bb::Hashing h{};
         const std::uint64_t base = 1234, end = 2345;
@@ -279,9 +268,9 @@ TEST(CudaDeviceOps, ResidentBlockRangeGivesTheSameBlocks) {
 TEST(CudaDeviceOps, PartialTilesInsertOnlyTheirKeys) {
     // A tile at the end of a batch has fewer than 8 keys; the lanes past the end hold no key
     // (the kernel gives them hash 0) and must set nothing.
-    for (const auto& [shape, k] : engine_configs) {
+    for (const auto& [shape, k] : bb::testing::engine_configs) {
         for (std::size_t n = 1; n < 2 * ci::insert_group; ++n) {
-            SCOPED_TRACE(label(shape, k) + " n=" + std::to_string(n));
+            SCOPED_TRACE(bb::testing::label(shape, k) + " n=" + std::to_string(n));
             const Params p = Params::make(shape, 64, k);
             Filter ref(p, {}, bb::Backend::scalar);
             const auto keys = bb::testing::random_keys(n, n, 0);
