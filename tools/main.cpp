@@ -18,27 +18,20 @@ namespace batchbloom::cli {
 
 namespace {
 
-constexpr Command commands[] = {
-    {"size", "print the size and predicted FPR of a filter for N keys", size_spec, run_size},
-    {"build", "build a filter from a key file and save it", build_spec, run_build},
-    {"query", "print the keys of a key file that a saved filter may contain", query_spec, run_query},
-    {"insert", "add the keys of a key file to a saved filter", insert_spec, run_insert},
-    {"erase", "remove the keys of a key file from a counting or deletable filter", erase_spec, run_erase},
-    {"info", "describe a saved filter", info_spec, run_info},
-    {"bench", "measure insert/probe throughput and FPR of the engines", bench_spec, run_bench},
-    {"union", "write the union (OR) of two compatible filters", union_spec, run_union},
-    {"intersect", "write the intersection (AND) of two compatible filters", intersect_spec, run_intersect},
-    {"fold", "write a filter folded to half its blocks", fold_spec, run_fold},
-    {"join", "print the probe rows that survive a Bloom-join pre-filter", join_spec, run_join},
-    {"parquet", "list or probe the Bloom filters of a Parquet file, or add them to a copy", parquet_spec, run_parquet},
-};
+// bench is a subsystem of its own (tools/bench/); its entry is made here.
+const Command bench_command = {"bench", "measure insert/probe throughput and FPR of the engines", bench_spec, run_bench};
+
+// In the order of the program's usage.
+const Command* const commands[] = {&size_command,  &build_command, &query_command,     &insert_command,
+                                   &erase_command, &info_command,  &bench_command,     &union_command,
+                                   &intersect_command, &fold_command, &join_command, &parquet_command};
 
 std::string program_usage() {
     std::string s = "usage: batchbloom <command> [options]\n\nBlocked Bloom filters from the command line.\n\ncommands:\n";
-    for (const auto& c : commands) {
-        s += "  " + std::string(c.name);
-        s.append(10 - c.name.size(), ' ');
-        s += std::string(c.summary) + "\n";
+    for (const Command* c : commands) {
+        s += "  " + std::string(c->name);
+        s.append(10 - c->name.size(), ' ');
+        s += std::string(c->summary) + "\n";
     }
     s += "\n'batchbloom <command> --help' describes a command's options.\n"
          "Exit status: 0 success, 1 error, 2 usage error.\n";
@@ -46,8 +39,8 @@ std::string program_usage() {
 }
 
 const Command* find_command(std::string_view name) {
-    for (const auto& c : commands)
-        if (c.name == name) return &c;
+    for (const Command* c : commands)
+        if (c->name == name) return c;
     return nullptr;
 }
 
@@ -75,7 +68,7 @@ int run(const std::vector<std::string_view>& argv) {
     if (cmd == nullptr)
     {
         std::string names;
-        for (const auto& c : commands) names += (names.empty() ? "" : ", ") + std::string(c.name);
+        for (const Command* c : commands) names += (names.empty() ? "" : ", ") + std::string(c->name);
         throw UsageError("unknown command '" + std::string(first) + "' (commands: " + names + ")");
     }
 

@@ -37,8 +37,6 @@ int combine(const ParsedArgs& args, const char* command, SetOp op) {
     return 0;
 }
 
-}  // namespace
-
 CommandSpec union_spec() {
     return combine_spec("union", "Write the union (bitwise OR) of two filters: it answers for every key of either.");
 }
@@ -68,5 +66,12 @@ int run_fold(const ParsedArgs& args) {
     write_output(out, [&](std::ostream& o) { folded->write(o); });
     return 0;
 }
+
+}  // namespace
+
+const Command union_command = {"union", "write the union (OR) of two compatible filters", union_spec, run_union};
+const Command intersect_command = {"intersect", "write the intersection (AND) of two compatible filters",
+                                   intersect_spec, run_intersect};
+const Command fold_command = {"fold", "write a filter folded to half its blocks", fold_spec, run_fold};
 
 }  // namespace batchbloom::cli

@@ -83,8 +83,6 @@ void warn_overfilled(const FilterFile& f, std::uint64_t n, double distinct, bool
                  static_cast<unsigned long long>(n));
 }
 
-}  // namespace
-
 CommandSpec build_spec() {
     return {
         .name = "build",
@@ -174,5 +172,9 @@ int run_build(const ParsedArgs& args) {
                      format_number(filter->predicted_fpr(n), 4).c_str());
     return 0;
 }
+
+}  // namespace
+
+const Command build_command = {"build", "build a filter from a key file and save it", build_spec, run_build};
 
 }  // namespace batchbloom::cli

@@ -10,6 +10,8 @@
 
 namespace batchbloom::cli {
 
+namespace {
+
 CommandSpec erase_spec() {
     return {
         .name = "erase",
@@ -44,5 +46,10 @@ int run_erase(const ParsedArgs& args) {
     std::printf("\n");
     return 0;
 }
+
+}  // namespace
+
+const Command erase_command = {"erase", "remove the keys of a key file from a counting or deletable filter",
+                               erase_spec, run_erase};
 
 }  // namespace batchbloom::cli

@@ -6,6 +6,8 @@
 
 namespace batchbloom::cli {
 
+namespace {
+
 CommandSpec info_spec() {
     return {
         .name = "info",
@@ -23,5 +25,9 @@ int run_info(const ParsedArgs& args) {
     open_filter_file(path)->describe(path);
     return 0;
 }
+
+}  // namespace
+
+const Command info_command = {"info", "describe a saved filter", info_spec, run_info};
 
 }  // namespace batchbloom::cli

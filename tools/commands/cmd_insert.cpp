@@ -10,6 +10,8 @@
 
 namespace batchbloom::cli {
 
+namespace {
+
 CommandSpec insert_spec() {
     return {
         .name = "insert",
@@ -36,5 +38,9 @@ int run_insert(const ParsedArgs& args) {
     std::printf("inserted %llu keys\n", static_cast<unsigned long long>(keys_read));
     return 0;
 }
+
+}  // namespace
+
+const Command insert_command = {"insert", "add the keys of a key file to a saved filter", insert_spec, run_insert};
 
 }  // namespace batchbloom::cli

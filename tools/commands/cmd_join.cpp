@@ -64,7 +64,6 @@ Column read_column(std::string_view source, KeyFormat format) {
     return c;
 }
 
-
 Backend read_backend(const ParsedArgs& args) {
     const std::string_view name = args.value("backend").value_or("auto");
     try {
@@ -73,8 +72,6 @@ Backend read_backend(const ParsedArgs& args) {
         throw UsageError("--backend " + std::string(name) + ": " + e.what());
     }
 }
-
-}  // namespace
 
 CommandSpec join_spec() {
     return {
@@ -166,5 +163,9 @@ int run_join(const ParsedArgs& args) {
     finish_stdout();
     return 0;
 }
+
+}  // namespace
+
+const Command join_command = {"join", "print the probe rows that survive a Bloom-join pre-filter", join_spec, run_join};
 
 }  // namespace batchbloom::cli

@@ -57,7 +57,6 @@ void for_each_key_batch(std::string_view source, pq::PhysicalType type, F&& f) {
     }
 }
 
-
 /// Row groups the command works on: --row-group I, or all of them.
 std::vector<std::size_t> selected_row_groups(const ParsedArgs& args, const pq::Reader& reader) {
     const std::size_t groups = reader.metadata().row_groups.size();
@@ -155,8 +154,6 @@ int add(const ParsedArgs& args, const std::string& in) {
     return 0;
 }
 
-}  // namespace
-
 CommandSpec parquet_spec() {
     return {
         .name = "parquet",
@@ -209,6 +206,11 @@ int run_parquet(const ParsedArgs& args) {
     if (columns.size() > 1) throw UsageError("--query takes one --column");
     return query(args, reader, std::string(columns.front()), groups);
 }
+
+}  // namespace
+
+const Command parquet_command = {"parquet", "list or probe the Bloom filters of a Parquet file, or add them to a copy",
+                                 parquet_spec, run_parquet};
 
 bool is_parquet_file(const std::string& path) {
     std::FILE* f = std::fopen(path.c_str(), "rb");

@@ -14,8 +14,6 @@ namespace {
 
 constexpr std::size_t flush_bytes = std::size_t(1) << 20;
 
-}  // namespace
-
 CommandSpec query_spec() {
     return {
         .name = "query",
@@ -59,5 +57,10 @@ int run_query(const ParsedArgs& args) {
     finish_stdout();
     return 0;
 }
+
+}  // namespace
+
+const Command query_command = {"query", "print the keys of a key file that a saved filter may contain",
+                               query_spec, run_query};
 
 }  // namespace batchbloom::cli

@@ -13,6 +13,8 @@
 
 namespace batchbloom::cli {
 
+namespace {
+
 CommandSpec size_spec() {
     return {
         .name = "size",
@@ -65,5 +67,9 @@ int run_size(const ParsedArgs& args) {
     row("memory / key", "1 cache line", "up to " + std::to_string(c.k) + " cache lines");
     return 0;
 }
+
+}  // namespace
+
+const Command size_command = {"size", "print the size and predicted FPR of a filter for N keys", size_spec, run_size};
 
 }  // namespace batchbloom::cli
