@@ -90,14 +90,18 @@ inline std::uint64_t spark_start(std::string_view key, std::uint32_t seed) {
 inline std::int32_t spark_hi(std::uint64_t start) { return static_cast<std::int32_t>(start >> 32); }
 inline std::int32_t spark_lo(std::uint64_t start) { return static_cast<std::int32_t>(start & 0xFFFFFFFFu); }
 
-struct SparkV1Scheme {
-    struct Probe {
-        std::uint32_t combined, step;  // Java int arithmetic: wraps modulo 2^32
-    };
+// Both Spark schemes start from the same two hashes; they step through positions differently.
+struct SparkStart {
     template <class Key>
     static std::uint64_t start(const ClassicHashing& c, const Key& key) {
         return spark_start(key, static_cast<std::uint32_t>(c.seed));
     }
+};
+
+struct SparkV1Scheme : SparkStart {
+    struct Probe {
+        std::uint32_t combined, step;  // Java int arithmetic: wraps modulo 2^32
+    };
     static Probe begin(std::uint64_t start) {
         return {static_cast<std::uint32_t>(spark_hi(start)), static_cast<std::uint32_t>(spark_lo(start))};
     }
@@ -108,14 +112,10 @@ struct SparkV1Scheme {
     }
 };
 
-struct SparkV2Scheme {
+struct SparkV2Scheme : SparkStart {
     struct Probe {
         std::uint64_t combined, step;  // Java long arithmetic: wraps modulo 2^64
     };
-    template <class Key>
-    static std::uint64_t start(const ClassicHashing& c, const Key& key) {
-        return spark_start(key, static_cast<std::uint32_t>(c.seed));
-    }
     static Probe begin(std::uint64_t start) {
         return {static_cast<std::uint64_t>(std::int64_t(spark_hi(start)) * 0x7fffffff),
                 static_cast<std::uint64_t>(std::int64_t(spark_lo(start)))};

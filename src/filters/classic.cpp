@@ -126,10 +126,7 @@ ClassicFilter::ClassicFilter(const ClassicFilter& other)
     : params_(other.params_), hashing_(other.hashing_), backend_(other.backend_), threads_(other.threads_),
       key_kinds_(other.key_kinds_), words_(detail::clone_storage(other.words_, "the classic filter")) {}
 
-ClassicFilter& ClassicFilter::operator=(const ClassicFilter& other) {
-    if (this != &other) *this = ClassicFilter(other);
-    return *this;
-}
+ClassicFilter& ClassicFilter::operator=(const ClassicFilter& other) { return detail::copy_assign(*this, other); }
 
 ClassicFilter::ClassicFilter(ClassicFilter&& other) noexcept
     : params_(other.params_), hashing_(other.hashing_), backend_(other.backend_), threads_(other.threads_),

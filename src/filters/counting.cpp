@@ -42,10 +42,7 @@ CountingFilter::CountingFilter(const CountingFilter& other)
     : params_(other.params_), hashing_(other.hashing_), backend_(other.backend_), threads_(other.threads_),
       key_kinds_(other.key_kinds_), planes_(detail::clone_storage(other.planes_, "the counting filter")) {}
 
-CountingFilter& CountingFilter::operator=(const CountingFilter& other) {
-    if (this != &other) *this = CountingFilter(other);
-    return *this;
-}
+CountingFilter& CountingFilter::operator=(const CountingFilter& other) { return detail::copy_assign(*this, other); }
 
 CountingFilter::CountingFilter(CountingFilter&& other) noexcept
     : params_(other.params_), hashing_(other.hashing_), backend_(other.backend_), threads_(other.threads_),

@@ -46,10 +46,7 @@ DeletableFilter::DeletableFilter(const DeletableFilter& other)
     : bits_(other.bits_), region_bits_(other.region_bits_),
       collisions_(detail::clone_storage(other.collisions_, "the collision bitmap")) {}
 
-DeletableFilter& DeletableFilter::operator=(const DeletableFilter& other) {
-    if (this != &other) *this = DeletableFilter(other);
-    return *this;
-}
+DeletableFilter& DeletableFilter::operator=(const DeletableFilter& other) { return detail::copy_assign(*this, other); }
 
 // Filter and AlignedBuffer both leave the moved-from side empty, as the class promises.
 DeletableFilter::DeletableFilter(DeletableFilter&& other) noexcept = default;

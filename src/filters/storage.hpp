@@ -1,8 +1,8 @@
 #pragma once
 // What every filter type shares about its storage: allocation and copies through AlignedBuffer
-// (failure reported as Error, as the constructors document), the move assignment, and the
-// errors of the moved-from rule (filter.hpp, "After a move") and of mapped filters (filter.hpp,
-// "Mapped filters").
+// (failure reported as Error, as the constructors document), the move and copy assignments,
+// and the errors of the moved-from rule (filter.hpp, "After a move") and of mapped filters
+// (filter.hpp, "Mapped filters").
 #include <cstdint>
 #include <memory>
 #include <string_view>
@@ -30,6 +30,14 @@ T& move_assign(T& self, T&& other) noexcept {
         std::destroy_at(&self);
         std::construct_at(&self, std::move(other));
     }
+    return self;
+}
+
+/// The copy assignment: a copy, then the move assignment, so that a copy that fails to
+/// allocate leaves the target as it was.
+template <class T>
+T& copy_assign(T& self, const T& other) {
+    if (&self != &other) self = T(other);
     return self;
 }
 
