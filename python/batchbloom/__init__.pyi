@@ -59,7 +59,22 @@ def estimated_jaccard(a: Filter, b: Filter) -> float:
     1.0 for two empty filters (two empty sets are the same set). batchbloom.Error if the
     filters are incompatible."""
 
-class Params:
+class _Sizes(Protocol):
+    """What Params and ClassicParams share: the bits, k, bytes and predicted FPR of a size."""
+
+    @property
+    def bits(self) -> int: ...
+    @property
+    def k(self) -> int: ...
+    @property
+    def nbytes(self) -> int: ...
+    def predicted_fpr(self, n: int) -> float:
+        """Predicted false-positive rate after n distinct keys (the blocked-filter model for
+        Params, (1 - e^(-kn/m))^k for ClassicParams)."""
+    def __eq__(self, other: object) -> bool: ...
+    def __hash__(self) -> int: ...
+
+class Params(_Sizes):
     """Shape, block count and bits set per key (k) of a blocked Bloom filter. Immutable."""
 
     def __init__(self, shape: Shape, blocks: int, k: int) -> None: ...
@@ -74,17 +89,7 @@ class Params:
     @property
     def blocks(self) -> int: ...
     @property
-    def k(self) -> int: ...
-    @property
     def block_bytes(self) -> int: ...
-    @property
-    def nbytes(self) -> int: ...
-    @property
-    def bits(self) -> int: ...
-    def predicted_fpr(self, n: int) -> float:
-        """Predicted false-positive rate after n distinct keys."""
-    def __eq__(self, other: object) -> bool: ...
-    def __hash__(self) -> int: ...
 
 # The API the filter types share, written once. These protocols exist only in the stubs: the
 # runtime classes implement them without a common base class.
@@ -302,7 +307,7 @@ class ScalableFilter(_Saved):
 ClassicScheme = Literal["double_hashing", "spark_v1", "spark_v2"]
 SparkScheme = Literal["spark_v1", "spark_v2"]
 
-class ClassicParams:
+class ClassicParams(_Sizes):
     """Bits (m) and bits set per key (k) of a classic Bloom filter. Immutable."""
 
     def __init__(self, bits: int, k: int) -> None: ...
@@ -315,16 +320,6 @@ class ClassicParams:
     @staticmethod
     def spark(n: int, fpp: float) -> ClassicParams:
         """What Spark's BloomFilter.create(n, fpp) chooses."""
-    @property
-    def bits(self) -> int: ...
-    @property
-    def k(self) -> int: ...
-    @property
-    def nbytes(self) -> int: ...
-    def predicted_fpr(self, n: int) -> float:
-        """(1 - e^(-kn/m))^k after n distinct keys."""
-    def __eq__(self, other: object) -> bool: ...
-    def __hash__(self) -> int: ...
 
 class ClassicFilter(_Bitwise):
     """A classic Bloom filter: k bit positions anywhere in m bits. scheme 'double_hashing' is

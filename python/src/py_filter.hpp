@@ -26,29 +26,30 @@ struct Locked {
 
 using PyFilter = Locked<Filter>;
 
-/// Runs fn(filter) under a shared lock. The GIL is released first unless the lock is free at
-/// once and the call is short (single keys), so a long writer never stalls other Python threads.
-template <class F, class Fn>
-auto read_locked(const Locked<F>& self, bool short_call, Fn&& fn) {
+/// Runs fn(self.filter) holding Lock on its mutex. The GIL is released first unless the lock is
+/// free at once and the call is short (single keys), so a long writer never stalls other
+/// Python threads.
+template <template <class> class Lock, class L, class Fn>
+auto with_lock(L& self, bool short_call, Fn&& fn) {
     if (short_call) {
-        std::shared_lock lock(self.mutex, std::try_to_lock);
+        Lock<std::shared_mutex> lock(self.mutex, std::try_to_lock);
         if (lock.owns_lock()) return fn(self.filter);
     }
     nb::gil_scoped_release release;
-    std::shared_lock lock(self.mutex);
+    Lock<std::shared_mutex> lock(self.mutex);
     return fn(self.filter);
 }
 
-/// Runs fn(filter) under the exclusive lock; same GIL rule as read_locked.
+/// fn(filter) under a shared lock (readers).
+template <class F, class Fn>
+auto read_locked(const Locked<F>& self, bool short_call, Fn&& fn) {
+    return with_lock<std::shared_lock>(self, short_call, std::forward<Fn>(fn));
+}
+
+/// fn(filter) under the exclusive lock (writers).
 template <class F, class Fn>
 auto write_locked(Locked<F>& self, bool short_call, Fn&& fn) {
-    if (short_call) {
-        std::unique_lock lock(self.mutex, std::try_to_lock);
-        if (lock.owns_lock()) return fn(self.filter);
-    }
-    nb::gil_scoped_release release;
-    std::unique_lock lock(self.mutex);
-    return fn(self.filter);
+    return with_lock<std::unique_lock>(self, short_call, std::forward<Fn>(fn));
 }
 
 /// Runs fn(a.filter, b.filter) with `a` locked as Lock and `b` shared, the two locks taken in

@@ -44,3 +44,22 @@ def spark():
     )
     yield session
     session.stop()
+
+
+@pytest.fixture(scope="session")
+def sketch(spark):
+    """Spark's org.apache.spark.util.sketch in the session's JVM (sketch.BloomFilter is Spark's
+    own filter)."""
+    return spark.sparkContext._jvm.org.apache.spark.util.sketch
+
+
+@pytest.fixture(scope="session")
+def spark_bytes(spark):
+    """spark_bytes(jfilter): what a JVM BloomFilter's writeTo writes, Spark's serialized form."""
+
+    def serialize(jfilter):
+        out = spark.sparkContext._jvm.java.io.ByteArrayOutputStream()
+        jfilter.writeTo(out)
+        return bytes(out.toByteArray())
+
+    return serialize

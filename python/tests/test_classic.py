@@ -113,23 +113,12 @@ def test_argument_errors():
 N = 5000
 
 
-@pytest.fixture(scope="module")
-def sketch(spark):
-    return spark.sparkContext._jvm.org.apache.spark.util.sketch
-
-
-def java_bytes(jfilter, spark):
-    out = spark.sparkContext._jvm.java.io.ByteArrayOutputStream()
-    jfilter.writeTo(out)
-    return bytes(out.toByteArray())
-
-
 def mixed_longs():
     return [(i * 0x9E3779B97F4A7C15) % 2**64 - 2**63 for i in range(1, N + 1)]
 
 
 @pytest.mark.parametrize("version", [1, 2])
-def test_spark_reads_to_spark_bytes(spark, sketch, version):
+def test_spark_reads_to_spark_bytes(sketch, spark_bytes, version):
     keys = mixed_longs()
     scheme = "spark_v1" if version == 1 else "spark_v2"
     ours = ClassicFilter.spark(N, 0.03, scheme=scheme, seed=0)
@@ -141,17 +130,17 @@ def test_spark_reads_to_spark_bytes(spark, sketch, version):
                                     sketch.BloomFilter.optimalNumOfBits(N, 0.03), 0)
     for k in keys:
         own.putLong(k)
-    assert theirs.equals(own) and java_bytes(own, spark) == ours.to_spark_bytes()
+    assert theirs.equals(own) and spark_bytes(own) == ours.to_spark_bytes()
     probes = keys[:500] + [k ^ 1 for k in keys[:500]]
     assert [bool(theirs.mightContainLong(k)) for k in probes] == ours.contains(probes).tolist()
 
 
-def test_batchbloom_reads_spark_written_filters(spark, sketch):
+def test_batchbloom_reads_spark_written_filters(sketch, spark_bytes):
     words = [f"user-{i}-é{'x' * (i % 5)}" for i in range(N)]
     jf = sketch.BloomFilter.create(N, sketch.BloomFilter.optimalNumOfBits(N, 0.02), -99)
     for w in words:
         jf.putString(w)
-    ours = ClassicFilter.from_spark_bytes(java_bytes(jf, spark))
+    ours = ClassicFilter.from_spark_bytes(spark_bytes(jf))
     assert ours.scheme == "spark_v2" and ours.seed == 2**32 - 99
     mine = ClassicFilter.spark(N, 0.02, seed=-99)
     mine.insert(words)

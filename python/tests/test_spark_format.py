@@ -24,19 +24,8 @@ N = 20_000  # keys inserted
 PROBES = 10_000  # keys probed in both programs: half inserted, half not
 
 
-@pytest.fixture(scope="module")
-def sketch(spark):
-    return spark.sparkContext._jvm.org.apache.spark.util.sketch
-
-
 def cli(*args):
     return subprocess.run([CLI, *map(str, args)], check=True, capture_output=True, text=True).stdout
-
-
-def serialized(jfilter, spark):
-    out = spark.sparkContext._jvm.java.io.ByteArrayOutputStream()
-    jfilter.writeTo(out)
-    return bytes(out.toByteArray())
 
 
 def long_keys():
@@ -65,11 +54,11 @@ def spark_hits(jfilter, keys, kind):
     return {str(k) for k in keys if call(k)}
 
 
-def test_batchbloom_probes_a_filter_spark_built(spark, sketch, tmp_path):
+def test_batchbloom_probes_a_filter_spark_built(spark, sketch, tmp_path, spark_bytes):
     keys = long_keys()
     df = spark.createDataFrame([(k,) for k in keys], "id long")
     jf = df._jdf.stat().bloomFilter("id", N, 0.01)  # what DataFrame.stat builds (version 2 in Spark 4.x)
-    data = serialized(jf, spark)
+    data = spark_bytes(jf)
     assert data[:4] == b"\x00\x00\x00\x02"
     (tmp_path / "spark.bin").write_bytes(data)
     info = cli("info", tmp_path / "spark.bin")
@@ -90,7 +79,7 @@ def _lines(tmp_path, keys, name="keys.txt"):
 
 
 @pytest.mark.parametrize("fmt, version", [("spark", 2), ("spark-v1", 1)])
-def test_spark_reads_a_filter_batchbloom_built(spark, sketch, tmp_path, fmt, version):
+def test_spark_reads_a_filter_batchbloom_built(sketch, tmp_path, fmt, version, spark_bytes):
     keys = long_keys()
     cli("build", "--fpr", "0.01", "--format", fmt, "--out", tmp_path / "bb.bin", _lines(tmp_path, keys))
     data = (tmp_path / "bb.bin").read_bytes()
@@ -102,18 +91,18 @@ def test_spark_reads_a_filter_batchbloom_built(spark, sketch, tmp_path, fmt, ver
                                     sketch.BloomFilter.optimalNumOfBits(N, 0.01), 0)
     for k in keys:
         own.putLong(k)
-    assert serialized(own, spark) == data
+    assert spark_bytes(own) == data
     assert jf.equals(own)
 
     probes = probe_longs(keys)
     assert spark_hits(jf, probes, "long") == batchbloom_hits(tmp_path / "bb.bin", probes, tmp_path)
 
 
-def test_string_keys_both_ways(spark, sketch, tmp_path):
+def test_string_keys_both_ways(spark, sketch, tmp_path, spark_bytes):
     words = [f"user-{i}-é{'x' * (i % 5)}" for i in range(N)]
     df = spark.createDataFrame([(w,) for w in words], "s string")
     jf = df._jdf.stat().bloomFilter("s", N, 0.02)
-    (tmp_path / "spark.bin").write_bytes(serialized(jf, spark))
+    (tmp_path / "spark.bin").write_bytes(spark_bytes(jf))
     probes = words[: PROBES // 2] + [f"absent-{i}" for i in range(PROBES // 2)]
     assert batchbloom_hits(tmp_path / "spark.bin", probes, tmp_path) == spark_hits(jf, probes, "string")
 
@@ -123,19 +112,19 @@ def test_string_keys_both_ways(spark, sketch, tmp_path):
     assert spark_hits(back, probes, "string") == batchbloom_hits(tmp_path / "bb.bin", probes, tmp_path)
 
 
-def test_seeded_v2_filter(spark, sketch, tmp_path):
+def test_seeded_v2_filter(sketch, tmp_path, spark_bytes):
     keys = long_keys()[:2000]
     jf = sketch.BloomFilter.create(2000, sketch.BloomFilter.optimalNumOfBits(2000, 0.05), -12345)
     for k in keys:
         jf.putLong(k)
-    (tmp_path / "seeded.bin").write_bytes(serialized(jf, spark))
+    (tmp_path / "seeded.bin").write_bytes(spark_bytes(jf))
     probes = keys[:1000] + [k + 2 for k in keys[:1000]]
     assert batchbloom_hits(tmp_path / "seeded.bin", probes, tmp_path) == spark_hits(jf, probes, "long")
 
 
-def test_corrupt_spark_bytes_are_rejected(spark, sketch, tmp_path):
+def test_corrupt_spark_bytes_are_rejected(sketch, tmp_path, spark_bytes):
     jf = sketch.BloomFilter.create(100, 0.01)
-    data = serialized(jf, spark)
+    data = spark_bytes(jf)
     (tmp_path / "cut.bin").write_bytes(data[:-3])
     result = subprocess.run([CLI, "query", "--count", tmp_path / "cut.bin", _lines(tmp_path, [1, 2])],
                             capture_output=True, text=True)
