@@ -62,8 +62,10 @@ void probe_loop(benchmark::State& state, const F& f, bool miss = false) {
     set_counters(state, n);
 }
 
-void plain_probe(benchmark::State& state, bb::Backend backend, unsigned threads) {
-    bb::Filter f(keys().params, {}, backend);
+/// The probe of a Filter or CountingFilter sized for the keys and holding them.
+template <class F>
+void probe_full(benchmark::State& state, bb::Backend backend, unsigned threads) {
+    F f(keys().params, {}, backend);
     f.set_threads(threads);
     f.insert(keys().keys);
     probe_loop(state, f);
@@ -101,13 +103,6 @@ void counting_erase(benchmark::State& state, bb::Backend backend, unsigned threa
     set_counters(state, n);
 }
 
-void counting_probe(benchmark::State& state, bb::Backend backend, unsigned threads) {
-    bb::CountingFilter f(keys().params, {}, backend);
-    f.set_threads(threads);
-    f.insert(keys().keys);
-    probe_loop(state, f);
-}
-
 bb::ScalableParams grown_from_1000() {
     bb::ScalableParams p;
     p.initial_capacity = 1000;
@@ -130,10 +125,16 @@ void scalable_insert(benchmark::State& state, bb::Backend backend, unsigned thre
     set_counters(state, n);
 }
 
-void scalable_probe_as(benchmark::State& state, bb::Backend backend, unsigned threads, bool miss) {
+/// A scalable filter grown from 1,000 to the 1M keys.
+bb::ScalableFilter grown_scalable(bb::Backend backend, unsigned threads) {
     bb::ScalableFilter f(grown_from_1000(), {}, backend);
     f.set_threads(threads);
     f.insert(keys().keys);
+    return f;
+}
+
+void scalable_probe_as(benchmark::State& state, bb::Backend backend, unsigned threads, bool miss) {
+    const bb::ScalableFilter f = grown_scalable(backend, threads);
     probe_loop(state, f, miss);
     state.counters["stages"] = double(f.stages().size());
 }
@@ -147,9 +148,7 @@ void scalable_probe_miss(benchmark::State& state, bb::Backend backend, unsigned 
 // The yardstick of the scalable probe: the same filter's stages, each probed alone with the
 // whole batch (what a probe costs that asks every stage for every key).
 void scalable_stages_alone_as(benchmark::State& state, bb::Backend backend, unsigned threads, bool miss) {
-    bb::ScalableFilter f(grown_from_1000(), {}, backend);
-    f.set_threads(threads);
-    f.insert(keys().keys);
+    const bb::ScalableFilter f = grown_scalable(backend, threads);
     const auto& queries = miss ? keys().misses : keys().hits50;
     std::vector<std::uint8_t> out(n);
     for (auto _ : state) {
@@ -172,12 +171,12 @@ int register_all() {
         if (name == "avx2" || name == "avx512") engines.push_back(bb::parse_backend(name));
     using Body = void (*)(benchmark::State&, bb::Backend, unsigned);
     const std::pair<const char*, Body> rows[] = {
-        {"plain/insert", plain_insert},       {"plain/probe", plain_probe},
+        {"plain/insert", plain_insert},       {"plain/probe", probe_full<bb::Filter>},
         {"scalable/insert", scalable_insert}, {"scalable/probe", scalable_probe},
         {"scalable/probe_miss", scalable_probe_miss}, {"scalable/stages_alone", scalable_stages_alone},
         {"scalable/stages_alone_miss", scalable_stages_alone_miss},
         {"counting/insert", counting_insert}, {"counting/erase", counting_erase},
-        {"counting/probe", counting_probe},
+        {"counting/probe", probe_full<bb::CountingFilter>},
     };
     for (auto b : engines) {
         const std::string e(bb::to_string(b));

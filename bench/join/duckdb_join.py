@@ -37,6 +37,34 @@ def load(con, name, keys, payload):
 QUERY = "SELECT count(*), sum(b.payload), sum(p.payload) FROM {probe} p JOIN {build} b ON p.key = b.key"
 
 
+def argument_parser(doc):
+    """The command line of the DuckDB scripts (this one and duckdb_udf.py)."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("data", help="directory written by gen_data.py (OUT/sf<SF>)")
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--json", help="write the results here")
+    return ap
+
+
+def connect(d, threads):
+    """A DuckDB connection on `threads` threads holding the probe sides of data directory d:
+    probe_int (lineitem's order keys) and probe_str (partsupp's part names)."""
+    con = duckdb.connect()
+    con.execute(f"SET threads = {threads}").fetchall()
+    load(con, "probe_int", u64(f"{d}/probe_orderkey.u64"), u64(f"{d}/probe_quantity.u64"))
+    load(con, "probe_str", pa.array(lines(f"{d}/sprobe_name.txt")), u64(f"{d}/sprobe_availqty.u64"))
+    return con
+
+
+def load_build(con, d, join, s):
+    """The table `build`: the build side of the join ("int" or "str") at selectivity s%."""
+    if join == "int":
+        load(con, "build", u64(f"{d}/build_{s}_orderkey.u64"), u64(f"{d}/build_{s}_custkey.u64"))
+    else:
+        load(con, "build", pa.array(lines(f"{d}/sbuild_{s}_name.txt")), u64(f"{d}/sbuild_{s}_size.u64"))
+
+
 def pushed_filters(con, query):
     """EXPLAIN ANALYZE of the query; the filters DuckDB pushed into the probe-side scan (min/max
     ranges, and IN BF(...) = Bloom filter, IN PRF(...) = its perfect-hash filter for dense
@@ -60,25 +88,14 @@ def pushed_filters(con, query):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("data", help="directory written by gen_data.py (OUT/sf<SF>)")
-    ap.add_argument("--reps", type=int, default=5)
-    ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--json", help="write the results here")
+    ap = argument_parser(__doc__)
     ap.add_argument("--plans", help="write the EXPLAIN ANALYZE plans here")
     args = ap.parse_args()
-    d = args.data
-    con = duckdb.connect()
-    con.execute(f"SET threads = {args.threads}")
-    load(con, "probe_int", u64(f"{d}/probe_orderkey.u64"), u64(f"{d}/probe_quantity.u64"))
-    load(con, "probe_str", pa.array(lines(f"{d}/sprobe_name.txt")), u64(f"{d}/sprobe_availqty.u64"))
+    con = connect(args.data, args.threads)
     results, plans = [], []
     for join, probe in (("int", "probe_int"), ("str", "probe_str")):
         for s in SELECTIVITIES:
-            if join == "int":
-                load(con, "build", u64(f"{d}/build_{s}_orderkey.u64"), u64(f"{d}/build_{s}_custkey.u64"))
-            else:
-                load(con, "build", pa.array(lines(f"{d}/sbuild_{s}_name.txt")), u64(f"{d}/sbuild_{s}_size.u64"))
+            load_build(con, args.data, join, s)
             q = QUERY.format(probe=probe, build="build")
             times, answer = [], None
             for _ in range(args.reps):

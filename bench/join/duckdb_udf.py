@@ -11,7 +11,6 @@ On the rows gen_data.py wrote (see duckdb_join.py), for each join and selectivit
 Times are medians of --reps runs after one warm-up; the filter's build (from the build table's
 keys as Arrow) and save/load are timed apart. Every answer is checked against the plain join's.
 """
-import argparse
 import json
 import os
 import statistics
@@ -22,9 +21,7 @@ import time
 import duckdb
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from duckdb_join import QUERY, SELECTIVITIES, lines, load, u64  # noqa: E402
-
-import pyarrow as pa  # noqa: E402
+from duckdb_join import QUERY, SELECTIVITIES, argument_parser, connect, load_build  # noqa: E402
 
 import batchbloom  # noqa: E402
 import batchbloom.arrow as bba  # noqa: E402
@@ -46,25 +43,13 @@ def timed(con, sql, reps):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("data", help="directory written by gen_data.py (OUT/sf<SF>)")
-    ap.add_argument("--reps", type=int, default=5)
-    ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--json", help="write the results here")
-    args = ap.parse_args()
-    d = args.data
-    con = duckdb.connect()
-    fetch(con, f"SET threads = {args.threads}")
-    load(con, "probe_int", u64(f"{d}/probe_orderkey.u64"), u64(f"{d}/probe_quantity.u64"))
-    load(con, "probe_str", pa.array(lines(f"{d}/sprobe_name.txt")), u64(f"{d}/sprobe_availqty.u64"))
+    args = argument_parser(__doc__).parse_args()
+    con = connect(args.data, args.threads)
     results = []
     with tempfile.TemporaryDirectory() as tmp:
         for join, probe, key_type in (("int", "probe_int", "BIGINT"), ("str", "probe_str", "VARCHAR")):
             for s in SELECTIVITIES:
-                if join == "int":
-                    load(con, "build", u64(f"{d}/build_{s}_orderkey.u64"), u64(f"{d}/build_{s}_custkey.u64"))
-                else:
-                    load(con, "build", pa.array(lines(f"{d}/sbuild_{s}_name.txt")), u64(f"{d}/sbuild_{s}_size.u64"))
+                load_build(con, args.data, join, s)
                 t = time.perf_counter()
                 rel = con.sql("SELECT key FROM build")  # DuckDB 2: to_arrow_table(); 1.x: fetch_arrow_table()
                 keys = rel.to_arrow_table() if hasattr(rel, "to_arrow_table") else rel.fetch_arrow_table()
