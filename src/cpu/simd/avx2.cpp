@@ -20,15 +20,11 @@ struct isa<xsimd::avx2> {
     static B scale32(B hi32, std::uint64_t blocks) {
         return _mm256_srli_epi64(_mm256_mul_epu32(hi32, _mm256_set1_epi64x(static_cast<long long>(blocks))), 32);
     }
-    template <Shape S>
-    struct pick;
-    template <Shape S>
-    using block = typename pick<S>::type;
+    template <Shape S, bool Two>
+    using block = std::conditional_t<S == Shape::split256, split256_avx2<xsimd::avx2, Two>,
+                                     std::conditional_t<S == Shape::word512, word512_avx2<xsimd::avx2, Two>,
+                                                        line512_avx2<xsimd::avx2, Two>>>;
 };
-
-template <> struct isa<xsimd::avx2>::pick<Shape::split256> { using type = split256_avx2<xsimd::avx2>; };
-template <> struct isa<xsimd::avx2>::pick<Shape::word512> { using type = word512_avx2<xsimd::avx2>; };
-template <> struct isa<xsimd::avx2>::pick<Shape::line512> { using type = line512_avx2<xsimd::avx2>; };
 
 }  // namespace simd
 

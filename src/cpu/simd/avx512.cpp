@@ -11,11 +11,11 @@ using avx512 = xsimd::avx512bw;
 
 /// split256 probe with AVX-512VL: shift each word right by its bit position and test bit 0
 /// under a mask of the lanes in use (vpsrlvd + vptestnmd), instead of building a mask first.
-template <class Arch>
-struct split256_avx512 : split256_avx2<Arch> {
+template <class Arch, bool Two>
+struct split256_avx512 : split256_avx2<Arch, Two> {
     __mmask8 live_lo, live_hi;
     explicit split256_avx512(unsigned k)
-        : split256_avx2<Arch>(k), live_lo(static_cast<__mmask8>(k >= 8 ? 0xFF : (1u << k) - 1)),
+        : split256_avx2<Arch, Two>(k), live_lo(static_cast<__mmask8>(k >= 8 ? 0xFF : (1u << k) - 1)),
           live_hi(static_cast<__mmask8>(k <= 8 ? 0 : (1u << (k - 8)) - 1)) {}
 
     bool test(const std::uint32_t* block, std::uint32_t h32) const {
@@ -27,7 +27,7 @@ struct split256_avx512 : split256_avx2<Arch> {
             return _mm256_mask_testn_epi32_mask(live, _mm256_srlv_epi32(b, pos), one);
         };
         __mmask8 miss = missing(this->l.salt_lo, live_lo);
-        if (this->l.two_rounds) miss = static_cast<__mmask8>(miss | missing(this->l.salt_hi, live_hi));
+        if constexpr (Two) miss = static_cast<__mmask8>(miss | missing(this->l.salt_hi, live_hi));
         return miss == 0;
     }
 };
@@ -37,12 +37,11 @@ struct split256_avx512 : split256_avx2<Arch> {
 /// lane's low halves in one instruction, and a variable *rotate* (which takes its count mod
 /// 64) brings that bit to bit 0 — or, for inserts, a one to that bit — without masking the
 /// count first. Lanes past k are switched off by the live masks.
-template <class Arch>
+template <class Arch, bool Two>
 struct word512_avx512 {
     __m512i salt_lo, salt_hi;  // salt i (and 8 + i) in the low half of 64-bit lane i
     __mmask8 live_lo, live_hi;
-    bool two_rounds;
-    explicit word512_avx512(unsigned k) : two_rounds(k > 8) {
+    explicit word512_avx512(unsigned k) {
         const lanes8<Arch> l(k);
         salt_lo = _mm512_cvtepu32_epi64(l.salt_lo);
         salt_hi = _mm512_cvtepu32_epi64(l.salt_hi);
@@ -57,7 +56,7 @@ struct word512_avx512 {
         const __m512i h = _mm512_set1_epi32(static_cast<int>(h32));
         const __m512i one = _mm512_set1_epi64(1);
         __m512i m = _mm512_maskz_rolv_epi64(live_lo, one, counts(h, salt_lo));
-        if (two_rounds) m = _mm512_or_si512(m, _mm512_maskz_rolv_epi64(live_hi, one, counts(h, salt_hi)));
+        if constexpr (Two) m = _mm512_or_si512(m, _mm512_maskz_rolv_epi64(live_hi, one, counts(h, salt_hi)));
         return m;
     }
     bool test(const std::uint64_t* block, std::uint32_t h32) const {
@@ -65,7 +64,7 @@ struct word512_avx512 {
         const __m512i h = _mm512_set1_epi32(static_cast<int>(h32));
         const __m512i one = _mm512_set1_epi64(1);
         __mmask8 miss = _mm512_mask_testn_epi64_mask(live_lo, _mm512_rorv_epi64(b, counts(h, salt_lo)), one);
-        if (two_rounds)
+        if constexpr (Two)
             miss = static_cast<__mmask8>(
                 miss | _mm512_mask_testn_epi64_mask(live_hi, _mm512_rorv_epi64(b, counts(h, salt_hi)), one));
         return miss == 0;
@@ -77,12 +76,12 @@ struct word512_avx512 {
 
 /// line512: up to 16 positions in one zmm; each lane fetches its 32-bit word of the line with
 /// one vpermd and tests its bit. Inserting ORs the k bits in one by one.
-template <class Arch>
-struct line512_avx512 : line512_avx2<Arch> {
+template <class Arch, bool Two>
+struct line512_avx512 : line512_avx2<Arch, Two> {
     __m512i salts;
     __mmask16 live;
     explicit line512_avx512(unsigned k_)
-        : line512_avx2<Arch>(k_),
+        : line512_avx2<Arch, Two>(k_),
           salts(_mm512_inserti64x4(_mm512_castsi256_si512(this->l.salt_lo), this->l.salt_hi, 1)),
           live(static_cast<__mmask16>((1u << k_) - 1)) {}
 
@@ -103,15 +102,11 @@ struct isa<avx512> {
     static B scale32(B hi32, std::uint64_t blocks) {
         return _mm512_srli_epi64(_mm512_mul_epu32(hi32, _mm512_set1_epi64(static_cast<long long>(blocks))), 32);
     }
-    template <Shape S>
-    struct pick;
-    template <Shape S>
-    using block = typename pick<S>::type;
+    template <Shape S, bool Two>
+    using block = std::conditional_t<S == Shape::split256, split256_avx512<avx512, Two>,
+                                     std::conditional_t<S == Shape::word512, word512_avx512<avx512, Two>,
+                                                        line512_avx512<avx512, Two>>>;
 };
-
-template <> struct isa<avx512>::pick<Shape::split256> { using type = split256_avx512<avx512>; };
-template <> struct isa<avx512>::pick<Shape::word512> { using type = word512_avx512<avx512>; };
-template <> struct isa<avx512>::pick<Shape::line512> { using type = line512_avx512<avx512>; };
 
 }  // namespace simd
 

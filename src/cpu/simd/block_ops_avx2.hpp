@@ -7,6 +7,11 @@
 // keep the top bits as a bit position, and shift a one into place with a variable shift.
 // Lanes past k get a shift count >= the word width, which the variable shifts turn into an
 // all-zero mask, so k needs no branches. A block matches when it covers the mask (vptest).
+//
+// Patterns of k > 8 bits take a second round of eight lanes. Whether there is one is a
+// template parameter (Two), not a run-time test: compilers computed the second round under a
+// mask for every key rather than branch, a third of the work of a k = 8 probe. Two = true is
+// right for every k (the lanes past k set nothing); Two = false only for k <= 8.
 #include <immintrin.h>
 
 #include "cpu/simd/pipeline.hpp"
@@ -17,7 +22,6 @@ namespace batchbloom::detail::simd {
 template <class Arch>
 struct lanes8 {
     __m256i salt_lo, salt_hi, off_lo, off_hi;
-    bool two_rounds;
 
     explicit lanes8(unsigned k) {
         alignas(32) std::uint32_t s[16], o[16];
@@ -29,7 +33,6 @@ struct lanes8 {
         salt_hi = _mm256_load_si256(reinterpret_cast<const __m256i*>(s + 8));
         off_lo = _mm256_load_si256(reinterpret_cast<const __m256i*>(o));
         off_hi = _mm256_load_si256(reinterpret_cast<const __m256i*>(o + 8));
-        two_rounds = k > 8;
     }
 
     /// Per-lane positions (top `bits` bits of h32 * salt), or 0xFFFFFFFF for lanes past k.
@@ -41,7 +44,7 @@ struct lanes8 {
 };
 
 /// split256: 8 x 32-bit words, bit i in word i % 8 — one ymm register per block.
-template <class Arch>
+template <class Arch, bool Two = true>
 struct split256_avx2 {
     lanes8<Arch> l;
     explicit split256_avx2(unsigned k) : l(k) {}
@@ -50,7 +53,7 @@ struct split256_avx2 {
         const __m256i h = _mm256_set1_epi32(static_cast<int>(h32));
         const __m256i one = _mm256_set1_epi32(1);
         __m256i m = _mm256_sllv_epi32(one, l.template positions<5>(h, false));
-        if (l.two_rounds) m = _mm256_or_si256(m, _mm256_sllv_epi32(one, l.template positions<5>(h, true)));
+        if constexpr (Two) m = _mm256_or_si256(m, _mm256_sllv_epi32(one, l.template positions<5>(h, true)));
         return m;
     }
     bool test(const std::uint32_t* block, std::uint32_t h32) const {
@@ -63,7 +66,7 @@ struct split256_avx2 {
 };
 
 /// word512 with AVX2: 8 x 64-bit words as two ymm registers of four words each.
-template <class Arch>
+template <class Arch, bool Two = true>
 struct word512_avx2 {
     lanes8<Arch> l;
     explicit word512_avx2(unsigned k) : l(k) {}
@@ -77,7 +80,7 @@ struct word512_avx2 {
         };
         m0 = m1 = _mm256_setzero_si256();
         add(l.template positions<6>(h, false));
-        if (l.two_rounds) add(l.template positions<6>(h, true));
+        if constexpr (Two) add(l.template positions<6>(h, true));
     }
     bool test(const std::uint64_t* block, std::uint32_t h32) const {
         __m256i m0, m1;
@@ -97,7 +100,7 @@ struct word512_avx2 {
 /// line512 with AVX2: k positions anywhere in the line. Probing gathers the 32-bit word of
 /// each position from the line held in two registers (vpermd on each half, blend on the
 /// position's top bit) and tests the bit there; inserting ORs the k bits in one by one.
-template <class Arch>
+template <class Arch, bool Two = true>
 struct line512_avx2 {
     lanes8<Arch> l;
     unsigned k;
@@ -117,7 +120,7 @@ struct line512_avx2 {
         const __m256i lo = _mm256_load_si256(p), hi = _mm256_load_si256(p + 1);
         const __m256i h = _mm256_set1_epi32(static_cast<int>(h32));
         bool ok = covers(lo, hi, l.template positions<9>(h, false), l.off_lo);
-        if (l.two_rounds) ok &= covers(lo, hi, l.template positions<9>(h, true), l.off_hi);
+        if constexpr (Two) ok &= covers(lo, hi, l.template positions<9>(h, true), l.off_hi);
         return ok;
     }
     void set(std::uint64_t* block, std::uint32_t h32) const {

@@ -53,13 +53,13 @@ struct partition_kernels {
     }
 
     // ---- the in-region kernels ----
-    template <Shape S, Out O>
+    template <Shape S, bool Two, Out O>
     static std::size_t run(const FilterRef& f, const std::uint64_t* hashes, std::size_t n, std::uint8_t* out) {
         using T = layout::shape_traits<S>;
         using word = typename T::word_type;
         constexpr std::size_t lanes = B::size;
         word* const base = reinterpret_cast<word*>(f.data);
-        const typename isa<Arch>::template block<S> ops(f.k);
+        const typename isa<Arch>::template block<S, Two> ops(f.k);
         // Block indices a vector at a time, `ahead` groups before their keys are processed,
         // when their lines are prefetched: the region is in L2 (or L3), and the loads of
         // the few keys in flight alone would not cover even that latency.
@@ -94,7 +94,7 @@ struct partition_kernels {
     }
     template <Out O>
     static std::size_t pass(const FilterRef& f, const std::uint64_t* hashes, std::size_t n, std::uint8_t* out) {
-        return layout::visit_shape(f.shape, [&](auto tag) { return run<decltype(tag)::value, O>(f, hashes, n, out); });
+        return with_blocks(f, [&]<Shape S, bool Two>() { return run<S, Two, O>(f, hashes, n, out); });
     }
     static void insert(const FilterRef& f, const std::uint64_t* hashes, std::size_t n) {
         pass<Out::insert>(f, hashes, n, nullptr);
