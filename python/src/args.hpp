@@ -3,6 +3,7 @@
 // nb::handle and convert them here, so a wrong argument raises TypeError (wrong type) or
 // batchbloom.Error, a ValueError (out of range), naming the argument and what it accepts,
 // instead of nanobind's "incompatible function arguments" listing.
+#include <batchbloom/params.hpp>
 #include <nanobind/nanobind.h>
 
 #include <cstdint>
@@ -34,5 +35,8 @@ std::string_view str_arg(nb::handle value, const char* name, const char* accepte
 inline constexpr const char* shape_names = "'word512', 'split256' or 'line512'";
 inline constexpr const char* hash_names = "'xxh3' or 'murmur3'";
 inline constexpr const char* backend_names = "'auto' or one of available_backends()";
+
+/// A shape= argument: a str naming a Shape.
+inline Shape shape_arg(nb::handle value) { return parse_shape(str_arg(value, "shape", shape_names)); }
 
 }  // namespace batchbloom::python

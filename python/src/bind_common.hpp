@@ -75,11 +75,33 @@ BoolArray answers_array(nb::handle keys, Answer&& answer) {
     return BoolArray(data, {n}, owner);
 }
 
+/// The number of `keys` that may be present: count(batch) gives each batch's.
+template <class Count>
+std::size_t count_batches(nb::handle keys, Count&& count) {
+    std::size_t c = 0;
+    for_each_batch(keys, [&](const KeyBatch& batch, std::size_t) { c += count(batch); });
+    return c;
+}
+
 template <class F>
 BoolArray contains_array(const Locked<F>& self, nb::handle keys) {
     return answers_array(keys, [&](const KeyBatch& batch, std::uint8_t* out) {
         read_locked(self, batch.size() <= short_batch, [&](const F& f) { contains(f, batch, out); });
     });
+}
+
+/// fn(filter, key) for one Python key (int, bytes or str): converted while the GIL is held,
+/// then passed on as a uint64 or a string_view under the filter's exclusive lock (write_key)
+/// or its shared lock (read_key).
+template <class F, class Fn>
+auto write_key(Locked<F>& self, nb::handle key, Fn&& fn) {
+    const Key k = key_from_python(key);
+    return write_locked(self, true, [&](F& f) { return std::visit([&](auto v) { return fn(f, v); }, k); });
+}
+template <class F, class Fn>
+auto read_key(const Locked<F>& self, nb::handle key, Fn&& fn) {
+    const Key k = key_from_python(key);
+    return read_locked(self, true, [&](const F& f) { return std::visit([&](auto v) { return fn(f, v); }, k); });
 }
 
 /// insert, add, contains, count, `in`.
@@ -100,28 +122,22 @@ void def_keys(nb::class_<Locked<F>>& cls) {
            "memory stays bounded; a bad key raises after the chunks before its own were inserted.")
         .def(
             "add",
-            [](L& self, nb::handle key) {
-                const Key k = key_from_python(key);
-                write_locked(self, true, [&](F& f) { std::visit([&](auto v) { f.insert(v); }, k); });
-            },
+            [](L& self, nb::handle key) { write_key(self, key, [](F& f, auto k) { f.insert(k); }); },
             nb::arg("key").none(), "Inserts one key (int, bytes or str).")
         .def("contains", &contains_array<F>, nb::arg("keys").none(),
              "A NumPy bool array: True where the key may be present, False where it is certainly absent.")
         .def(
             "count",
             [](const L& self, nb::handle keys) {
-                std::size_t c = 0;
-                for_each_batch(keys, [&](const KeyBatch& batch, std::size_t) {
-                    c += read_locked(self, batch.size() <= short_batch, [&](const F& f) { return count(f, batch); });
+                return count_batches(keys, [&](const KeyBatch& batch) {
+                    return read_locked(self, batch.size() <= short_batch, [&](const F& f) { return count(f, batch); });
                 });
-                return c;
             },
             nb::arg("keys").none(), "Number of keys in the batch that may be present.")
         .def(
             "__contains__",
             [](const L& self, nb::handle key) {
-                const Key k = key_from_python(key);
-                return read_locked(self, true, [&](const F& f) { return std::visit([&](auto v) { return f.contains(v); }, k); });
+                return read_key(self, key, [](const F& f, auto k) { return f.contains(k); });
             },
             nb::arg("key").none());
 }

@@ -71,11 +71,9 @@ void bind_concurrent(nb::module_& m) {
         .def(
             "count",
             [](const PyConcurrent& self, nb::handle keys) {
-                std::size_t c = 0;
-                for_each_batch(keys, [&](const KeyBatch& batch, std::size_t) {
-                    c += with_view(self, batch.size() <= short_batch, [&](const ConcurrentFilter& v) { return count(v, batch); });
+                return count_batches(keys, [&](const KeyBatch& batch) {
+                    return with_view(self, batch.size() <= short_batch, [&](const ConcurrentFilter& v) { return count(v, batch); });
                 });
-                return c;
             },
             nb::arg("keys").none(), "Number of keys in the batch that may be present.");
 }

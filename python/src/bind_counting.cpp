@@ -43,8 +43,7 @@ void bind_counting(nb::module_& m) {
         .def(
             "discard",
             [](PyCounting& self, nb::handle key) {
-                const Key k = key_from_python(key);
-                return write_locked(self, true, [&](CountingFilter& f) { return std::visit([&](auto v) { return f.erase(v); }, k); });
+                return write_key(self, key, [](CountingFilter& f, auto k) { return f.erase(k); });
             },
             "key"_a.none(), "Erases one key; False if it was certainly not present.")
         .def_prop_ro("params", [](const PyCounting& self) { return self.filter.params(); })

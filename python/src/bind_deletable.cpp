@@ -93,10 +93,7 @@ void bind_deletable(nb::module_& m) {
         .def(
             "discard",
             [](PyDeletable& self, nb::handle key) {
-                const Key k = key_from_python(key);
-                return write_locked(self, true, [&](DeletableFilter& f) {
-                    return std::visit([&](auto v) { return f.erase(v); }, k) == EraseResult::erased;
-                });
+                return write_key(self, key, [](DeletableFilter& f, auto k) { return f.erase(k) == EraseResult::erased; });
             },
             "key"_a.none(), "Erases one key; False if it tested negative or could not be erased.")
         .def_static(

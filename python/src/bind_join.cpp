@@ -88,7 +88,7 @@ JoinFilterOptions options(nb::handle fpr, nb::handle bpk_arg, nb::handle expecte
     if (bpk && !(*bpk > 0.0)) throw Error("join filter: bits_per_key must be positive, got " + std::to_string(*bpk));
     o.bits_per_key = bpk.value_or(0.0);
     o.expected_keys = int_arg(expected_keys, "expected_keys");
-    o.shape = parse_shape(str_arg(shape, "shape", shape_names));
+    o.shape = shape_arg(shape);
     o.hashing = hashing(hash, seed);
     o.backend = backend_arg(backend);
     o.threads = threads_arg(threads);
@@ -203,12 +203,10 @@ void bind_join(nb::module_& m) {
         .def(
             "count",
             [](const PyJoin& self, nb::handle keys) {
-                std::size_t c = 0;
-                for_each_batch(keys, [&](const KeyBatch& batch, std::size_t) {
+                return count_batches(keys, [&](const KeyBatch& batch) {
                     nb::gil_scoped_release release;
-                    for_each_span(batch, [&](const auto& k, std::size_t) { c += self.filter.count(k); });
+                    return count(self.filter, batch);
                 });
-                return c;
             },
             "keys"_a.none(), "Number of keys that may match.")
         .def(

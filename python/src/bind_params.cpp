@@ -29,8 +29,7 @@ void bind_params(nb::module_& m) {
         .def(
             "__init__",
             [](Params* self, nb::handle shape, nb::handle blocks, nb::handle k) {
-                new (self) Params(Params::make(parse_shape(str_arg(shape, "shape", shape_names)),
-                                               int_arg(blocks, "blocks"),
+                new (self) Params(Params::make(shape_arg(shape), int_arg(blocks, "blocks"),
                                                unsigned(int_arg(k, "k", 0, std::numeric_limits<std::uint32_t>::max()))));
             },
             nb::arg("shape").none(), nb::arg("blocks").none(), nb::arg("k").none(),
@@ -38,8 +37,7 @@ void bind_params(nb::module_& m) {
         .def_static(
             "for_fpr",
             [](nb::handle n, nb::handle fpr, nb::handle shape) {
-                return Params::for_fpr(int_arg(n, "n", 1), real_arg(fpr, "fpr"),
-                                       parse_shape(str_arg(shape, "shape", shape_names)));
+                return Params::for_fpr(int_arg(n, "n", 1), real_arg(fpr, "fpr"), shape_arg(shape));
             },
             nb::arg("n").none(), nb::arg("fpr").none(), nb::arg("shape").none() = "word512",
             "The smallest filter whose predicted false-positive rate for n distinct keys is <= fpr\n"
@@ -48,7 +46,7 @@ void bind_params(nb::module_& m) {
             "for_bits_per_key",
             [](nb::handle n, nb::handle bits_per_key, nb::handle shape) {
                 return Params::for_bits_per_key(int_arg(n, "n", 1), real_arg(bits_per_key, "bits_per_key"),
-                                                parse_shape(str_arg(shape, "shape", shape_names)));
+                                                shape_arg(shape));
             },
             nb::arg("n").none(), nb::arg("bits_per_key").none(), nb::arg("shape").none() = "word512",
             "ceil(n * bits_per_key / block bits) blocks, with the k that minimises the predicted FPR.")

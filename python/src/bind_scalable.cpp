@@ -50,7 +50,7 @@ void bind_scalable(nb::module_& m) {
                        "ScalableFilter() takes fpr= (the whole filter's) or initial_fpr= (the first stage's), not both");
                const std::uint64_t capacity = int_arg(initial_capacity, "initial_capacity", 1);
                const double g = real_arg(growth, "growth"), r = real_arg(tightening, "tightening");
-               const Shape sh = parse_shape(str_arg(shape, "shape", shape_names));
+               const Shape sh = shape_arg(shape);
                const ScalableParams p =
                    initial_fpr ? ScalableParams{.initial_capacity = capacity, .initial_fpr = *initial_fpr, .growth = g,
                                                 .tightening = r, .shape = sh}
