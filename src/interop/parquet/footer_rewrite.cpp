@@ -132,6 +132,19 @@ void rewrite_struct_list(CompactReader& r, CompactWriter& w, const Field& f, con
     for (std::size_t i = 0; i < h.size; ++i) each(i);
 }
 
+// Copies a struct, except its list of structs with id `list` (`what`), rewritten as above.
+template <class Each>
+void rewrite_list_in_struct(CompactReader& r, CompactWriter& w, std::int16_t list, const char* what, Each&& each) {
+    r.begin_struct();
+    w.begin_struct();
+    Field f;
+    while (r.next_field(f)) {
+        if (f.id == list) rewrite_struct_list(r, w, f, what, each);
+        else copy_field(r, w, f);
+    }
+    w.end_struct();
+}
+
 }  // namespace
 
 std::vector<std::byte> rewrite_footer(std::span<const std::byte> footer, const std::map<ChunkIndex, ChunkFilter>& filters) {
@@ -140,33 +153,13 @@ std::vector<std::byte> rewrite_footer(std::span<const std::byte> footer, const s
     out.reserve(footer.size() + 64 * filters.size());
     CompactWriter w(out);
     std::size_t rewritten = 0;
-    r.begin_struct();
-    w.begin_struct();
-    Field f;
-    while (r.next_field(f)) {
-        if (f.id != ids::file_metadata::row_groups) {
-            copy_field(r, w, f);
-            continue;
-        }
-        rewrite_struct_list(r, w, f, "FileMetaData.row_groups", [&](std::size_t g) {
-            r.begin_struct();
-            w.begin_struct();
-            Field rf;
-            while (r.next_field(rf)) {
-                if (rf.id != ids::row_group::columns) {
-                    copy_field(r, w, rf);
-                    continue;
-                }
-                rewrite_struct_list(r, w, rf, "RowGroup.columns", [&](std::size_t c) {
-                    const auto it = filters.find({g, c});
-                    rewrite_column_chunk(r, w, it == filters.end() ? nullptr : &it->second);
-                    rewritten += it != filters.end();
-                });
-            }
-            w.end_struct();
+    rewrite_list_in_struct(r, w, ids::file_metadata::row_groups, "FileMetaData.row_groups", [&](std::size_t g) {
+        rewrite_list_in_struct(r, w, ids::row_group::columns, "RowGroup.columns", [&](std::size_t c) {
+            const auto it = filters.find({g, c});
+            rewrite_column_chunk(r, w, it == filters.end() ? nullptr : &it->second);
+            rewritten += it != filters.end();
         });
-    }
-    w.end_struct();
+    });
     if (rewritten != filters.size()) r.fail("a column chunk to give a filter is not in the footer");
     return out;
 }
