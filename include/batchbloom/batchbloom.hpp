@@ -13,6 +13,7 @@
 #include "filter.hpp"
 #include "hash.hpp"
 #include "join.hpp"
+#include "key_forms.hpp"
 #include "layout.hpp"
 #include "params.hpp"
 #include "parquet.hpp"

@@ -32,6 +32,7 @@
 #include "backend.hpp"
 #include "error.hpp"
 #include "hash.hpp"
+#include "key_forms.hpp"
 #include "key_kinds.hpp"
 
 namespace batchbloom {
@@ -85,7 +86,7 @@ struct ClassicHashing {
 /// is combined with a bit count that is not a multiple of 64.
 void validate(const ClassicHashing& h, const ClassicParams& p);
 
-class ClassicFilter {
+class ClassicFilter : public KeyForms<ClassicFilter> {
 public:
     /// An empty filter. Throws Error on invalid parameters or hashing.
     explicit ClassicFilter(const ClassicParams& params, const ClassicHashing& hashing = {},
@@ -120,27 +121,15 @@ public:
     void set_threads(unsigned threads) noexcept { threads_ = threads; }
     unsigned threads() const noexcept { return threads_; }
 
-    // Integer keys (Spark: putLong / mightContainLong of the same 64-bit value; a 32-bit key
-    // is its value).
+    // ---- keys (bulk forms: KeyForms, key_forms.hpp) ---------------------------------------
+    // Integer keys are Spark's putLong / mightContainLong of the same 64-bit value (a 32-bit
+    // key is its value); byte-string keys are its putBinary, or putString of the UTF-8 bytes.
     void insert(std::uint64_t key);
-    void insert(std::span<const std::uint64_t> keys);
-    void insert(std::span<const std::uint32_t> keys);
-    bool contains(std::uint64_t key) const;
-    /// out[i] = 1 if keys[i] may be present, else 0; out.size() must equal keys.size().
-    void contains(std::span<const std::uint64_t> keys, std::span<std::uint8_t> out) const;
-    void contains(std::span<const std::uint32_t> keys, std::span<std::uint8_t> out) const;
-    std::size_t count(std::span<const std::uint64_t> keys) const;
-    std::size_t count(std::span<const std::uint32_t> keys) const;
-
-    // Byte-string keys (Spark: putBinary, or putString of the UTF-8 bytes).
     void insert(std::string_view key);
-    void insert(std::span<const std::string_view> keys);
-    void insert(std::span<const std::string> keys);
+    using KeyForms<ClassicFilter>::insert;
+    bool contains(std::uint64_t key) const;
     bool contains(std::string_view key) const;
-    void contains(std::span<const std::string_view> keys, std::span<std::uint8_t> out) const;
-    void contains(std::span<const std::string> keys, std::span<std::uint8_t> out) const;
-    std::size_t count(std::span<const std::string_view> keys) const;
-    std::size_t count(std::span<const std::string> keys) const;
+    using KeyForms<ClassicFilter>::contains;
 
     // ---- pre-computed hashes ----------------------------------------------------------
     /// A key's 64 hash bits under this filter's scheme, which its k positions come from: the
@@ -204,11 +193,15 @@ public:
     static ClassicFilter from_spark_bytes(std::span<const std::byte> bytes);
 
 private:
-    template <bool Hashed, class Key>
+    friend KeyForms<ClassicFilter>;
+    // With Hashed, the keys are hashes already.
+    template <class Key, bool Hashed = false>
     void insert_keys(std::span<const Key> keys);
-    /// Answers into out (or, if null, only counts them); returns the number of hits.
-    template <bool Hashed, class Key>
-    std::size_t probe_keys(std::span<const Key> keys, std::uint8_t* out) const;
+    template <class Key, bool Hashed = false>
+    void contains_keys(std::span<const Key> keys, std::span<std::uint8_t> out) const;
+    /// Answers into out if it is not null; returns the number of hits.
+    template <class Key, bool Hashed = false>
+    std::size_t count_keys(std::span<const Key> keys, std::uint8_t* out = nullptr) const;
 
     ClassicParams params_;
     ClassicHashing hashing_;
@@ -217,6 +210,9 @@ private:
     KeyKinds key_kinds_ = KeyKinds::none();
     AlignedBuffer words_;  // params_.bytes() bytes, empty only after a move
 };
+
+// The bulk key forms (key_forms.hpp) are instantiated in the library.
+extern template class KeyForms<ClassicFilter>;
 
 /// Whether a file starts like a classic-filter file: the batchbloom header with FileKind::classic,
 /// or a Spark serialized filter (version 1 or 2). Reads at most 64 bytes; false if unreadable.

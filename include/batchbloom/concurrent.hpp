@@ -42,22 +42,21 @@
 #include <string_view>
 
 #include "filter.hpp"
+#include "key_forms.hpp"
 
 namespace batchbloom {
 
-class ConcurrentFilter {
+class ConcurrentFilter : public KeyForms<ConcurrentFilter> {
 public:
     explicit ConcurrentFilter(Filter& filter) noexcept : filter_(&filter) {}
 
     Filter& filter() const noexcept { return *filter_; }
 
     // ---- inserts: lock-free, from any number of threads ----------------------------------
+    // (bulk forms of inserts and probes: KeyForms, key_forms.hpp)
     void insert(std::uint64_t key);
     void insert(std::string_view key);
-    void insert(std::span<const std::uint64_t> keys);
-    void insert(std::span<const std::uint32_t> keys);
-    void insert(std::span<const std::string_view> keys);
-    void insert(std::span<const std::string> keys);
+    using KeyForms<ConcurrentFilter>::insert;
     /// hash_key() of the filter's hashing, as Filter::hash.
     std::uint64_t hash(std::uint64_t key) const noexcept { return filter_->hash(key); }
     std::uint64_t hash(std::string_view key) const noexcept { return filter_->hash(key); }
@@ -67,26 +66,26 @@ public:
     // ---- probes: safe while other threads insert -----------------------------------------
     bool contains(std::uint64_t key) const;
     bool contains(std::string_view key) const;
-    /// out[i] = 1 if keys[i] may be present, else 0; out.size() must equal keys.size().
-    void contains(std::span<const std::uint64_t> keys, std::span<std::uint8_t> out) const;
-    void contains(std::span<const std::uint32_t> keys, std::span<std::uint8_t> out) const;
-    void contains(std::span<const std::string_view> keys, std::span<std::uint8_t> out) const;
-    std::size_t count(std::span<const std::uint64_t> keys) const;
-    std::size_t count(std::span<const std::uint32_t> keys) const;
-    std::size_t count(std::span<const std::string_view> keys) const;
-    void contains(std::span<const std::string> keys, std::span<std::uint8_t> out) const;
-    std::size_t count(std::span<const std::string> keys) const;
+    using KeyForms<ConcurrentFilter>::contains;
     bool contains_hash(std::uint64_t hash) const;
     void contains_hashes(std::span<const std::uint64_t> hashes, std::span<std::uint8_t> out) const;
     std::size_t count_hashes(std::span<const std::uint64_t> hashes) const;
 
 private:
+    friend KeyForms<ConcurrentFilter>;
     template <class Key>
     void insert_keys(std::span<const Key> keys);
-    template <bool Hashed, class Key>
-    std::size_t probe_keys(std::span<const Key> keys, std::uint8_t* out) const;
+    // With Hashed, the keys are hashes already.
+    template <class Key, bool Hashed = false>
+    void contains_keys(std::span<const Key> keys, std::span<std::uint8_t> out) const;
+    /// Answers into out if it is not null; returns the number of hits.
+    template <class Key, bool Hashed = false>
+    std::size_t count_keys(std::span<const Key> keys, std::uint8_t* out = nullptr) const;
 
     Filter* filter_;
 };
+
+// The bulk key forms (key_forms.hpp) are instantiated in the library.
+extern template class KeyForms<ConcurrentFilter>;
 
 }  // namespace batchbloom

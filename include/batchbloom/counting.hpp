@@ -44,12 +44,13 @@
 #include "error.hpp"
 #include "filter.hpp"
 #include "hash.hpp"
+#include "key_forms.hpp"
 #include "key_kinds.hpp"
 #include "params.hpp"
 
 namespace batchbloom {
 
-class CountingFilter {
+class CountingFilter : public KeyForms<CountingFilter>, public EraseForms<CountingFilter, std::uint8_t> {
 public:
     static constexpr unsigned counter_bits = 4;
     static constexpr unsigned max_count = 15;
@@ -82,7 +83,7 @@ public:
     void set_threads(unsigned threads) noexcept { threads_ = threads; }
     unsigned threads() const noexcept { return threads_; }
 
-    // ---- keys (32-bit integers are widened, as in Filter) --------------------------------
+    // ---- keys (bulk forms: KeyForms and EraseForms, key_forms.hpp) ------------------------
     void insert(std::uint64_t key) {
         insert_hash(hash(key));  // first: it throws for a moved-from filter
         add_key_kinds(KeyKinds::only_integers());
@@ -91,32 +92,17 @@ public:
         insert_hash(hash(key));  // first: it throws for a moved-from filter
         add_key_kinds(KeyKinds::only_bytes());
     }
-    void insert(std::span<const std::uint64_t> keys);
-    void insert(std::span<const std::uint32_t> keys);
-    void insert(std::span<const std::string_view> keys);
-    void insert(std::span<const std::string> keys);
+    using KeyForms<CountingFilter>::insert;
 
-    /// True if the key was erased, false if refused (some counter was 0).
+    /// True if the key was erased, false if refused (some counter was 0). The bulk forms
+    /// (EraseForms) give each key 1 (erased) or 0 (refused).
     bool erase(std::uint64_t key) { return erase_hash(hash(key)); }
     bool erase(std::string_view key) { return erase_hash(hash(key)); }
-    /// Erases the keys in order; returns how many were erased. If `erased` is not empty it
-    /// must have keys.size() entries and gets 1 (erased) or 0 (refused) per key.
-    std::size_t erase(std::span<const std::uint64_t> keys, std::span<std::uint8_t> erased = {});
-    std::size_t erase(std::span<const std::uint32_t> keys, std::span<std::uint8_t> erased = {});
-    std::size_t erase(std::span<const std::string_view> keys, std::span<std::uint8_t> erased = {});
-    std::size_t erase(std::span<const std::string> keys, std::span<std::uint8_t> erased = {});
+    using EraseForms<CountingFilter, std::uint8_t>::erase;
 
     bool contains(std::uint64_t key) const { return contains_hash(hash(key)); }
     bool contains(std::string_view key) const { return contains_hash(hash(key)); }
-    /// out[i] = 1 if keys[i] may be present; out.size() must equal keys.size().
-    void contains(std::span<const std::uint64_t> keys, std::span<std::uint8_t> out) const;
-    void contains(std::span<const std::uint32_t> keys, std::span<std::uint8_t> out) const;
-    void contains(std::span<const std::string_view> keys, std::span<std::uint8_t> out) const;
-    void contains(std::span<const std::string> keys, std::span<std::uint8_t> out) const;
-    std::size_t count(std::span<const std::uint64_t> keys) const;
-    std::size_t count(std::span<const std::uint32_t> keys) const;
-    std::size_t count(std::span<const std::string_view> keys) const;
-    std::size_t count(std::span<const std::string> keys) const;
+    using KeyForms<CountingFilter>::contains;
 
     // ---- pre-computed hashes (hash_key() of this filter's hashing) ---------------------
     std::uint64_t hash(std::uint64_t key) const noexcept { return hash_key(hashing_, key); }
@@ -159,16 +145,19 @@ public:
     static CountingFilter load(const std::filesystem::path& path);
 
 private:
-    template <class Source>
-    void insert_from(std::size_t n, const Source& source);
-    template <class Source>
-    std::size_t erase_from(std::size_t n, const Source& source, std::span<std::uint8_t> erased);
-    template <class Source>
-    void contains_from(std::size_t n, const Source& source, std::uint8_t* out) const;
+    friend KeyForms<CountingFilter>;
+    friend EraseForms<CountingFilter, std::uint8_t>;
+    // With Hashed, the keys are hashes already.
+    template <class Key, bool Hashed = false>
+    void insert_keys(std::span<const Key> keys);
+    template <class Key, bool Hashed = false>
+    std::size_t erase_keys(std::span<const Key> keys, std::span<std::uint8_t> erased);
+    template <class Key, bool Hashed = false>
+    void contains_keys(std::span<const Key> keys, std::span<std::uint8_t> out) const;
+    template <class Key, bool Hashed = false>
+    std::size_t count_keys(std::span<const Key> keys) const;
     void become_empty() noexcept;
     bool is_empty() const noexcept { return planes_.empty(); }
-    template <class Source>
-    std::size_t count_from(std::size_t n, const Source& source) const;
 
     Params params_;
     Hashing hashing_;
@@ -177,5 +166,9 @@ private:
     KeyKinds key_kinds_ = KeyKinds::none();
     AlignedBuffer planes_;  // 4 x params_.bytes(); empty only after a move
 };
+
+// The bulk key forms (key_forms.hpp) are instantiated in the library.
+extern template class KeyForms<CountingFilter>;
+extern template class EraseForms<CountingFilter, std::uint8_t>;
 
 }  // namespace batchbloom

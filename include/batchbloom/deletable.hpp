@@ -31,6 +31,7 @@
 #include "error.hpp"
 #include "filter.hpp"
 #include "hash.hpp"
+#include "key_forms.hpp"
 #include "params.hpp"
 
 namespace batchbloom {
@@ -42,7 +43,7 @@ enum class EraseResult : std::uint8_t {
     not_deletable = 2,  ///< every one of its bits lies in a region with collisions; nothing changed
 };
 
-class DeletableFilter {
+class DeletableFilter : public KeyForms<DeletableFilter>, public EraseForms<DeletableFilter, EraseResult> {
 public:
     static constexpr unsigned default_region_bits = 8;  // 12.5% extra memory; ~half the keys deletable at 10 bits/key
 
@@ -73,6 +74,7 @@ public:
     void set_threads(unsigned threads) noexcept { bits_.set_threads(threads); }
     unsigned threads() const noexcept { return bits_.threads(); }
 
+    // ---- keys (bulk forms: KeyForms and EraseForms, key_forms.hpp) ------------------------
     void insert(std::uint64_t key) {
         insert_hash(bits_.hash(key));  // first: it throws for a moved-from filter
         add_key_kinds(KeyKinds::only_integers());
@@ -81,32 +83,15 @@ public:
         insert_hash(bits_.hash(key));  // first: it throws for a moved-from filter
         add_key_kinds(KeyKinds::only_bytes());
     }
-    void insert(std::span<const std::uint64_t> keys);
-    void insert(std::span<const std::uint32_t> keys);
-    void insert(std::span<const std::string_view> keys);
-    void insert(std::span<const std::string> keys);
+    using KeyForms<DeletableFilter>::insert;
 
     EraseResult erase(std::uint64_t key) { return erase_hash(bits_.hash(key)); }
     EraseResult erase(std::string_view key) { return erase_hash(bits_.hash(key)); }
-    /// Erases in order; returns how many were erased. If `results` is not empty it must have
-    /// keys.size() entries.
-    std::size_t erase(std::span<const std::uint64_t> keys, std::span<EraseResult> results = {});
-    std::size_t erase(std::span<const std::uint32_t> keys, std::span<EraseResult> results = {});
-    std::size_t erase(std::span<const std::string_view> keys, std::span<EraseResult> results = {});
-    std::size_t erase(std::span<const std::string> keys, std::span<EraseResult> results = {});
+    using EraseForms<DeletableFilter, EraseResult>::erase;
 
     bool contains(std::uint64_t key) const { return bits_.contains(key); }
     bool contains(std::string_view key) const { return bits_.contains(key); }
-    void contains(std::span<const std::uint64_t> keys, std::span<std::uint8_t> out) const { bits_.contains(keys, out); }
-    void contains(std::span<const std::string_view> keys, std::span<std::uint8_t> out) const {
-        bits_.contains(keys, out);
-    }
-    void contains(std::span<const std::uint32_t> keys, std::span<std::uint8_t> out) const { bits_.contains(keys, out); }
-    void contains(std::span<const std::string> keys, std::span<std::uint8_t> out) const { bits_.contains(keys, out); }
-    std::size_t count(std::span<const std::uint64_t> keys) const { return bits_.count(keys); }
-    std::size_t count(std::span<const std::uint32_t> keys) const { return bits_.count(keys); }
-    std::size_t count(std::span<const std::string_view> keys) const { return bits_.count(keys); }
-    std::size_t count(std::span<const std::string> keys) const { return bits_.count(keys); }
+    using KeyForms<DeletableFilter>::contains;
 
     // ---- pre-computed hashes (hash_key() of this filter's hashing) ---------------------
     std::uint64_t hash(std::uint64_t key) const noexcept { return bits_.hash(key); }
@@ -149,15 +134,26 @@ public:
     static DeletableFilter load(const std::filesystem::path& path);
 
 private:
-    template <bool Hashed, class Key>
+    friend KeyForms<DeletableFilter>;
+    friend EraseForms<DeletableFilter, EraseResult>;
+    // With Hashed, the keys are hashes already. Probes are the bit array's.
+    template <class Key, bool Hashed = false>
     void insert_keys(std::span<const Key> keys);
-    template <bool Hashed, class Key>
+    template <class Key, bool Hashed = false>
     std::size_t erase_keys(std::span<const Key> keys, std::span<EraseResult> results);
+    template <class Key>
+    void contains_keys(std::span<const Key> keys, std::span<std::uint8_t> out) const { bits_.contains(keys, out); }
+    template <class Key>
+    std::size_t count_keys(std::span<const Key> keys) const { return bits_.count(keys); }
 
     Filter bits_;
     unsigned region_bits_;
     AlignedBuffer collisions_;  // the collision bitmap's words; empty only after a move
 };
+
+// The bulk key forms (key_forms.hpp) are instantiated in the library.
+extern template class KeyForms<DeletableFilter>;
+extern template class EraseForms<DeletableFilter, EraseResult>;
 
 /// Expected fraction of the n inserted keys that erase() can remove right after the n
 /// distinct keys were inserted: Rothenberg et al.'s collision-free-region argument applied to

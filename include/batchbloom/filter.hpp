@@ -14,6 +14,7 @@
 #include "backend.hpp"
 #include "error.hpp"
 #include "hash.hpp"
+#include "key_forms.hpp"
 #include "key_kinds.hpp"
 #include "params.hpp"
 
@@ -67,7 +68,7 @@ struct SaveOptions {
 /// rule for every file mapping; LMDB and RocksDB's mmap reads document the same). map() checks
 /// the size against the header when it opens the file, so a file already truncated is a
 /// FormatError, never a SIGBUS; replace mapped files by rename, never in place.
-class Filter {
+class Filter : public KeyForms<Filter> {
 public:
     /// An empty filter (all bits zero). Throws Error on invalid params or hashing, or if the
     /// storage cannot be allocated.
@@ -113,32 +114,18 @@ public:
     /// Gives the scratch memory back (the next partitioned call allocates it again).
     void release_scratch() noexcept;
 
-    // ---- integer keys ------------------------------------------------------------------
+    // ---- keys: integers and byte strings (bulk forms: KeyForms, key_forms.hpp) -----------
     void insert(std::uint64_t key);
-    void insert(std::span<const std::uint64_t> keys);
-    void insert(std::span<const std::uint32_t> keys);
+    void insert(std::string_view key);
+    using KeyForms<Filter>::insert;
     bool contains(std::uint64_t key) const;
-    /// out[i] = 1 if keys[i] may be present, else 0. out.size() must equal keys.size().
-    void contains(std::span<const std::uint64_t> keys, std::span<std::uint8_t> out) const;
-    void contains(std::span<const std::uint32_t> keys, std::span<std::uint8_t> out) const;
+    bool contains(std::string_view key) const;
+    using KeyForms<Filter>::contains;
     /// Bit i of the packed bitmap (word i/64, bit i%64) = may-contain of keys[i]; bits past
     /// keys.size() in the last word are zero. bitmap.size() must be >= ceil(n/64).
     void contains_bitmap(std::span<const std::uint64_t> keys, std::span<std::uint64_t> bitmap) const;
     void contains_bitmap(std::span<const std::uint32_t> keys, std::span<std::uint64_t> bitmap) const;
-    /// Number of keys that may be present.
-    std::size_t count(std::span<const std::uint64_t> keys) const;
-    std::size_t count(std::span<const std::uint32_t> keys) const;
-
-    // ---- byte-string keys --------------------------------------------------------------
-    void insert(std::string_view key);
-    void insert(std::span<const std::string_view> keys);
-    void insert(std::span<const std::string> keys);
-    bool contains(std::string_view key) const;
-    void contains(std::span<const std::string_view> keys, std::span<std::uint8_t> out) const;
-    void contains(std::span<const std::string> keys, std::span<std::uint8_t> out) const;
     void contains_bitmap(std::span<const std::string_view> keys, std::span<std::uint64_t> bitmap) const;
-    std::size_t count(std::span<const std::string_view> keys) const;
-    std::size_t count(std::span<const std::string> keys) const;
 
     // ---- pre-computed hashes (hash_key() of this filter's hashing) ---------------------
     std::uint64_t hash(std::uint64_t key) const noexcept { return hash_key(hashing_, key); }
@@ -216,6 +203,7 @@ public:
     static Filter map(const std::filesystem::path& path, bool verify = true);
 
 private:
+    friend KeyForms<Filter>;
     template <class Key>
     void insert_keys(std::span<const Key> keys);
     template <class Key>
@@ -243,6 +231,9 @@ private:
     struct Scratch;                    // the partitioned path's memory (src/engine/scratch.hpp)
     std::unique_ptr<Scratch> scratch_;  // null only when moved from
 };
+
+// The bulk key forms (key_forms.hpp) are instantiated in the library.
+extern template class KeyForms<Filter>;
 
 /// Jaccard similarity |A ∩ B| / |A ∪ B| of the key sets behind two compatible filters,
 /// estimated from the fills of A, B and A | B (inclusion–exclusion over the Swamidass–Baldi

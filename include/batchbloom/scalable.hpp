@@ -34,6 +34,7 @@
 #include "error.hpp"
 #include "filter.hpp"
 #include "hash.hpp"
+#include "key_forms.hpp"
 #include "key_kinds.hpp"
 #include "params.hpp"
 
@@ -57,7 +58,7 @@ struct ScalableParams {
     friend bool operator==(const ScalableParams&, const ScalableParams&) = default;
 };
 
-class ScalableFilter {
+class ScalableFilter : public KeyForms<ScalableFilter> {
 public:
     /// The first stage is allocated at once. Throws Error on invalid params or hashing.
     explicit ScalableFilter(const ScalableParams& params, const Hashing& hashing = {},
@@ -81,26 +82,16 @@ public:
     void set_threads(unsigned threads) noexcept;
     unsigned threads() const noexcept { return threads_; }
 
+    // ---- keys (bulk forms: KeyForms, key_forms.hpp) ---------------------------------------
+    /// An insert throws Error if the filter would need more than 64 stages (or a stage beyond
+    /// Params::for_fpr's limits); the keys before that point are inserted.
     void insert(std::uint64_t key) { insert(std::span<const std::uint64_t>(&key, 1)); }
     void insert(std::string_view key) { insert(std::span<const std::string_view>(&key, 1)); }
-    /// Throws Error if the filter would need more than 64 stages (or a stage beyond
-    /// Params::for_fpr's limits); the keys before that point are inserted.
-    void insert(std::span<const std::uint64_t> keys);
-    void insert(std::span<const std::uint32_t> keys);
-    void insert(std::span<const std::string_view> keys);
-    void insert(std::span<const std::string> keys);
-
+    using KeyForms<ScalableFilter>::insert;
+    /// A key may be present if it may be present in any stage.
     bool contains(std::uint64_t key) const;
     bool contains(std::string_view key) const;
-    /// out[i] = 1 if keys[i] may be present (in any stage); out.size() must equal keys.size().
-    void contains(std::span<const std::uint64_t> keys, std::span<std::uint8_t> out) const;
-    void contains(std::span<const std::uint32_t> keys, std::span<std::uint8_t> out) const;
-    void contains(std::span<const std::string_view> keys, std::span<std::uint8_t> out) const;
-    void contains(std::span<const std::string> keys, std::span<std::uint8_t> out) const;
-    std::size_t count(std::span<const std::uint64_t> keys) const;
-    std::size_t count(std::span<const std::uint32_t> keys) const;
-    std::size_t count(std::span<const std::string_view> keys) const;
-    std::size_t count(std::span<const std::string> keys) const;
+    using KeyForms<ScalableFilter>::contains;
 
     // ---- pre-computed hashes (hash_key() of this filter's hashing) ---------------------
     std::uint64_t hash(std::uint64_t key) const noexcept { return hash_key(hashing_, key); }
@@ -144,11 +135,12 @@ public:
     static ScalableFilter load(const std::filesystem::path& path);
 
 private:
-    template <bool Hashed, class Key>
+    friend KeyForms<ScalableFilter>;
+    template <class Key, bool Hashed = false>
     void insert_keys(std::span<const Key> keys);
-    template <bool Hashed, class Key>
+    template <class Key, bool Hashed = false>
     void contains_keys(std::span<const Key> keys, std::span<std::uint8_t> out) const;
-    template <bool Hashed, class Key>
+    template <class Key, bool Hashed = false>
     std::size_t count_keys(std::span<const Key> keys) const;
     /// For load(): params validated and the first stage sized already.
     ScalableFilter(const ScalableParams& params, const Hashing& hashing, Backend backend, const Params& first_stage);
@@ -164,5 +156,8 @@ private:
     std::vector<Filter> stages_;
     std::vector<std::uint64_t> sizes_;  // keys inserted into each stage
 };
+
+// The bulk key forms (key_forms.hpp) are instantiated in the library.
+extern template class KeyForms<ScalableFilter>;
 
 }  // namespace batchbloom

@@ -14,6 +14,7 @@
 #include "engine/batch.hpp"
 #include "engine/path_choice.hpp"
 #include "engine/scratch.hpp"
+#include "filters/key_forms.hpp"
 #include "filters/key_hashes.hpp"
 #include "filters/storage.hpp"
 
@@ -162,20 +163,7 @@ std::size_t Filter::count_keys(std::span<const Key> keys) const {
     return c;
 }
 
-void Filter::insert(std::span<const std::uint64_t> keys) { insert_keys(keys); }
-void Filter::insert(std::span<const std::uint32_t> keys) { insert_keys(keys); }
-void Filter::insert(std::span<const std::string_view> keys) { insert_keys(keys); }
-void Filter::insert(std::span<const std::string> keys) { insert_keys(keys); }
-void Filter::contains(std::span<const std::uint64_t> keys, std::span<std::uint8_t> out) const { contains_keys(keys, out); }
-void Filter::contains(std::span<const std::uint32_t> keys, std::span<std::uint8_t> out) const { contains_keys(keys, out); }
-void Filter::contains(std::span<const std::string_view> keys, std::span<std::uint8_t> out) const {
-    contains_keys(keys, out);
-}
-std::size_t Filter::count(std::span<const std::uint64_t> keys) const { return count_keys(keys); }
-std::size_t Filter::count(std::span<const std::uint32_t> keys) const { return count_keys(keys); }
-std::size_t Filter::count(std::span<const std::string_view> keys) const { return count_keys(keys); }
-void Filter::contains(std::span<const std::string> keys, std::span<std::uint8_t> out) const { contains_keys(keys, out); }
-std::size_t Filter::count(std::span<const std::string> keys) const { return count_keys(keys); }
+template class KeyForms<Filter>;
 
 template <class Key>
 void Filter::bitmap_keys(std::span<const Key> keys, std::span<std::uint64_t> bitmap) const {

@@ -14,6 +14,7 @@
 #include "batchbloom/params.hpp"
 #include "core/classic_scheme.hpp"
 #include "engine/engine.hpp"
+#include "filters/key_forms.hpp"
 #include "filters/key_hashes.hpp"
 #include "filters/storage.hpp"
 #include "engine/parallel.hpp"
@@ -271,51 +272,31 @@ bool ClassicFilter::contains(std::uint64_t key) const { return contains_hash(has
 bool ClassicFilter::contains(std::string_view key) const { return contains_hash(hash(key)); }
 bool ClassicFilter::contains_hash(std::uint64_t hash) const { return contains_start(words().data(), params_, hashing_, hash); }
 
-template <bool Hashed, class Key>
+template <class Key, bool Hashed>
 void ClassicFilter::insert_keys(std::span<const Key> keys) {
     if (words_.empty()) detail::throw_moved_from("insert");
     if constexpr (!Hashed) add_key_kinds(detail::kinds_of<Key>(keys.size()));
     insert_all<Hashed>(detail::classic_kernels(backend_), mutable_words(), params_, hashing_, keys, threads_);
 }
-template <bool Hashed, class Key>
-std::size_t ClassicFilter::probe_keys(std::span<const Key> keys, std::uint8_t* out) const {
+template <class Key, bool Hashed>
+std::size_t ClassicFilter::count_keys(std::span<const Key> keys, std::uint8_t* out) const {
     return probe_all<Hashed>(detail::classic_kernels(backend_), words().data(), params_, hashing_, keys, out, threads_);
 }
+template <class Key, bool Hashed>
+void ClassicFilter::contains_keys(std::span<const Key> keys, std::span<std::uint8_t> out) const {
+    check_out(keys.size(), out.size());
+    count_keys<Key, Hashed>(keys, out.data());
+}
 
-void ClassicFilter::insert(std::span<const std::uint64_t> keys) { insert_keys<false>(keys); }
-void ClassicFilter::insert(std::span<const std::uint32_t> keys) { insert_keys<false>(keys); }
-void ClassicFilter::insert(std::span<const std::string_view> keys) { insert_keys<false>(keys); }
-void ClassicFilter::insert(std::span<const std::string> keys) { insert_keys<false>(keys); }
-void ClassicFilter::insert_hashes(std::span<const std::uint64_t> hashes) { insert_keys<true>(hashes); }
-void ClassicFilter::contains(std::span<const std::uint64_t> keys, std::span<std::uint8_t> out) const {
-    check_out(keys.size(), out.size());
-    probe_keys<false>(keys, out.data());
-}
-void ClassicFilter::contains(std::span<const std::uint32_t> keys, std::span<std::uint8_t> out) const {
-    check_out(keys.size(), out.size());
-    probe_keys<false>(keys, out.data());
-}
-void ClassicFilter::contains(std::span<const std::string_view> keys, std::span<std::uint8_t> out) const {
-    check_out(keys.size(), out.size());
-    probe_keys<false>(keys, out.data());
-}
-void ClassicFilter::contains(std::span<const std::string> keys, std::span<std::uint8_t> out) const {
-    check_out(keys.size(), out.size());
-    probe_keys<false>(keys, out.data());
-}
+void ClassicFilter::insert_hashes(std::span<const std::uint64_t> hashes) { insert_keys<std::uint64_t, true>(hashes); }
 void ClassicFilter::contains_hashes(std::span<const std::uint64_t> hashes, std::span<std::uint8_t> out) const {
-    check_out(hashes.size(), out.size());
-    probe_keys<true>(hashes, out.data());
+    contains_keys<std::uint64_t, true>(hashes, out);
 }
-std::size_t ClassicFilter::count(std::span<const std::uint64_t> keys) const { return probe_keys<false>(keys, nullptr); }
-std::size_t ClassicFilter::count(std::span<const std::uint32_t> keys) const { return probe_keys<false>(keys, nullptr); }
-std::size_t ClassicFilter::count(std::span<const std::string_view> keys) const {
-    return probe_keys<false>(keys, nullptr);
-}
-std::size_t ClassicFilter::count(std::span<const std::string> keys) const { return probe_keys<false>(keys, nullptr); }
 std::size_t ClassicFilter::count_hashes(std::span<const std::uint64_t> hashes) const {
-    return probe_keys<true>(hashes, nullptr);
+    return count_keys<std::uint64_t, true>(hashes);
 }
+
+template class KeyForms<ClassicFilter>;
 
 // ---- state and algebra --------------------------------------------------------------------------
 

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "engine/engine.hpp"
+#include "filters/key_forms.hpp"
 #include "filters/key_hashes.hpp"
 #include "filters/storage.hpp"
 
@@ -42,10 +43,8 @@ void ConcurrentFilter::insert_keys(std::span<const Key> keys) {
                       [&](const std::uint64_t* v, std::size_t n, detail::KeyMode m, std::size_t) { k.insert(r, v, n, m); });
 }
 
-/// Answers into out (or, if null, only counts them); returns the number of hits. With Hashed,
-/// the keys are hashes already.
-template <bool Hashed, class Key>
-std::size_t ConcurrentFilter::probe_keys(std::span<const Key> keys, std::uint8_t* out) const {
+template <class Key, bool Hashed>
+std::size_t ConcurrentFilter::count_keys(std::span<const Key> keys, std::uint8_t* out) const {
     if (filter_->params().blocks == 0) {  // a moved-from filter contains nothing
         if (out != nullptr) std::fill_n(out, keys.size(), std::uint8_t{0});
         return 0;
@@ -69,12 +68,14 @@ std::size_t ConcurrentFilter::probe_keys(std::span<const Key> keys, std::uint8_t
     return hits;
 }
 
+template <class Key, bool Hashed>
+void ConcurrentFilter::contains_keys(std::span<const Key> keys, std::span<std::uint8_t> out) const {
+    check_out(keys.size(), out.size());
+    count_keys<Key, Hashed>(keys, out.data());
+}
+
 void ConcurrentFilter::insert(std::uint64_t key) { insert_hash(filter_->hash(key)); }
 void ConcurrentFilter::insert(std::string_view key) { insert_hash(filter_->hash(key)); }
-void ConcurrentFilter::insert(std::span<const std::uint64_t> keys) { insert_keys(keys); }
-void ConcurrentFilter::insert(std::span<const std::uint32_t> keys) { insert_keys(keys); }
-void ConcurrentFilter::insert(std::span<const std::string_view> keys) { insert_keys(keys); }
-void ConcurrentFilter::insert(std::span<const std::string> keys) { insert_keys(keys); }
 // Single keys: the reference kernels directly (no engine resolution for one key), as for Filter.
 void ConcurrentFilter::insert_hash(std::uint64_t hash) {
     require_writable(*filter_);
@@ -87,26 +88,6 @@ void ConcurrentFilter::insert_hashes(std::span<const std::uint64_t> hashes) {
 
 bool ConcurrentFilter::contains(std::uint64_t key) const { return contains_hash(filter_->hash(key)); }
 bool ConcurrentFilter::contains(std::string_view key) const { return contains_hash(filter_->hash(key)); }
-void ConcurrentFilter::contains(std::span<const std::uint64_t> keys, std::span<std::uint8_t> out) const {
-    check_out(keys.size(), out.size());
-    probe_keys<false>(keys, out.data());
-}
-void ConcurrentFilter::contains(std::span<const std::uint32_t> keys, std::span<std::uint8_t> out) const {
-    check_out(keys.size(), out.size());
-    probe_keys<false>(keys, out.data());
-}
-void ConcurrentFilter::contains(std::span<const std::string_view> keys, std::span<std::uint8_t> out) const {
-    check_out(keys.size(), out.size());
-    probe_keys<false>(keys, out.data());
-}
-std::size_t ConcurrentFilter::count(std::span<const std::uint64_t> keys) const { return probe_keys<false>(keys, nullptr); }
-std::size_t ConcurrentFilter::count(std::span<const std::uint32_t> keys) const { return probe_keys<false>(keys, nullptr); }
-std::size_t ConcurrentFilter::count(std::span<const std::string_view> keys) const { return probe_keys<false>(keys, nullptr); }
-void ConcurrentFilter::contains(std::span<const std::string> keys, std::span<std::uint8_t> out) const {
-    check_out(keys.size(), out.size());
-    probe_keys<false>(keys, out.data());
-}
-std::size_t ConcurrentFilter::count(std::span<const std::string> keys) const { return probe_keys<false>(keys, nullptr); }
 bool ConcurrentFilter::contains_hash(std::uint64_t hash) const {
     if (filter_->params().blocks == 0) return false;  // a moved-from filter contains nothing
     std::uint8_t hit = 0;
@@ -114,11 +95,12 @@ bool ConcurrentFilter::contains_hash(std::uint64_t hash) const {
     return hit == 1;
 }
 void ConcurrentFilter::contains_hashes(std::span<const std::uint64_t> hashes, std::span<std::uint8_t> out) const {
-    check_out(hashes.size(), out.size());
-    probe_keys<true>(hashes, out.data());
+    contains_keys<std::uint64_t, true>(hashes, out);
 }
 std::size_t ConcurrentFilter::count_hashes(std::span<const std::uint64_t> hashes) const {
-    return probe_keys<true>(hashes, nullptr);
+    return count_keys<std::uint64_t, true>(hashes);
 }
+
+template class KeyForms<ConcurrentFilter>;
 
 }  // namespace batchbloom

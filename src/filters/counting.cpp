@@ -15,6 +15,7 @@
 #include "engine/engine.hpp"
 #include "engine/parallel.hpp"
 #include "format/file_io.hpp"
+#include "filters/key_forms.hpp"
 #include "filters/key_hashes.hpp"
 #include "filters/storage.hpp"
 
@@ -91,6 +92,14 @@ auto hash_source(std::span<const std::uint64_t> hashes) {
             fn(hashes.data() + at, std::min(detail::hash_chunk, end - at), at);
     };
 }
+/// The source of a batch of keys or, with Hashed, of hashes already.
+template <bool Hashed, class Key>
+auto source_of(const Hashing& hashing, std::span<const Key> keys) {
+    if constexpr (Hashed)
+        return hash_source(keys);
+    else
+        return key_source(hashing, keys);
+}
 
 /// The hashes of a chunk whose block lies in thread v's share of the blocks, in batch order,
 /// with their batch positions: a block's counters are changed by one thread only, and in the
@@ -128,25 +137,33 @@ unsigned threads_for(std::size_t n, unsigned threads) {
 
 }  // namespace
 
-template <class Source>
-void CountingFilter::insert_from(std::size_t n, const Source& source) {
+template <class Key, bool Hashed>
+void CountingFilter::insert_keys(std::span<const Key> keys) {
     if (is_empty()) detail::throw_moved_from("insert");
+    const std::size_t n = keys.size();
+    const auto source = source_of<Hashed>(hashing_, keys);
     const auto& k = detail::counting_kernels(backend_);
     const auto r = ref(params_, planes_.data());
     const unsigned t = threads_for(n, threads_);
-    if (t == 1) return source(0, n, [&](const std::uint64_t* h, std::size_t m, std::size_t) { k.insert(r, h, m); });
-    const auto owned = owned_buffers(params_.blocks, t);  // before any counter changes: a failed
-    detail::each_thread(t, [&](unsigned v) {              // allocation must leave them as they were
-        Owned* own = owned[v].get();
-        source(0, n, [&](const std::uint64_t* h, std::size_t m, std::size_t at) {
-            own->select(h, m, at);
-            k.insert(r, own->h, own->n);
+    if (t == 1) {
+        source(0, n, [&](const std::uint64_t* h, std::size_t m, std::size_t) { k.insert(r, h, m); });
+    } else {
+        const auto owned = owned_buffers(params_.blocks, t);  // before any counter changes: a failed
+        detail::each_thread(t, [&](unsigned v) {              // allocation must leave them as they were
+            Owned* own = owned[v].get();
+            source(0, n, [&](const std::uint64_t* h, std::size_t m, std::size_t at) {
+                own->select(h, m, at);
+                k.insert(r, own->h, own->n);
+            });
         });
-    });
+    }
+    if constexpr (!Hashed) add_key_kinds(detail::kinds_of<Key>(n));
 }
 
-template <class Source>
-std::size_t CountingFilter::erase_from(std::size_t n, const Source& source, std::span<std::uint8_t> erased) {
+template <class Key, bool Hashed>
+std::size_t CountingFilter::erase_keys(std::span<const Key> keys, std::span<std::uint8_t> erased) {
+    const std::size_t n = keys.size();
+    const auto source = source_of<Hashed>(hashing_, keys);
     if (!erased.empty()) check_size(n, erased.size(), "erase output");
     if (is_empty()) {  // contains nothing: every erase is refused
         std::fill(erased.begin(), erased.end(), std::uint8_t{0});
@@ -178,8 +195,12 @@ std::size_t CountingFilter::erase_from(std::size_t n, const Source& source, std:
     return total;
 }
 
-template <class Source>
-void CountingFilter::contains_from(std::size_t n, const Source& source, std::uint8_t* out) const {
+template <class Key, bool Hashed>
+void CountingFilter::contains_keys(std::span<const Key> keys, std::span<std::uint8_t> answers) const {
+    const std::size_t n = keys.size();
+    const auto source = source_of<Hashed>(hashing_, keys);
+    check_size(n, answers.size(), "output");
+    std::uint8_t* out = answers.data();
     if (is_empty()) {
         std::fill_n(out, n, std::uint8_t{0});
         return;
@@ -194,67 +215,11 @@ void CountingFilter::contains_from(std::size_t n, const Source& source, std::uin
     });
 }
 
-void CountingFilter::insert(std::span<const std::uint64_t> keys) {
-    insert_from(keys.size(), key_source(hashing_, keys));
-    add_key_kinds(detail::kinds_of<std::uint64_t>(keys.size()));
-}
-void CountingFilter::insert(std::span<const std::uint32_t> keys) {
-    insert_from(keys.size(), key_source(hashing_, keys));
-    add_key_kinds(detail::kinds_of<std::uint32_t>(keys.size()));
-}
-void CountingFilter::insert(std::span<const std::string_view> keys) {
-    insert_from(keys.size(), key_source(hashing_, keys));
-    add_key_kinds(detail::kinds_of<std::string_view>(keys.size()));
-}
-void CountingFilter::insert(std::span<const std::string> keys) {
-    insert_from(keys.size(), key_source(hashing_, keys));
-    add_key_kinds(detail::kinds_of<std::string>(keys.size()));
-}
-std::size_t CountingFilter::erase(std::span<const std::uint64_t> keys, std::span<std::uint8_t> erased) {
-    return erase_from(keys.size(), key_source(hashing_, keys), erased);
-}
-std::size_t CountingFilter::erase(std::span<const std::uint32_t> keys, std::span<std::uint8_t> erased) {
-    return erase_from(keys.size(), key_source(hashing_, keys), erased);
-}
-std::size_t CountingFilter::erase(std::span<const std::string_view> keys, std::span<std::uint8_t> erased) {
-    return erase_from(keys.size(), key_source(hashing_, keys), erased);
-}
-std::size_t CountingFilter::erase(std::span<const std::string> keys, std::span<std::uint8_t> erased) {
-    return erase_from(keys.size(), key_source(hashing_, keys), erased);
-}
-void CountingFilter::contains(std::span<const std::uint64_t> keys, std::span<std::uint8_t> out) const {
-    check_size(keys.size(), out.size(), "output");
-    contains_from(keys.size(), key_source(hashing_, keys), out.data());
-}
-void CountingFilter::contains(std::span<const std::uint32_t> keys, std::span<std::uint8_t> out) const {
-    check_size(keys.size(), out.size(), "output");
-    contains_from(keys.size(), key_source(hashing_, keys), out.data());
-}
-void CountingFilter::contains(std::span<const std::string_view> keys, std::span<std::uint8_t> out) const {
-    check_size(keys.size(), out.size(), "output");
-    contains_from(keys.size(), key_source(hashing_, keys), out.data());
-}
-void CountingFilter::contains(std::span<const std::string> keys, std::span<std::uint8_t> out) const {
-    check_size(keys.size(), out.size(), "output");
-    contains_from(keys.size(), key_source(hashing_, keys), out.data());
-}
-
-std::size_t CountingFilter::count(std::span<const std::uint64_t> keys) const {
-    return count_from(keys.size(), key_source(hashing_, keys));
-}
-std::size_t CountingFilter::count(std::span<const std::uint32_t> keys) const {
-    return count_from(keys.size(), key_source(hashing_, keys));
-}
-std::size_t CountingFilter::count(std::span<const std::string_view> keys) const {
-    return count_from(keys.size(), key_source(hashing_, keys));
-}
-std::size_t CountingFilter::count(std::span<const std::string> keys) const {
-    return count_from(keys.size(), key_source(hashing_, keys));
-}
-
-template <class Source>
-std::size_t CountingFilter::count_from(std::size_t n, const Source& source) const {
+template <class Key, bool Hashed>
+std::size_t CountingFilter::count_keys(std::span<const Key> keys) const {
     if (is_empty()) return 0;
+    const std::size_t n = keys.size();
+    const auto source = source_of<Hashed>(hashing_, keys);
     // Answers in chunks per thread, summed: no output array the size of the batch.
     const auto& k = detail::counting_kernels(backend_);
     const auto r = ref(params_, planes_.data());
@@ -282,22 +247,22 @@ bool CountingFilter::contains_hash(std::uint64_t hash) const {
     return r == 1;
 }
 
-void CountingFilter::insert_hashes(std::span<const std::uint64_t> hashes) {
-    insert_from(hashes.size(), hash_source(hashes));
-}
+void CountingFilter::insert_hashes(std::span<const std::uint64_t> hashes) { insert_keys<std::uint64_t, true>(hashes); }
 
 std::size_t CountingFilter::erase_hashes(std::span<const std::uint64_t> hashes, std::span<std::uint8_t> erased) {
-    return erase_from(hashes.size(), hash_source(hashes), erased);
+    return erase_keys<std::uint64_t, true>(hashes, erased);
 }
 
 void CountingFilter::contains_hashes(std::span<const std::uint64_t> hashes, std::span<std::uint8_t> out) const {
-    check_size(hashes.size(), out.size(), "output");
-    contains_from(hashes.size(), hash_source(hashes), out.data());
+    contains_keys<std::uint64_t, true>(hashes, out);
 }
 
 std::size_t CountingFilter::count_hashes(std::span<const std::uint64_t> hashes) const {
-    return count_from(hashes.size(), hash_source(hashes));
+    return count_keys<std::uint64_t, true>(hashes);
 }
+
+template class KeyForms<CountingFilter>;
+template class EraseForms<CountingFilter, std::uint8_t>;
 
 // ---- state -----------------------------------------------------------------------------
 

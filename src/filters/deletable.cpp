@@ -11,6 +11,7 @@
 
 #include "engine/engine.hpp"
 #include "format/file_io.hpp"
+#include "filters/key_forms.hpp"
 #include "filters/key_hashes.hpp"
 #include "filters/storage.hpp"
 
@@ -65,8 +66,7 @@ EraseResult DeletableFilter::erase_hash(std::uint64_t hash) {
     return r;
 }
 
-// With Hashed, the keys are hashes already.
-template <bool Hashed, class Key>
+template <class Key, bool Hashed>
 void DeletableFilter::insert_keys(std::span<const Key> keys) {
     if (params().blocks == 0) detail::throw_moved_from("insert");
     const auto& k = detail::deletable_kernels(bits_.backend());
@@ -79,7 +79,7 @@ void DeletableFilter::insert_keys(std::span<const Key> keys) {
     }
 }
 
-template <bool Hashed, class Key>
+template <class Key, bool Hashed>
 std::size_t DeletableFilter::erase_keys(std::span<const Key> keys, std::span<EraseResult> results) {
     if (!results.empty() && results.size() != keys.size())
         throw Error("erase results have " + std::to_string(results.size()) + " entries for " +
@@ -98,27 +98,13 @@ std::size_t DeletableFilter::erase_keys(std::span<const Key> keys, std::span<Era
     return erased;
 }
 
-void DeletableFilter::insert(std::span<const std::uint64_t> keys) { insert_keys<false>(keys); }
-void DeletableFilter::insert(std::span<const std::uint32_t> keys) { insert_keys<false>(keys); }
-void DeletableFilter::insert(std::span<const std::string_view> keys) { insert_keys<false>(keys); }
-void DeletableFilter::insert(std::span<const std::string> keys) { insert_keys<false>(keys); }
-std::size_t DeletableFilter::erase(std::span<const std::uint32_t> keys, std::span<EraseResult> results) {
-    return erase_keys<false>(keys, results);
-}
-std::size_t DeletableFilter::erase(std::span<const std::string> keys, std::span<EraseResult> results) {
-    return erase_keys<false>(keys, results);
-}
-std::size_t DeletableFilter::erase(std::span<const std::uint64_t> keys, std::span<EraseResult> results) {
-    return erase_keys<false>(keys, results);
-}
-std::size_t DeletableFilter::erase(std::span<const std::string_view> keys, std::span<EraseResult> results) {
-    return erase_keys<false>(keys, results);
+void DeletableFilter::insert_hashes(std::span<const std::uint64_t> hashes) { insert_keys<std::uint64_t, true>(hashes); }
+std::size_t DeletableFilter::erase_hashes(std::span<const std::uint64_t> hashes, std::span<EraseResult> results) {
+    return erase_keys<std::uint64_t, true>(hashes, results);
 }
 
-void DeletableFilter::insert_hashes(std::span<const std::uint64_t> hashes) { insert_keys<true>(hashes); }
-std::size_t DeletableFilter::erase_hashes(std::span<const std::uint64_t> hashes, std::span<EraseResult> results) {
-    return erase_keys<true>(hashes, results);
-}
+template class KeyForms<DeletableFilter>;
+template class EraseForms<DeletableFilter, EraseResult>;
 
 std::uint64_t DeletableFilter::collided_regions() const noexcept {
     std::uint64_t n = 0;

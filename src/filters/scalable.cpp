@@ -14,6 +14,7 @@
 #include "engine/engine.hpp"
 #include "engine/machine.hpp"
 #include "engine/parallel.hpp"
+#include "filters/key_forms.hpp"
 #include "filters/key_hashes.hpp"
 #include "filters/storage.hpp"
 #include "format/file_io.hpp"
@@ -123,7 +124,7 @@ void ScalableFilter::add_stage(const Params& params) {
     sizes_.push_back(0);
 }
 
-template <bool Hashed, class Key>
+template <class Key, bool Hashed>
 void ScalableFilter::insert_keys(std::span<const Key> keys) {
     if (stages_.empty()) detail::throw_moved_from("insert");
     if constexpr (!Hashed) add_key_kinds(detail::kinds_of<Key>(keys.size()));
@@ -180,7 +181,7 @@ std::size_t or_answers(std::uint8_t* dst, const std::uint8_t* hits, std::size_t 
 // keys (each stage kept in cache over a longer run) measured no faster (bench/RESULTS.md).
 // Threads split the batch (CPU engines). The stages are probed on the direct path: a chunk
 // brings too few keys per cache line of a stage larger than the cache for the partitioned one.
-template <bool Hashed, class Key>
+template <class Key, bool Hashed>
 void ScalableFilter::contains_keys(std::span<const Key> keys, std::span<std::uint8_t> out) const {
     if (keys.size() != out.size())
         throw Error("output has " + std::to_string(out.size()) + " entries for " + std::to_string(keys.size()) + " keys");
@@ -269,25 +270,9 @@ void ScalableFilter::contains_keys(std::span<const Key> keys, std::span<std::uin
     });
 }
 
-void ScalableFilter::insert(std::span<const std::uint64_t> keys) { insert_keys<false>(keys); }
-void ScalableFilter::insert(std::span<const std::uint32_t> keys) { insert_keys<false>(keys); }
-void ScalableFilter::insert(std::span<const std::string_view> keys) { insert_keys<false>(keys); }
-void ScalableFilter::insert(std::span<const std::string> keys) { insert_keys<false>(keys); }
-void ScalableFilter::insert_hashes(std::span<const std::uint64_t> hashes) { insert_keys<true>(hashes); }
-void ScalableFilter::contains(std::span<const std::uint64_t> keys, std::span<std::uint8_t> out) const {
-    contains_keys<false>(keys, out);
-}
-void ScalableFilter::contains(std::span<const std::uint32_t> keys, std::span<std::uint8_t> out) const {
-    contains_keys<false>(keys, out);
-}
-void ScalableFilter::contains(std::span<const std::string_view> keys, std::span<std::uint8_t> out) const {
-    contains_keys<false>(keys, out);
-}
-void ScalableFilter::contains(std::span<const std::string> keys, std::span<std::uint8_t> out) const {
-    contains_keys<false>(keys, out);
-}
+void ScalableFilter::insert_hashes(std::span<const std::uint64_t> hashes) { insert_keys<std::uint64_t, true>(hashes); }
 void ScalableFilter::contains_hashes(std::span<const std::uint64_t> hashes, std::span<std::uint8_t> out) const {
-    contains_keys<true>(hashes, out);
+    contains_keys<std::uint64_t, true>(hashes, out);
 }
 
 bool ScalableFilter::contains_hash(std::uint64_t hash) const {
@@ -299,18 +284,18 @@ bool ScalableFilter::contains_hash(std::uint64_t hash) const {
 bool ScalableFilter::contains(std::uint64_t key) const { return contains_hash(hash(key)); }
 bool ScalableFilter::contains(std::string_view key) const { return contains_hash(hash(key)); }
 
-template <bool Hashed, class Key>
+template <class Key, bool Hashed>
 std::size_t ScalableFilter::count_keys(std::span<const Key> keys) const {
     std::vector<std::uint8_t> out(keys.size());
-    contains_keys<Hashed>(keys, out);
+    contains_keys<Key, Hashed>(keys, out);
     return std::accumulate(out.begin(), out.end(), std::size_t{0});
 }
 
-std::size_t ScalableFilter::count(std::span<const std::uint64_t> keys) const { return count_keys<false>(keys); }
-std::size_t ScalableFilter::count(std::span<const std::uint32_t> keys) const { return count_keys<false>(keys); }
-std::size_t ScalableFilter::count(std::span<const std::string_view> keys) const { return count_keys<false>(keys); }
-std::size_t ScalableFilter::count(std::span<const std::string> keys) const { return count_keys<false>(keys); }
-std::size_t ScalableFilter::count_hashes(std::span<const std::uint64_t> hashes) const { return count_keys<true>(hashes); }
+std::size_t ScalableFilter::count_hashes(std::span<const std::uint64_t> hashes) const {
+    return count_keys<std::uint64_t, true>(hashes);
+}
+
+template class KeyForms<ScalableFilter>;
 
 std::uint64_t ScalableFilter::size() const noexcept { return std::accumulate(sizes_.begin(), sizes_.end(), std::uint64_t{0}); }
 
