@@ -346,68 +346,68 @@ bool insert_range(const BlockedKernels& e, const FilterRef& f, const std::uint64
     return false;
 }
 
-bool bytes_range(const BlockedKernels& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
-                 std::uint8_t* out, unsigned t, bool partitioned, BatchScratch* scratch) {
-    auto direct_range = [&](Range c) { e.contains_bytes(prefetched(f), keys + c.begin, c.size(), mode, out + c.begin); };
+/// A probe of keys [0, n): partitioned (partitioned_probe with `ordered` and `consume`) if
+/// `partitioned` and the scratch is free, else on the direct path, by direct_range. Returns
+/// partitioned_probe's answer, false for the direct path.
+template <class Consume, class Direct>
+bool probe_on_path(const BlockedKernels& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
+                   unsigned t, bool partitioned, BatchScratch* scratch, bool ordered, Consume&& consume,
+                   Direct&& direct_range) {
     if (partitioned) {
         if (BatchScratch::Lease lease(scratch, t); lease)
-            return partitioned_probe(
-                e, f, keys, n, mode, t, lease, true,
-                [&](const Round& b, std::size_t r0, std::size_t len) {
-                    b.probe();
-                    std::uint8_t* const o = out + r0;
-                    b.restore(len, [o](std::size_t i, std::uint8_t a) { o[i] = a; });
-                },
-                direct_range);
+            return partitioned_probe(e, f, keys, n, mode, t, lease, ordered, consume, direct_range);
     }
     direct(n, t, direct_range);
     return false;
+}
+
+bool bytes_range(const BlockedKernels& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
+                 std::uint8_t* out, unsigned t, bool partitioned, BatchScratch* scratch) {
+    auto direct_range = [&](Range c) { e.contains_bytes(prefetched(f), keys + c.begin, c.size(), mode, out + c.begin); };
+    return probe_on_path(
+        e, f, keys, n, mode, t, partitioned, scratch, true,
+        [&](const Round& b, std::size_t r0, std::size_t len) {
+            b.probe();
+            std::uint8_t* const o = out + r0;
+            b.restore(len, [o](std::size_t i, std::uint8_t a) { o[i] = a; });
+        },
+        direct_range);
 }
 
 bool bits_range(const BlockedKernels& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
                 std::uint64_t* out, unsigned t, bool partitioned, BatchScratch* scratch) {
     auto direct_range = [&](Range c) { e.contains_bits(prefetched(f), keys + c.begin, c.size(), mode, out + c.begin / 64); };
-    if (partitioned) {
-        if (BatchScratch::Lease lease(scratch, t); lease)
-            return partitioned_probe(
-                e, f, keys, n, mode, t, lease, true,
-                [&](const Round& b, std::size_t r0, std::size_t len) {
-                    b.probe();
-                    // Rounds start on multiples of 64 keys: each writes whole words of its own.
-                    std::uint64_t* const words = out + r0 / 64;
-                    std::uint64_t bits = 0;
-                    b.restore(len, [&bits, words, len](std::size_t i, std::uint8_t a) {
-                        bits |= std::uint64_t(a) << (i % 64);
-                        if (i % 64 == 63 || i + 1 == len) {
-                            words[i / 64] = bits;
-                            bits = 0;
-                        }
-                    });
-                },
-                direct_range);
-    }
-    direct(n, t, direct_range);
-    return false;
+    return probe_on_path(
+        e, f, keys, n, mode, t, partitioned, scratch, true,
+        [&](const Round& b, std::size_t r0, std::size_t len) {
+            b.probe();
+            // Rounds start on multiples of 64 keys: each writes whole words of its own.
+            std::uint64_t* const words = out + r0 / 64;
+            std::uint64_t bits = 0;
+            b.restore(len, [&bits, words, len](std::size_t i, std::uint8_t a) {
+                bits |= std::uint64_t(a) << (i % 64);
+                if (i % 64 == 63 || i + 1 == len) {
+                    words[i / 64] = bits;
+                    bits = 0;
+                }
+            });
+        },
+        direct_range);
 }
 
 bool count_range(const BlockedKernels& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
                  std::atomic<std::size_t>& total, unsigned t, bool partitioned, BatchScratch* scratch) {
     auto direct_range = [&](Range c) { total += e.count(prefetched(f), keys + c.begin, c.size(), mode); };
-    if (partitioned) {
-        // Counting needs no answers back in order: a count per bucket.
-        if (BatchScratch::Lease lease(scratch, t); lease)
-            return partitioned_probe(
-                e, f, keys, n, mode, t, lease, false,
-                [&](const Round& b, std::size_t, std::size_t) {
-                    std::size_t found = 0;
-                    for (unsigned r = 0; r < b.p.regions; ++r)
-                        if (b.count(r) != 0) found += b.count_found(r);
-                    total += found;
-                },
-                direct_range);
-    }
-    direct(n, t, direct_range);
-    return false;
+    // Counting needs no answers back in order: a count per bucket.
+    return probe_on_path(
+        e, f, keys, n, mode, t, partitioned, scratch, false,
+        [&](const Round& b, std::size_t, std::size_t) {
+            std::size_t found = 0;
+            for (unsigned r = 0; r < b.p.regions; ++r)
+                if (b.count(r) != 0) found += b.count_found(r);
+            total += found;
+        },
+        direct_range);
 }
 
 }  // namespace
