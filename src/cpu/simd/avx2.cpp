@@ -30,11 +30,8 @@ struct isa<xsimd::avx2> {
 
 // Constant-initialized data, no code: taking its address runs nothing compiled for AVX2.
 namespace {
-using K = simd::kernels<xsimd::avx2>;
-using P = simd::partition_kernels<xsimd::avx2>;
-constinit const PartitionKernels avx2_partition{P::scatter, P::insert, P::contains, P::count};
-constinit const BlockedKernels avx2_blocked{Backend::avx2, K::insert, K::contains_bytes, K::contains_bits, K::count,
-                                            K::hash, &avx2_partition};
+constinit const PartitionKernels avx2_partition = simd::partition_table<xsimd::avx2>();
+constinit const BlockedKernels avx2_blocked = simd::blocked_table<xsimd::avx2>(Backend::avx2, &avx2_partition);
 }  // namespace
 
 // Blocked and counting kernels (counting_avx2.cpp); the other filter types fall back to the

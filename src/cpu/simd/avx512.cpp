@@ -112,11 +112,8 @@ struct isa<avx512> {
 
 // Constant-initialized data, no code: taking its address runs nothing compiled for AVX-512.
 namespace {
-using K = simd::kernels<simd::avx512>;
-using P = simd::partition_kernels<simd::avx512>;
-constinit const PartitionKernels avx512_partition{P::scatter, P::insert, P::contains, P::count};
-constinit const BlockedKernels avx512_blocked{Backend::avx512, K::insert, K::contains_bytes, K::contains_bits, K::count,
-                                              K::hash, &avx512_partition};
+constinit const PartitionKernels avx512_partition = simd::partition_table<simd::avx512>();
+constinit const BlockedKernels avx512_blocked = simd::blocked_table<simd::avx512>(Backend::avx512, &avx512_partition);
 }  // namespace
 
 // Blocked kernels only: the other filter types fall back to the AVX2 engine's kernels (counting)

@@ -107,4 +107,17 @@ struct partition_kernels {
     }
 };
 
+/// The blocked-filter kernel tables of the engine built for Arch, for the constinit objects of
+/// its translation unit (constant data: taking the kernels' addresses runs nothing).
+template <class Arch>
+constexpr PartitionKernels partition_table() {
+    using P = partition_kernels<Arch>;
+    return {P::scatter, P::insert, P::contains, P::count};
+}
+template <class Arch>
+constexpr BlockedKernels blocked_table(Backend backend, const PartitionKernels* partition) {
+    using K = kernels<Arch>;
+    return {backend, K::insert, K::contains_bytes, K::contains_bits, K::count, K::hash, partition};
+}
+
 }  // namespace batchbloom::detail::simd
