@@ -98,6 +98,9 @@ TEST_P(FilterTest, StringKeys) {
     std::vector<std::uint64_t> bits((views.size() + 63) / 64);
     f.contains_bitmap(views, bits);
     for (std::size_t i = 0; i < views.size(); ++i) ASSERT_EQ((bits[i / 64] >> (i % 64)) & 1, 1u);
+    std::vector<std::uint64_t> string_bits(bits.size());
+    f.contains_bitmap(keys, string_bits);  // std::string keys: the same bitmap as their views
+    EXPECT_EQ(string_bits, bits);
     for (const auto& k : keys) ASSERT_TRUE(f.contains(std::string_view(k)));
     // The binary key differs from its prefix before the first zero byte.
     Filter g = make();

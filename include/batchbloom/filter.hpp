@@ -126,6 +126,7 @@ public:
     void contains_bitmap(std::span<const std::uint64_t> keys, std::span<std::uint64_t> bitmap) const;
     void contains_bitmap(std::span<const std::uint32_t> keys, std::span<std::uint64_t> bitmap) const;
     void contains_bitmap(std::span<const std::string_view> keys, std::span<std::uint64_t> bitmap) const;
+    void contains_bitmap(std::span<const std::string> keys, std::span<std::uint64_t> bitmap) const;
 
     // ---- pre-computed hashes (hash_key() of this filter's hashing) ---------------------
     std::uint64_t hash(std::uint64_t key) const noexcept { return hash_key(hashing_, key); }

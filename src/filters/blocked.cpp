@@ -191,6 +191,9 @@ void Filter::contains_bitmap(std::span<const std::uint32_t> keys, std::span<std:
 void Filter::contains_bitmap(std::span<const std::string_view> keys, std::span<std::uint64_t> bitmap) const {
     bitmap_keys(keys, bitmap);
 }
+void Filter::contains_bitmap(std::span<const std::string> keys, std::span<std::uint64_t> bitmap) const {
+    bitmap_keys(keys, bitmap);
+}
 
 // Single keys: the reference engine directly (no engine resolution or threads for one key).
 void Filter::insert(std::uint64_t key) {

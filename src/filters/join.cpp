@@ -95,18 +95,6 @@ Index* expand(std::span<const std::uint64_t> words, std::uint64_t base, Index* o
     return out;
 }
 
-/// Filter::contains_bitmap of keys of any kind. Filter has no bitmap probe of std::string keys,
-/// so they go as views, built for one slice or chunk at a time to keep the copy small.
-template <class Key>
-void contains_bitmap(const Filter& f, std::span<const Key> keys, std::span<std::uint64_t> words) {
-    if constexpr (std::is_same_v<Key, std::string>) {
-        const std::vector<std::string_view> views(keys.begin(), keys.end());
-        f.contains_bitmap(std::span<const std::string_view>(views), words);
-    } else {
-        f.contains_bitmap(keys, words);
-    }
-}
-
 void check_bitmap(std::size_t keys, std::size_t words) {
     if (words < (keys + 63) / 64)
         throw Error("bitmap has " + std::to_string(words) + " words; " + std::to_string(keys) + " rows need " +
@@ -201,7 +189,7 @@ std::size_t JoinFilter::select_chunk_keys(std::span<const Key> keys, std::span<s
     for (std::size_t begin = 0; begin < keys.size(); begin += slice) {
         const std::size_t n = std::min(slice, keys.size() - begin);
         const std::span<std::uint64_t> words(bits, (n + 63) / 64);
-        contains_bitmap(filter_, keys.subspan(begin, n), words);
+        filter_.contains_bitmap(keys.subspan(begin, n), words);
         out = expand<std::uint32_t>(words, begin, out);
     }
     return static_cast<std::size_t>(out - sel.data());
@@ -232,7 +220,7 @@ void JoinFilter::bitmap_keys(std::span<const Key> keys, std::span<std::uint64_t>
     const std::size_t chunks = (keys.size() + chunk - 1) / chunk;
     for_each_chunk(chunks, detail::resolve_threads(options_.threads), [&](std::size_t c) {
         const std::size_t begin = c * chunk, n = std::min(chunk, keys.size() - begin);
-        contains_bitmap(filter_, keys.subspan(begin, n), bitmap.subspan(begin / 64, (n + 63) / 64));
+        filter_.contains_bitmap(keys.subspan(begin, n), bitmap.subspan(begin / 64, (n + 63) / 64));
     });
 }
 
