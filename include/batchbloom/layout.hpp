@@ -33,32 +33,25 @@ inline constexpr unsigned max_k = 16;
 inline constexpr std::uint64_t max_blocks = 0xFFFFFFFFULL;
 inline constexpr unsigned words_per_block = 8;
 
+/// Every shape is eight words; what differs is the word type, how many hash bits place each
+/// pattern bit, and whether each bit gets a word of its own.
+template <class Word, unsigned PositionBits, bool OneBitPerWord>
+struct block_traits {
+    using word_type = Word;
+    static constexpr unsigned words = words_per_block, word_bits = 8 * sizeof(Word),
+                              block_bytes = words_per_block * sizeof(Word);
+    static constexpr unsigned position_bits = PositionBits;  // bits of position drawn per pattern bit
+    static constexpr bool one_bit_per_word = OneBitPerWord;
+};
+
 template <Shape S>
 struct shape_traits;
-
 template <>
-struct shape_traits<Shape::split256> {
-    using word_type = std::uint32_t;
-    static constexpr unsigned words = 8, word_bits = 32, block_bytes = 32;
-    static constexpr unsigned position_bits = 5;  // bits of position drawn per pattern bit
-    static constexpr bool one_bit_per_word = true;
-};
-
+struct shape_traits<Shape::split256> : block_traits<std::uint32_t, 5, true> {};
 template <>
-struct shape_traits<Shape::word512> {
-    using word_type = std::uint64_t;
-    static constexpr unsigned words = 8, word_bits = 64, block_bytes = 64;
-    static constexpr unsigned position_bits = 6;
-    static constexpr bool one_bit_per_word = true;
-};
-
+struct shape_traits<Shape::word512> : block_traits<std::uint64_t, 6, true> {};
 template <>
-struct shape_traits<Shape::line512> {
-    using word_type = std::uint64_t;
-    static constexpr unsigned words = 8, word_bits = 64, block_bytes = 64;
-    static constexpr unsigned position_bits = 9;
-    static constexpr bool one_bit_per_word = false;
-};
+struct shape_traits<Shape::line512> : block_traits<std::uint64_t, 9, false> {};
 
 /// Odd multipliers; the first eight are the Parquet split-block salts.
 BATCHBLOOM_HD constexpr std::uint32_t salt(unsigned i) {
