@@ -42,6 +42,30 @@ def write_lines(path, strings):
             f.write(s + "\n")
 
 
+def write_column(out, stem, values):
+    """`values` as OUT/<stem>.txt (strings, one per line) or OUT/<stem>.u64 (numbers, as integers)."""
+    if values.dtype.kind in "OSU":
+        write_lines(f"{out}/{stem}.txt", values)
+    else:
+        write_u64(f"{out}/{stem}.u64", values.astype(np.int64))
+
+
+def write_builds(con, out, prefix, table, columns, by, literal, probe_rows):
+    """For each selectivity S, the `columns` of the `table` rows whose `by` lies below its S%
+    quantile, as OUT/<prefix>_<S>_<column without its table prefix>; returns their manifest."""
+    total = con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+    entries = {}
+    for s in SELECTIVITIES:
+        cutoff = con.execute(f"SELECT quantile_disc({by}, {s / 100}) FROM {table}").fetchone()[0]
+        b = con.execute(f"SELECT {', '.join(columns)} FROM {table} WHERE {by} < ?", [cutoff]).fetchnumpy()
+        for c in columns:
+            write_column(out, f"{prefix}_{s}_{c.split('_', 1)[1]}", b[c])
+        rows = len(b[columns[0]])
+        entries[str(s)] = {"predicate": f"{by} < {literal.format(cutoff)}", "build_rows": rows,
+                           "build_fraction": rows / total, "probe_rows": probe_rows}
+    return entries
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sf", type=float, default=1.0)
@@ -61,32 +85,20 @@ def main():
     t = time.time()
     con.execute(f"CALL dbgen(sf={args.sf})")
     manifest = {"sf": args.sf, "generator": f"duckdb {duckdb.__version__} tpch extension dbgen",
-                "dbgen_seconds": round(time.time() - t, 1), "int": {}, "str": {}}
+                "dbgen_seconds": round(time.time() - t, 1)}
 
     probe = con.execute("SELECT l_orderkey, l_quantity FROM lineitem").fetchnumpy()
-    write_u64(f"{out}/probe_orderkey.u64", probe["l_orderkey"])
-    write_u64(f"{out}/probe_quantity.u64", probe["l_quantity"].astype(np.int64))
-    orders = con.execute("SELECT count(*) FROM orders").fetchone()[0]
-    for s in SELECTIVITIES:
-        cutoff = con.execute(f"SELECT quantile_disc(o_orderdate, {s / 100}) FROM orders").fetchone()[0]
-        b = con.execute("SELECT o_orderkey, o_custkey FROM orders WHERE o_orderdate < ?", [cutoff]).fetchnumpy()
-        write_u64(f"{out}/build_{s}_orderkey.u64", b["o_orderkey"])
-        write_u64(f"{out}/build_{s}_custkey.u64", b["o_custkey"])
-        manifest["int"][str(s)] = {"predicate": f"o_orderdate < DATE '{cutoff}'", "build_rows": len(b["o_orderkey"]),
-                                   "build_fraction": len(b["o_orderkey"]) / orders, "probe_rows": len(probe["l_orderkey"])}
+    write_column(out, "probe_orderkey", probe["l_orderkey"])
+    write_column(out, "probe_quantity", probe["l_quantity"])
+    manifest["int"] = write_builds(con, out, "build", "orders", ["o_orderkey", "o_custkey"], "o_orderdate",
+                                   "DATE '{}'", len(probe["l_orderkey"]))
 
     sprobe = con.execute("SELECT p_name, ps_availqty FROM partsupp JOIN part ON ps_partkey = p_partkey "
                          "ORDER BY ps_partkey, ps_suppkey").fetchnumpy()
-    write_lines(f"{out}/sprobe_name.txt", sprobe["p_name"])
-    write_u64(f"{out}/sprobe_availqty.u64", sprobe["ps_availqty"].astype(np.int64))
-    parts = con.execute("SELECT count(*) FROM part").fetchone()[0]
-    for s in SELECTIVITIES:
-        cutoff = con.execute(f"SELECT quantile_disc(p_retailprice, {s / 100}) FROM part").fetchone()[0]
-        b = con.execute("SELECT p_name, p_size FROM part WHERE p_retailprice < ?", [cutoff]).fetchnumpy()
-        write_lines(f"{out}/sbuild_{s}_name.txt", b["p_name"])
-        write_u64(f"{out}/sbuild_{s}_size.u64", b["p_size"].astype(np.int64))
-        manifest["str"][str(s)] = {"predicate": f"p_retailprice < {cutoff}", "build_rows": len(b["p_name"]),
-                                   "build_fraction": len(b["p_name"]) / parts, "probe_rows": len(sprobe["p_name"])}
+    write_column(out, "sprobe_name", sprobe["p_name"])
+    write_column(out, "sprobe_availqty", sprobe["ps_availqty"])
+    manifest["str"] = write_builds(con, out, "sbuild", "part", ["p_name", "p_size"], "p_retailprice", "{}",
+                                   len(sprobe["p_name"]))
     con.close()
     os.remove(db)
     with open(f"{out}/manifest.json", "w") as f:
