@@ -19,6 +19,7 @@
 #include <cuda/atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include "batchbloom/hash.hpp"
 #include "batchbloom/layout.hpp"
@@ -240,24 +241,12 @@ template <Shape S>
 BATCHBLOOM_HD void load_block(const word_t<S>* block, word_t<S> (&out)[layout::shape_traits<S>::words]) {
     using T = layout::shape_traits<S>;
 #if defined(__CUDA_ARCH__)
-    if constexpr (sizeof(word_t<S>) == 4) {
-        const auto* v = reinterpret_cast<const uint4*>(block);
+    // Each 16-byte load fills 16 / sizeof(word) words; the copy stays in registers once unrolled.
+    const auto* v = reinterpret_cast<const uint4*>(block);
 #pragma unroll
-        for (unsigned i = 0; i < T::block_bytes / 16; ++i) {
-            const uint4 x = __ldg(v + i);
-            out[4 * i + 0] = x.x;
-            out[4 * i + 1] = x.y;
-            out[4 * i + 2] = x.z;
-            out[4 * i + 3] = x.w;
-        }
-    } else {
-        const auto* v = reinterpret_cast<const ulonglong2*>(block);
-#pragma unroll
-        for (unsigned i = 0; i < T::block_bytes / 16; ++i) {
-            const ulonglong2 x = __ldg(v + i);
-            out[2 * i + 0] = x.x;
-            out[2 * i + 1] = x.y;
-        }
+    for (unsigned i = 0; i < T::block_bytes / 16; ++i) {
+        const uint4 x = __ldg(v + i);
+        memcpy(out + i * (16 / sizeof(word_t<S>)), &x, 16);
     }
 #else
     for (unsigned j = 0; j < T::words; ++j) out[j] = block[j];
