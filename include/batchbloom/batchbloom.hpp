@@ -4,6 +4,7 @@
 #include "any_filter.hpp"
 #include "atomic_file.hpp"
 #include "backend.hpp"
+#include "bulk_settings.hpp"
 #include "classic.hpp"
 #include "concurrent.hpp"
 #include "counting.hpp"

@@ -30,6 +30,7 @@
 
 #include "aligned_buffer.hpp"
 #include "backend.hpp"
+#include "bulk_settings.hpp"
 #include "error.hpp"
 #include "hash.hpp"
 #include "key_forms.hpp"
@@ -86,7 +87,10 @@ struct ClassicHashing {
 /// is combined with a bit count that is not a multiple of 64.
 void validate(const ClassicHashing& h, const ClassicParams& p);
 
-class ClassicFilter : public KeyForms<ClassicFilter> {
+/// Engines (set_backend, BulkSettings): only the scalar engine has classic kernels (a pipeline
+/// that prefetches the k words of keys a few places ahead), so every engine runs those (the
+/// fallback rule of docs/architecture.md).
+class ClassicFilter : public KeyForms<ClassicFilter>, public BulkSettings {
 public:
     /// An empty filter. Throws Error on invalid parameters or hashing.
     explicit ClassicFilter(const ClassicParams& params, const ClassicHashing& hashing = {},
@@ -108,18 +112,6 @@ public:
 
     const ClassicParams& params() const noexcept { return params_; }
     const ClassicHashing& hashing() const noexcept { return hashing_; }
-
-    /// Engine of the bulk calls (see Filter::set_backend). Only the scalar engine has classic
-    /// kernels (a pipeline that prefetches the k words of keys a few places ahead), so every
-    /// engine runs those (the fallback rule of docs/architecture.md). Throws Error if the
-    /// engine is not available here.
-    void set_backend(Backend b);
-    Backend backend() const noexcept { return backend_; }
-
-    /// Threads the bulk operations may use; 0 (the default) means every core. Batches too
-    /// small to pay for threads run on one. The results never depend on this setting.
-    void set_threads(unsigned threads) noexcept { threads_ = threads; }
-    unsigned threads() const noexcept { return threads_; }
 
     // ---- keys (bulk forms: KeyForms, key_forms.hpp) ---------------------------------------
     // Integer keys are Spark's putLong / mightContainLong of the same 64-bit value (a 32-bit
@@ -205,8 +197,6 @@ private:
 
     ClassicParams params_;
     ClassicHashing hashing_;
-    Backend backend_;
-    unsigned threads_ = 0;
     KeyKinds key_kinds_ = KeyKinds::none();
     AlignedBuffer words_;  // params_.bytes() bytes, empty only after a move
 };

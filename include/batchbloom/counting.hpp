@@ -41,6 +41,7 @@
 
 #include "aligned_buffer.hpp"
 #include "backend.hpp"
+#include "bulk_settings.hpp"
 #include "error.hpp"
 #include "filter.hpp"
 #include "hash.hpp"
@@ -50,7 +51,14 @@
 
 namespace batchbloom {
 
-class CountingFilter : public KeyForms<CountingFilter>, public EraseForms<CountingFilter, std::uint8_t> {
+/// Engines and threads (BulkSettings): an engine without counting kernels runs its fallback's
+/// (avx512 and cuda: the AVX2 kernels where the CPU has AVX2; docs/architecture.md). Probes
+/// split the batch over the threads; inserts and erases give each thread a range of blocks,
+/// whose keys it applies in the batch's order, so saturation and refused erases come out as on
+/// one thread.
+class CountingFilter : public KeyForms<CountingFilter>,
+                       public EraseForms<CountingFilter, std::uint8_t>,
+                       public BulkSettings {
 public:
     static constexpr unsigned counter_bits = 4;
     static constexpr unsigned max_count = 15;
@@ -70,19 +78,6 @@ public:
 
     const Params& params() const noexcept { return params_; }
     const Hashing& hashing() const noexcept { return hashing_; }
-    /// Engine of the bulk operations (see Filter::set_backend). An engine without counting
-    /// kernels runs its fallback's (avx512 and cuda: the AVX2 kernels where the CPU has AVX2;
-    /// docs/architecture.md). Throws Error if the engine is not available here.
-    void set_backend(Backend b);
-    Backend backend() const noexcept { return backend_; }
-
-    /// Threads the bulk operations may use; 0 (the default) means every core. Probes split the
-    /// batch; inserts and erases give each thread a range of blocks, whose keys it applies in
-    /// the batch's order, so saturation and refused erases come out as on one thread. Batches
-    /// too small to pay for threads run on one. The results never depend on this setting.
-    void set_threads(unsigned threads) noexcept { threads_ = threads; }
-    unsigned threads() const noexcept { return threads_; }
-
     // ---- keys (bulk forms: KeyForms and EraseForms, key_forms.hpp) ------------------------
     void insert(std::uint64_t key) {
         insert_hash(hash(key));  // first: it throws for a moved-from filter
@@ -161,8 +156,6 @@ private:
 
     Params params_;
     Hashing hashing_;
-    Backend backend_ = Backend::automatic;
-    unsigned threads_ = 0;
     KeyKinds key_kinds_ = KeyKinds::none();
     AlignedBuffer planes_;  // 4 x params_.bytes(); empty only after a move
 };

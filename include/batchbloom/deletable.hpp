@@ -65,12 +65,12 @@ public:
     const Hashing& hashing() const noexcept { return bits_.hashing(); }
     unsigned region_bits() const noexcept { return region_bits_; }
     std::uint64_t regions() const noexcept { return params().bits() / region_bits_; }
-    /// Engine of the bulk operations (see Filter::set_backend). Inserts and erases go key by
+    /// Engine of the bulk operations (see BulkSettings::set_backend). Inserts and erases go key by
     /// key, in order, on the scalar engine's kernels whichever engine is asked for (the
     /// fallback rule of docs/architecture.md); probes run the engine's blocked-filter kernels.
     void set_backend(Backend b) { bits_.set_backend(b); }
     Backend backend() const noexcept { return bits_.backend(); }
-    /// Threads of the bulk probes (see Filter::set_threads); inserts and erases run on one.
+    /// Threads of the bulk probes (see BulkSettings::set_threads); inserts and erases run on one.
     void set_threads(unsigned threads) noexcept { bits_.set_threads(threads); }
     unsigned threads() const noexcept { return bits_.threads(); }
 

@@ -12,6 +12,7 @@
 
 #include "aligned_buffer.hpp"
 #include "backend.hpp"
+#include "bulk_settings.hpp"
 #include "error.hpp"
 #include "hash.hpp"
 #include "key_forms.hpp"
@@ -68,7 +69,7 @@ struct SaveOptions {
 /// rule for every file mapping; LMDB and RocksDB's mmap reads document the same). map() checks
 /// the size against the header when it opens the file, so a file already truncated is a
 /// FormatError, never a SIGBUS; replace mapped files by rename, never in place.
-class Filter : public KeyForms<Filter> {
+class Filter : public KeyForms<Filter>, public BulkSettings {
 public:
     /// An empty filter (all bits zero). Throws Error on invalid params or hashing, or if the
     /// storage cannot be allocated.
@@ -82,16 +83,6 @@ public:
 
     const Params& params() const noexcept { return params_; }
     const Hashing& hashing() const noexcept { return hashing_; }
-
-    /// Engine used by the bulk operations; `automatic` resolves on each call. Throws Error if
-    /// the engine is not available on this machine.
-    void set_backend(Backend b);
-    Backend backend() const noexcept { return backend_; }
-
-    /// Threads the bulk operations may use; 0 (the default) means every core. Batches too
-    /// small to pay for threads run on one. The results never depend on this setting.
-    void set_threads(unsigned threads) noexcept { threads_ = threads; }
-    unsigned threads() const noexcept { return threads_; }
 
     /// Bulk-operation path; `automatic` by default. The results never depend on it.
     void set_batch_path(BatchPath path) noexcept { path_ = path; }
@@ -224,8 +215,6 @@ private:
 
     Params params_;
     Hashing hashing_;
-    Backend backend_;
-    unsigned threads_ = 0;
     BatchPath path_ = BatchPath::automatic;
     KeyKinds key_kinds_ = KeyKinds::none();
     AlignedBuffer storage_;  // params_.bytes() bytes (read-only if mapped), empty only after a move

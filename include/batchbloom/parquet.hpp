@@ -112,7 +112,7 @@ public:
     std::span<const std::byte> bitset() const noexcept { return filter_.bytes(); }
     std::uint32_t bytes() const noexcept { return static_cast<std::uint32_t>(filter_.params().bytes()); }
 
-    /// Engine and threads for the bulk calls (see Filter::set_backend / set_threads).
+    /// Engine and threads for the bulk calls (see BulkSettings, bulk_settings.hpp).
     void set_backend(Backend b) { filter_.set_backend(b); }
     void set_threads(unsigned threads) noexcept { filter_.set_threads(threads); }
 

@@ -75,10 +75,10 @@ public:
 
     const ScalableParams& params() const noexcept { return params_; }
     const Hashing& hashing() const noexcept { return hashing_; }
-    /// Engine of every stage's bulk operations (see Filter::set_backend).
+    /// Engine of every stage's bulk operations (see BulkSettings::set_backend).
     void set_backend(Backend b);
     Backend backend() const noexcept { return backend_; }
-    /// Threads of every stage's bulk operations (see Filter::set_threads).
+    /// Threads of every stage's bulk operations (see BulkSettings::set_threads).
     void set_threads(unsigned threads) noexcept;
     unsigned threads() const noexcept { return threads_; }
 

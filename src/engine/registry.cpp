@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "batchbloom/bulk_settings.hpp"
 #include "batchbloom/error.hpp"
 #include "engine/engine.hpp"
 #if BATCHBLOOM_HAVE_CUDA
@@ -142,6 +143,12 @@ Backend resolve_backend(Backend b) {
     }
     detail::engine_for(b);  // throws if unavailable
     return b;
+}
+
+// `automatic` is resolved by each bulk call, so that BATCHBLOOM_BACKEND is read when it runs.
+void BulkSettings::set_backend(Backend b) {
+    if (b != Backend::automatic) detail::engine_for(b);  // throws if unavailable
+    backend_ = b;
 }
 
 }  // namespace batchbloom

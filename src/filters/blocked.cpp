@@ -32,7 +32,7 @@ void check_out(std::size_t keys, std::size_t out) {
 struct Filter::Scratch : detail::BatchScratch {};
 
 Filter::Filter(const Params& params, const Hashing& hashing, Backend backend)
-    : params_(params), hashing_(hashing), backend_(Backend::automatic) {
+    : params_(params), hashing_(hashing) {
     params_.validate();
     validate(hashing_);
     set_backend(backend);
@@ -41,11 +41,11 @@ Filter::Filter(const Params& params, const Hashing& hashing, Backend backend)
 }
 
 Filter::Filter(const Params& params, const Hashing& hashing, const KeyKinds& kinds, AlignedBuffer storage)
-    : params_(params), hashing_(hashing), backend_(Backend::automatic), key_kinds_(kinds), storage_(std::move(storage)),
+    : params_(params), hashing_(hashing), key_kinds_(kinds), storage_(std::move(storage)),
       scratch_(std::make_unique<Scratch>()) {}
 
 Filter::Filter(const Filter& other)
-    : params_(other.params_), hashing_(other.hashing_), backend_(other.backend_), threads_(other.threads_), path_(other.path_),
+    : BulkSettings(other), params_(other.params_), hashing_(other.hashing_), path_(other.path_),
       key_kinds_(other.key_kinds_), storage_(detail::clone_storage(other.storage_, "the filter")),
       scratch_(std::make_unique<Scratch>()) {
     if (other.scratch_) scratch_->set_limit(other.scratch_limit());
@@ -57,7 +57,7 @@ Filter& Filter::operator=(const Filter& other) {
 }
 
 Filter::Filter(Filter&& other) noexcept
-    : params_(other.params_), hashing_(other.hashing_), backend_(other.backend_), threads_(other.threads_), path_(other.path_),
+    : BulkSettings(other), params_(other.params_), hashing_(other.hashing_), path_(other.path_),
       key_kinds_(other.key_kinds_), storage_(std::move(other.storage_)), scratch_(std::move(other.scratch_)) {
     other.become_empty();
 }
@@ -94,11 +94,6 @@ std::size_t Filter::scratch_limit() const noexcept { return scratch_ ? scratch_-
 std::size_t Filter::scratch_bytes() const noexcept { return scratch_ ? scratch_->held() : 0; }
 void Filter::release_scratch() noexcept {
     if (scratch_) scratch_->release();
-}
-
-void Filter::set_backend(Backend b) {
-    if (b != Backend::automatic) detail::engine_for(b);  // throws if unavailable
-    backend_ = b;
 }
 
 namespace {

@@ -117,20 +117,20 @@ void validate(const ClassicHashing& h, const ClassicParams& p) {
 // ---- construction -------------------------------------------------------------------------------
 
 ClassicFilter::ClassicFilter(const ClassicParams& params, const ClassicHashing& hashing, Backend backend)
-    : params_(params), hashing_(hashing), backend_(Backend::automatic) {
+    : params_(params), hashing_(hashing) {
     validate(hashing_, params_);
     set_backend(backend);
     words_ = detail::allocate_zeroed(params_.bytes(), "the classic filter");
 }
 
 ClassicFilter::ClassicFilter(const ClassicFilter& other)
-    : params_(other.params_), hashing_(other.hashing_), backend_(other.backend_), threads_(other.threads_),
-      key_kinds_(other.key_kinds_), words_(detail::clone_storage(other.words_, "the classic filter")) {}
+    : BulkSettings(other), params_(other.params_), hashing_(other.hashing_), key_kinds_(other.key_kinds_),
+      words_(detail::clone_storage(other.words_, "the classic filter")) {}
 
 ClassicFilter& ClassicFilter::operator=(const ClassicFilter& other) { return detail::copy_assign(*this, other); }
 
 ClassicFilter::ClassicFilter(ClassicFilter&& other) noexcept
-    : params_(other.params_), hashing_(other.hashing_), backend_(other.backend_), threads_(other.threads_),
+    : BulkSettings(other), params_(other.params_), hashing_(other.hashing_),
       key_kinds_(std::exchange(other.key_kinds_, KeyKinds::none())), words_(std::move(other.words_)) {
     other.params_.bits = 0;  // the moved-from state: no words, 0 bits
 }
@@ -143,11 +143,6 @@ ClassicFilter ClassicFilter::spark(std::uint64_t n, double fpp, ClassicScheme sc
     if (scheme == ClassicScheme::double_hashing) throw Error("ClassicFilter::spark needs a Spark scheme");
     return ClassicFilter(ClassicParams::spark(n, fpp),
                          ClassicHashing{scheme, HashKind::xxh3, static_cast<std::uint32_t>(seed)});
-}
-
-void ClassicFilter::set_backend(Backend b) {
-    resolve_backend(b);  // throws if unavailable here
-    backend_ = b;
 }
 
 // ---- bulk operations -----------------------------------------------------------------------------

@@ -40,14 +40,14 @@ CountingFilter::CountingFilter(const Params& params, const Hashing& hashing, Bac
 }
 
 CountingFilter::CountingFilter(const CountingFilter& other)
-    : params_(other.params_), hashing_(other.hashing_), backend_(other.backend_), threads_(other.threads_),
-      key_kinds_(other.key_kinds_), planes_(detail::clone_storage(other.planes_, "the counting filter")) {}
+    : BulkSettings(other), params_(other.params_), hashing_(other.hashing_), key_kinds_(other.key_kinds_),
+      planes_(detail::clone_storage(other.planes_, "the counting filter")) {}
 
 CountingFilter& CountingFilter::operator=(const CountingFilter& other) { return detail::copy_assign(*this, other); }
 
 CountingFilter::CountingFilter(CountingFilter&& other) noexcept
-    : params_(other.params_), hashing_(other.hashing_), backend_(other.backend_), threads_(other.threads_),
-      key_kinds_(other.key_kinds_), planes_(std::move(other.planes_)) {
+    : BulkSettings(other), params_(other.params_), hashing_(other.hashing_), key_kinds_(other.key_kinds_),
+      planes_(std::move(other.planes_)) {
     other.become_empty();
 }
 
@@ -59,11 +59,6 @@ void CountingFilter::become_empty() noexcept {
     planes_.reset();
     params_.blocks = 0;
     key_kinds_ = KeyKinds::none();
-}
-
-void CountingFilter::set_backend(Backend b) {
-    resolve_backend(b);  // throws if unavailable here
-    backend_ = b;
 }
 
 namespace {
