@@ -20,6 +20,9 @@ constexpr BatchPath paths[] = {BatchPath::direct, BatchPath::partitioned, BatchP
 /// Keys per timed sample at least (a few milliseconds of work at in-cache speed).
 constexpr std::size_t min_sample_keys = std::size_t(1) << 21;
 
+/// More calls than a class ever measures (path_choice.cpp decides after two or three).
+constexpr unsigned max_learning_calls = 4;
+
 std::uint64_t filter_bytes_of(const std::string& name, const MachineInfo& m) {
     const std::uint64_t l2 = m.l2_bytes ? m.l2_bytes : std::uint64_t(1) << 20;
     const std::uint64_t l3 = m.l3_bytes ? m.l3_bytes : 4 * l2;
@@ -57,10 +60,11 @@ double seconds(Body&& body) {
 
 void print_header(std::FILE* out) {
     std::fprintf(out,
-                 "%-6s %9s %6s %3s %10s %8s | %-6s %8s %8s %8s %11s %9s %8s %8s\n", "filter", "MiB", "keys/", "thr", "keys",
-                 "limit", "op", "direct", "partit.", "auto", "chose", "auto/best", "limit/", "partit./");
-    std::fprintf(out, "%-6s %9s %6s %3s %10s %8s | %-6s %8s %8s %8s %11s %9s %8s %8s\n", "", "", "line", "", "", "ns/line", "",
-                 "ns/key", "ns/key", "ns/key", "", "", "direct", "limit");
+                 "%-6s %9s %6s %3s %10s %8s | %-6s %8s %8s %8s %11s %9s %8s %8s | %5s %8s\n", "filter", "MiB", "keys/", "thr",
+                 "keys", "limit", "op", "direct", "partit.", "auto", "chose", "auto/best", "limit/", "partit./", "meas.",
+                 "meas.");
+    std::fprintf(out, "%-6s %9s %6s %3s %10s %8s | %-6s %8s %8s %8s %11s %9s %8s %8s | %5s %8s\n", "", "", "line", "", "", "ns/line",
+                 "", "ns/key", "ns/key", "ns/key", "", "", "direct", "limit", "calls", "cost ms");
 }
 
 }  // namespace
@@ -104,6 +108,18 @@ std::vector<SweepPoint> run_sweep(const SweepSpec& spec, const MachineInfo& mach
                 constexpr std::size_t turns[] = {0, 2, 1};  // direct, automatic, partitioned
                 std::vector<double> ins[std::size(paths)], probe[std::size(paths)], limit_ns;
                 const auto limit_sample = [&] { limit_ns.push_back(1e9 / reader.sample(scheme)); };
+                // Automatic's measuring calls, one call each (not `calls`), before its class is
+                // decided; direct runs just before each, for the reason above.
+                double learning_s[2] = {};
+                const auto learn = [&](unsigned op, auto&& call) {
+                    Filter& a = filters[std::size(paths) - 1];
+                    while (pt.learning_calls[op] < max_learning_calls && a.batch_path_for(n, op == 0) == BatchPath::automatic) {
+                        call(filters[0]);
+                        learning_s[op] += seconds([&] { call(a); });
+                        ++pt.learning_calls[op];
+                    }
+                };
+                learn(0, [&](Filter& f) { f.insert(std::span<const std::uint64_t>(keys)); });
                 for (unsigned r = 0; r < std::max(spec.repeat, 1u); ++r) {
                     limit_sample();
                     for (const std::size_t p : turns)
@@ -111,6 +127,7 @@ std::vector<SweepPoint> run_sweep(const SweepSpec& spec, const MachineInfo& mach
                             for (std::size_t c = 0; c < calls; ++c) filters[p].insert(std::span<const std::uint64_t>(keys));
                         }));
                 }
+                learn(1, [&](Filter& f) { f.contains(std::span<const std::uint64_t>(queries), answers[0]); });
                 for (unsigned r = 0; r < std::max(spec.repeat, 1u); ++r) {
                     limit_sample();
                     for (const std::size_t p : turns)
@@ -134,12 +151,14 @@ std::vector<SweepPoint> run_sweep(const SweepSpec& spec, const MachineInfo& mach
                 }
                 for (unsigned op = 0; op < 2; ++op) {
                     const double best = std::min(pt.ns[op][0], pt.ns[op][1]);
-                    std::fprintf(out, "%-6s %9.1f %6.1f %3u %10llu %8.2f | %-6s %8.2f %8.2f %8.2f %11s %9.2f %8.2f %8.2f\n",
+                    pt.learning_cost_ms[op] = (learning_s[op] - double(pt.learning_calls[op]) * double(n) * best * 1e-9) * 1e3;
+                    std::fprintf(out,
+                                 "%-6s %9.1f %6.1f %3u %10llu %8.2f | %-6s %8.2f %8.2f %8.2f %11s %9.2f %8.2f %8.2f | %5u %8.2f\n",
                                  name.c_str(), double(params.bytes()) / double(1 << 20), density, threads,
                                  static_cast<unsigned long long>(n), pt.limit_at_size_ns, op ? "probe" : "insert",
                                  pt.ns[op][0], pt.ns[op][1], pt.ns[op][2], pt.chosen[op].c_str(),
                                  pt.ns[op][2] / best, pt.limit_at_size_ns / pt.ns[op][0],
-                                 pt.ns[op][1] / pt.limit_at_size_ns);
+                                 pt.ns[op][1] / pt.limit_at_size_ns, pt.learning_calls[op], pt.learning_cost_ms[op]);
                 }
                 std::fflush(out);
                 points.push_back(pt);
