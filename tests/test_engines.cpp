@@ -18,6 +18,7 @@
 #include <span>
 #include <string>
 #include <thread>
+#include <utility>
 
 #include "cpu/partition_kernel.hpp"
 #include "engine/engine.hpp"
@@ -489,8 +490,10 @@ TEST_P(EngineTest, ConcurrentPartitionedCallsOnOneFilter) {
 
 TEST_P(EngineTest, AutomaticPathMeasuresThenKeepsTheFasterAndStaysBitExact) {
     // A filter beyond L2 and batches large enough to measure: the first calls of each kind (two
-    // or three) run part of their batch direct and the rest partitioned, later calls take the
-    // faster; answers and filter bytes equal the scalar engine's on the direct path every time.
+    // or three) run part of their batch direct and a round partitioned, then the rest on the
+    // faster of the two (with a small scratch limit the batch takes several rounds); later calls
+    // take the faster; answers and filter bytes equal the scalar engine's on the direct path
+    // every time.
     const std::uint64_t blocks = 2 * bb::detail::machine().l2_bytes / 64 + 7;
     const Params p = Params::make(Shape::word512, blocks, 8);
     const auto keys = bb::testing::random_keys(300001, 51, 0);
@@ -504,14 +507,17 @@ TEST_P(EngineTest, AutomaticPathMeasuresThenKeepsTheFasterAndStaysBitExact) {
     std::vector<std::uint64_t> expect_bits((q.size() + 63) / 64);
     ref.contains_bitmap(q, expect_bits);
     const std::size_t expect_count = ref.count(q);
-    for (const unsigned threads : {1u, 2u}) {
+    for (const auto& [threads, scratch] : {std::pair{1u, std::size_t(256) << 20}, std::pair{2u, std::size_t(256) << 20},
+                                          std::pair{1u, std::size_t(1) << 20}, std::pair{2u, std::size_t(1) << 20}}) {
         bb::detail::forget_path_times();
         Filter f(p, {}, backend());
         f.set_threads(threads);
+        f.set_scratch_limit(scratch);
         const bool device = bb::detail::blocked_kernels(backend()).backend == bb::Backend::cuda;
         EXPECT_EQ(f.batch_path_for(keys.size(), true), device ? bb::BatchPath::direct : bb::BatchPath::automatic);
         for (int call = 0; call < 4; ++call) {
-            SCOPED_TRACE("threads=" + std::to_string(threads) + " call=" + std::to_string(call));
+            SCOPED_TRACE("threads=" + std::to_string(threads) + " scratch=" + std::to_string(scratch) +
+                         " call=" + std::to_string(call));
             f.clear();
             f.insert(keys);
             ASSERT_TRUE(f == ref);

@@ -296,12 +296,24 @@ void insert_partitioned(const BlockedKernels& e, const FilterRef& f, const std::
     }
 }
 
+/// The most keys one round of the partitioned path takes on t threads, for a call of n keys
+/// (0 without scratch).
+std::size_t round_keys(const FilterRef& f, std::size_t n, unsigned t, const BatchScratch* scratch, bool ordered) {
+    if (scratch == nullptr) return 0;
+    return Plan::fit(Geometry(f).regions, (n + t - 1) / t, scratch->limit() / t, ordered).round * t;
+}
+
 /// Runs a call on the path choose_path() picks. A call that measures runs its first slice
-/// direct and the rest partitioned, timed, and records which was faster per key for its class.
-/// run(partitioned, begin, len) processes keys [begin, begin + len) and returns whether the
-/// partitioned path really ran (without scratch it falls back to direct).
+/// direct and then one round of keys partitioned (`ordered`: the round of a probe that puts
+/// answers back in order), timed, and records which was faster per key for its class. A batch
+/// larger than that runs its rest on the path just measured faster: a round is what the
+/// partitioned path repeats for larger batches, so its rate stands for theirs, and measuring
+/// costs at most one round however large the call. run(partitioned, begin, len) processes keys
+/// [begin, begin + len) and returns whether the partitioned path really ran (without scratch it
+/// falls back to direct).
 template <class Run>
-void on_chosen_path(const FilterRef& f, std::size_t n, unsigned t, BatchPath path, Op op, Run&& run) {
+void on_chosen_path(const FilterRef& f, std::size_t n, unsigned t, BatchPath path, Op op, const BatchScratch* scratch,
+                    bool ordered, Run&& run) {
     const BatchPath p = choose_path(f, n, t, path, op);
     if (p != BatchPath::automatic) {
         run(p == BatchPath::partitioned, 0, n);
@@ -309,14 +321,17 @@ void on_chosen_path(const FilterRef& f, std::size_t n, unsigned t, BatchPath pat
     }
     using clock = std::chrono::steady_clock;
     const std::size_t d = measuring_slice(n);
+    // Rounds are multiples of 64 keys (as d is), so bitmap words are not split.
+    const std::size_t m = std::min(n - d, std::max<std::size_t>(round_keys(f, n - d, t, scratch, ordered), 64));
     const auto t0 = clock::now();
     run(false, 0, d);
     const auto t1 = clock::now();
-    const bool measured = run(true, d, n - d);
+    const bool measured = run(true, d, m);
     const auto t2 = clock::now();
-    if (measured)
-        record_path_times(f, n, t, op, std::chrono::duration<double>(t1 - t0).count() / double(d),
-                          std::chrono::duration<double>(t2 - t1).count() / double(n - d));
+    const double direct_s = std::chrono::duration<double>(t1 - t0).count() / double(d);
+    const double partitioned_s = std::chrono::duration<double>(t2 - t1).count() / double(m);
+    if (measured) record_path_times(f, n, t, op, direct_s, partitioned_s);
+    if (d + m < n) run(measured && partitioned_s < direct_s, d + m, n - d - m);
 }
 
 bool insert_range(const BlockedKernels& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
@@ -416,7 +431,7 @@ void bulk_insert(const BlockedKernels& e, const FilterRef& f, const std::uint64_
                  BatchConfig cfg) {
     cfg = for_engine(e, cfg);
     const unsigned t = threads_for(n, cfg.threads);
-    on_chosen_path(f, n, t, cfg.path, Op::insert, [&](bool partitioned, std::size_t b, std::size_t len) {
+    on_chosen_path(f, n, t, cfg.path, Op::insert, cfg.scratch, false, [&](bool partitioned, std::size_t b, std::size_t len) {
         return insert_range(e, f, keys + b, len, mode, t, partitioned, cfg.scratch);
     });
 }
@@ -425,7 +440,7 @@ void bulk_contains_bytes(const BlockedKernels& e, const FilterRef& f, const std:
                          std::uint8_t* out, BatchConfig cfg) {
     cfg = for_engine(e, cfg);
     const unsigned t = threads_for(n, cfg.threads);
-    on_chosen_path(f, n, t, cfg.path, Op::probe, [&](bool partitioned, std::size_t b, std::size_t len) {
+    on_chosen_path(f, n, t, cfg.path, Op::probe, cfg.scratch, true, [&](bool partitioned, std::size_t b, std::size_t len) {
         return bytes_range(e, f, keys + b, len, mode, out + b, t, partitioned, cfg.scratch);
     });
 }
@@ -435,7 +450,7 @@ void bulk_contains_bits(const BlockedKernels& e, const FilterRef& f, const std::
     cfg = for_engine(e, cfg);
     const unsigned t = threads_for(n, cfg.threads);
     // Measuring slices are multiples of 64 keys: b / 64 is a whole word.
-    on_chosen_path(f, n, t, cfg.path, Op::probe, [&](bool partitioned, std::size_t b, std::size_t len) {
+    on_chosen_path(f, n, t, cfg.path, Op::probe, cfg.scratch, true, [&](bool partitioned, std::size_t b, std::size_t len) {
         return bits_range(e, f, keys + b, len, mode, out + b / 64, t, partitioned, cfg.scratch);
     });
 }
@@ -445,7 +460,7 @@ std::size_t bulk_count(const BlockedKernels& e, const FilterRef& f, const std::u
     cfg = for_engine(e, cfg);
     const unsigned t = threads_for(n, cfg.threads);
     std::atomic<std::size_t> total{0};
-    on_chosen_path(f, n, t, cfg.path, Op::probe, [&](bool partitioned, std::size_t b, std::size_t len) {
+    on_chosen_path(f, n, t, cfg.path, Op::probe, cfg.scratch, false, [&](bool partitioned, std::size_t b, std::size_t len) {
         return count_range(e, f, keys + b, len, mode, total, t, partitioned, cfg.scratch);
     });
     return total;
