@@ -1,7 +1,8 @@
 // ConcurrentFilter: several caller threads inserting at once build the filter a sequential
 // build does, bit for bit; probes running meanwhile never miss a key whose insert returned
-// before they started. Its own executable (batchbloom_concurrency_tests), so that the
-// ThreadSanitizer stage of ./dev test builds and runs only this.
+// before they started. Filter::scratch_bytes may be asked while probes run. Its own
+// executable (batchbloom_concurrency_tests), so that the ThreadSanitizer stage of ./dev test
+// builds and runs only this.
 #include <gtest/gtest.h>
 
 #include <batchbloom/concurrent.hpp>
@@ -176,4 +177,35 @@ TEST(ConcurrentFilter, OutputSizeMismatchIsAnError) {
     EXPECT_THROW(view.contains(keys, out), bb::Error);
     EXPECT_THROW(view.contains_hashes(keys, out), bb::Error);
     EXPECT_EQ(&view.filter(), &f);
+}
+
+TEST(FilterScratch, ScratchBytesMayBeAskedWhileProbesRun) {
+    // Const probes may share a filter; so may scratch_bytes(), which must not read the scratch
+    // a partitioned probe is growing. Probes on the partitioned path (one of them at a time
+    // holds the scratch, the others run direct) give the direct path's answers throughout.
+    const Params p = Params::make(Shape::word512, (std::uint64_t(8) << 20) / 64, 8);
+    Filter f(p);
+    const auto keys = bb::testing::random_keys(200'000, 71, 0);
+    f.insert(keys);
+    std::vector<std::uint8_t> expect(keys.size());
+    f.set_batch_path(bb::BatchPath::direct);
+    f.contains(keys, expect);
+    f.set_batch_path(bb::BatchPath::partitioned);
+    f.set_threads(1);
+    std::atomic<unsigned> probing{threads - 1};
+    on_threads([&](unsigned t) {
+        if (t == 0) {
+            while (probing.load(std::memory_order_acquire) != 0) EXPECT_LE(f.scratch_bytes(), f.scratch_limit());
+            return;
+        }
+        std::vector<std::uint8_t> got(keys.size());
+        for (int call = 0; call < 3; ++call) {
+            f.contains(keys, got);
+            EXPECT_EQ(got, expect);
+        }
+        probing.fetch_sub(1, std::memory_order_release);
+    });
+    EXPECT_GT(f.scratch_bytes(), 0u);
+    f.release_scratch();
+    EXPECT_EQ(f.scratch_bytes(), 0u);
 }

@@ -100,7 +100,8 @@ public:
     /// several rounds; a limit too small for a useful round (or 0) means the direct path.
     void set_scratch_limit(std::size_t bytes);
     std::size_t scratch_limit() const noexcept;
-    /// Bytes of scratch held now.
+    /// Bytes of scratch held, as of the end of the last bulk call that used it; like the probes,
+    /// it may be asked while other threads probe the filter.
     std::size_t scratch_bytes() const noexcept;
     /// Gives the scratch memory back (the next partitioned call allocates it again).
     void release_scratch() noexcept;

@@ -14,16 +14,17 @@ void BatchScratch::set_limit(std::size_t bytes) {
     if (held() > limit_) release();
 }
 
-std::size_t BatchScratch::held() const {
+void BatchScratch::publish_held() noexcept {
     std::size_t total = 0;
     for (const auto& a : arenas_) total += a.bytes();
-    return total;
+    held_.store(total, std::memory_order_relaxed);
 }
 
 void BatchScratch::release() {
     bool idle = false;
     if (!busy_.compare_exchange_strong(idle, true, std::memory_order_acquire)) return;
     arenas_.clear();
+    publish_held();
     busy_.store(false, std::memory_order_release);
 }
 
@@ -43,7 +44,9 @@ BatchScratch::Lease::Lease(BatchScratch* s, unsigned threads) : s_(nullptr), thr
 }
 
 BatchScratch::Lease::~Lease() {
-    if (s_ != nullptr) s_->busy_.store(false, std::memory_order_release);
+    if (s_ == nullptr) return;
+    s_->publish_held();
+    s_->busy_.store(false, std::memory_order_release);
 }
 
 }  // namespace batchbloom::detail

@@ -39,8 +39,10 @@ public:
     std::size_t limit() const { return limit_; }
     /// Lowers or raises the cap; lowering it below what is held gives the excess back.
     void set_limit(std::size_t bytes);
-    /// Bytes held now.
-    std::size_t held() const;
+    /// Bytes held as of the end of the last call that used the scratch (or of release()). It
+    /// may be asked while a call runs (Filter::scratch_bytes is const), so it reads a copy the
+    /// call publishes when it ends, never the arenas a running call may be growing.
+    std::size_t held() const { return held_.load(std::memory_order_relaxed); }
     /// Gives every arena back (not while a call uses them: then nothing happens).
     void release();
 
@@ -63,7 +65,11 @@ public:
     };
 
 private:
+    /// Sums the arenas into held_; only by the holder of busy_.
+    void publish_held() noexcept;
+
     std::atomic<bool> busy_{false};
+    std::atomic<std::size_t> held_{0};
     std::size_t limit_ = default_limit;
     std::vector<ScratchArena> arenas_;
 };
