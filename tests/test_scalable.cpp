@@ -106,6 +106,29 @@ TEST(Scalable, TotalFprParamsKeepTheWholeFilterAtOrBelowIt) {
     }
 }
 
+TEST(Scalable, AStageThatCannotBeSizedIsAClearErrorThatSaysWhatWasInserted) {
+    // tightening 1e-300: stage 1's FPR (1e-302) needs more blocks than a filter may have. The
+    // insert that needs it throws, naming the stage and how much of its batch went in; the
+    // keys before it are found, the filter stays usable, and a later insert fails the same way.
+    ScalableParams p = small_params(10);
+    p.tightening = 1e-300;
+    ScalableFilter f(p);
+    const auto keys = bb::testing::random_keys(100, 81, 0);
+    try {
+        f.insert(keys);
+        ADD_FAILURE() << "a stage at FPR 1e-302 was added";
+    } catch (const bb::Error& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("cannot add stage 1"), std::string::npos) << what;
+        EXPECT_NE(what.find("10 of the batch's 100 keys were inserted"), std::string::npos) << what;
+    }
+    EXPECT_EQ(f.size(), 10u);
+    EXPECT_EQ(f.stages().size(), 1u);
+    EXPECT_EQ(f.count(std::span(keys).first(10)), 10u);
+    EXPECT_THROW(f.insert(keys[50]), bb::Error);
+    EXPECT_EQ(f.size(), 10u);
+}
+
 TEST(Scalable, KeyTypesAndBulkEqualSingle) {
     ScalableFilter a(small_params(50)), b(small_params(50));
     const auto keys = bb::testing::random_keys(700, 5, 0);

@@ -128,8 +128,20 @@ template <class Key, bool Hashed>
 void ScalableFilter::insert_keys(std::span<const Key> keys) {
     if (stages_.empty()) detail::throw_moved_from("insert");
     if constexpr (!Hashed) add_key_kinds(detail::kinds_of<Key>(keys.size()));
+    const std::size_t total = keys.size();
     while (!keys.empty()) {
-        if (sizes_.back() == stage_capacity(stages_.size() - 1)) add_stage();
+        if (sizes_.back() == stage_capacity(stages_.size() - 1)) {
+            // Growth fails where a stage cannot be had: its FPR (initial x tightening^i) too small
+            // to size, or no memory. The keys before it are in; the error says how many.
+            try {
+                add_stage();
+            } catch (const Error& e) {
+                throw Error("scalable filter: cannot add stage " + std::to_string(stages_.size()) +
+                            " (initial FPR x tightening^" + std::to_string(stages_.size()) + "): " + e.what() + "; " +
+                            std::to_string(total - keys.size()) + " of the batch's " + std::to_string(total) +
+                            " keys were inserted, the others were not");
+            }
+        }
         const std::uint64_t room = stage_capacity(stages_.size() - 1) - sizes_.back();
         const std::size_t take = room < keys.size() ? static_cast<std::size_t>(room) : keys.size();
         if constexpr (Hashed)
