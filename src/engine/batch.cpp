@@ -304,16 +304,15 @@ std::size_t round_keys(const FilterRef& f, std::size_t n, unsigned t, const Batc
 }
 
 /// Runs a call on the path choose_path() picks. A call that measures runs a slice of its keys
-/// direct and then partitioned rounds, timed, and records which was faster per key for its
-/// class; the rest of its keys take the path it measured faster. A round is what the
-/// partitioned path repeats for larger batches, so its rate stands for theirs, and measuring
-/// costs at most two rounds however large the call. Where the call holds two rounds beyond the
-/// slice, each path is timed only after it has run a while (the second half of the slice, the
-/// second round): the first half pays for the dirty lines earlier work left, the first round
-/// for the switch from direct and for its scratch's first use (allocation and page faults),
-/// none of which the path's later keys pay. `ordered`: the round of a probe that puts answers
-/// back in order. run(partitioned, begin, len) processes keys [begin, begin + len) and returns
-/// whether the partitioned path really ran (without scratch it falls back to direct).
+/// direct and then a round partitioned (`ordered`: the round of a probe that puts answers back
+/// in order), timed, records which was faster per key for its class, and runs the rest of its
+/// keys on that path. A round is what the partitioned path repeats for larger batches, so its
+/// rate stands for theirs, and measuring costs at most two rounds however large the call.
+/// Where the call holds two rounds beyond the slice, each path runs a while before it is timed
+/// (half the slice, one round): the dirty lines earlier work left, the switch from direct and
+/// the scratch's first use (allocation and page faults) are then charged to neither.
+/// run(partitioned, begin, len) processes keys [begin, begin + len) and returns whether the
+/// partitioned path really ran (without scratch it falls back to direct).
 template <class Run>
 void on_chosen_path(const FilterRef& f, std::size_t n, unsigned t, BatchPath path, Op op, const BatchScratch* scratch,
                     bool ordered, Run&& run) {
@@ -323,32 +322,23 @@ void on_chosen_path(const FilterRef& f, std::size_t n, unsigned t, BatchPath pat
         return;
     }
     using clock = std::chrono::steady_clock;
-    const auto seconds_per_key = [&](bool partitioned, std::size_t begin, std::size_t len, bool& ran) {
-        const auto t0 = clock::now();
-        ran = run(partitioned, begin, len);
-        return std::chrono::duration<double>(clock::now() - t0).count() / double(len);
-    };
-    const std::size_t d = measuring_slice(n);
+    const auto seconds = [](clock::time_point a, clock::time_point b) { return std::chrono::duration<double>(b - a).count(); };
     // Slices and rounds are multiples of 64 keys, so bitmap words are not split.
-    const std::size_t round = std::max<std::size_t>(round_keys(f, n - d, t, scratch, ordered), 64);
-    const bool settle = n - d >= 2 * round;
-    std::size_t done = 0;
-    bool measured = false;
-    if (settle) {
-        run(false, 0, d / 128 * 64);
-        done = d / 128 * 64;
-    }
-    const double direct_s = seconds_per_key(false, done, d - done, measured);
-    done = d;
-    const std::size_t m = std::min(n - d, round);
-    if (settle) {
-        run(true, done, m);
-        done += m;
-    }
-    const double partitioned_s = seconds_per_key(true, done, m, measured);
-    done += m;
+    const std::size_t d = measuring_slice(n);
+    const std::size_t m = std::min(n - d, std::max<std::size_t>(round_keys(f, n - d, t, scratch, ordered), 64));
+    const bool settle = n - d >= 2 * m;
+    const std::size_t direct_from = settle ? d / 128 * 64 : 0, round_from = settle ? d + m : d;
+    if (settle) run(false, 0, direct_from);
+    const auto t0 = clock::now();
+    run(false, direct_from, d - direct_from);
+    const auto t1 = clock::now();
+    if (settle) run(true, d, m);
+    const auto t2 = clock::now();
+    const bool measured = run(true, round_from, m);
+    const auto t3 = clock::now();
+    const double direct_s = seconds(t0, t1) / double(d - direct_from), partitioned_s = seconds(t2, t3) / double(m);
     if (measured) record_path_times(f, n, t, op, direct_s, partitioned_s);
-    if (done < n) run(measured && partitioned_s < direct_s, done, n - done);
+    if (round_from + m < n) run(measured && partitioned_s < direct_s, round_from + m, n - round_from - m);
 }
 
 bool insert_range(const BlockedKernels& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
