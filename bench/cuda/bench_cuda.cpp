@@ -3,10 +3,14 @@
 // achieved memory traffic as a fraction of the device's peak bandwidth (from cudaDeviceProp
 // and the memory clock), for keys already on the GPU (device pointers: kernels only) and keys
 // in host memory (host pointers: pinned staging, transfers and kernels overlapped).
+// Beside each filter size two limit rows give the device's rate of random whole-block reads
+// over the filter's own memory (random_reads.cu: blocks read by one thread each or by a tile
+// of threads, the best depth of each), and the device probe rows their fraction of the faster.
 //
 // Without a CUDA device it says so and exits 0.
 //
-//   batchbloom_cuda_bench [--keys N] [--max-mib M] [--shape S] [--repeat R] [--quick]
+//   batchbloom_cuda_bench [--keys N] [--min-mib M] [--max-mib M] [--shape S] [--repeat R]
+//                         [--device-only] [--quick]
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -19,6 +23,8 @@
 #include <string>
 #include <vector>
 
+#include "random_reads.hpp"
+
 namespace bb = batchbloom;
 using bb::cuda::DeviceFilter;
 
@@ -26,17 +32,19 @@ namespace {
 
 struct Options {
     std::size_t probe_keys = std::size_t(1) << 26;  // keys per probe batch (and max per insert batch)
+    std::size_t min_mib = 1;                        // smallest filter
     std::size_t max_mib = 4096;                     // largest filter
     std::vector<bb::Shape> shapes = {bb::Shape::split256, bb::Shape::word512, bb::Shape::line512};
     int repeat = 5;
+    bool device_only = false;  // no host-pointer rows
     bool quick = false;
 };
 
 [[noreturn]] void usage(const char* why) {
     std::fprintf(stderr,
                  "batchbloom_cuda_bench: %s\n"
-                 "usage: batchbloom_cuda_bench [--keys N] [--max-mib M] [--shape split256|word512|line512] "
-                 "[--repeat R] [--quick]\n",
+                 "usage: batchbloom_cuda_bench [--keys N] [--min-mib M] [--max-mib M] "
+                 "[--shape split256|word512|line512] [--repeat R] [--device-only] [--quick]\n",
                  why);
     std::exit(2);
 }
@@ -51,6 +59,10 @@ Options parse(int argc, char** argv) {
         };
         if (a == "--keys") {
             o.probe_keys = std::strtoull(value().c_str(), nullptr, 10);
+        } else if (a == "--min-mib") {
+            o.min_mib = std::max<std::size_t>(1, std::strtoull(value().c_str(), nullptr, 10));
+        } else if (a == "--device-only") {
+            o.device_only = true;
         } else if (a == "--max-mib") {
             o.max_mib = std::strtoull(value().c_str(), nullptr, 10);
         } else if (a == "--shape") {
@@ -107,6 +119,7 @@ struct Device {
     std::string name;
     double peak_gbs = 0;  // DRAM bandwidth, GB/s
     std::size_t l2 = 0, free_bytes = 0;
+    unsigned grid = 0;  // the engine's grid: every SM full, twice over
 };
 
 Device describe_device() {
@@ -123,6 +136,8 @@ Device describe_device() {
     d.peak_gbs = 2.0 * clock_khz * 1e3 * (prop.memoryBusWidth / 8.0) / 1e9;
     d.l2 = static_cast<std::size_t>(prop.l2CacheSize);
     d.free_bytes = free_b;
+    d.grid = 2U * static_cast<unsigned>(prop.multiProcessorCount) *
+             static_cast<unsigned>(prop.maxThreadsPerMultiProcessor / 256);
     return d;
 }
 
@@ -161,12 +176,17 @@ double time_host(int repeat, Reset&& reset, Fn&& fn) {
     return best;
 }
 
+/// One table row; limit_gkeys > 0 adds the row's fraction of that rate, fpr >= 0 the FPR.
 void row(const char* shape, double mib, std::size_t n, const char* op, const char* path, double seconds,
-         double bytes_per_key, const Device& d, double fpr) {
+         double bytes_per_key, const Device& d, double fpr, double limit_gkeys = 0) {
     const double gkeys = double(n) / seconds / 1e9;
     const double gbs = gkeys * bytes_per_key;
     std::printf("%-9s %9.1f %11zu  %-13s %-7s %8.2f %9.0f %6.1f%%", shape, mib, n, op, path, gkeys, gbs,
                 100.0 * gbs / d.peak_gbs);
+    if (limit_gkeys > 0)
+        std::printf(" %7.2f", gkeys / limit_gkeys);
+    else
+        std::printf(" %7s", "");
     if (fpr >= 0)
         std::printf("  %.3f%%\n", 100.0 * fpr);
     else
@@ -188,9 +208,13 @@ int main(int argc, char** argv) {
         std::printf("probe batches of %zu keys; inserts at 10 bits/key (at most that many keys); best of %d\n",
                     o.probe_keys, o.repeat);
         std::printf("traffic per key: keys (8 B) + results (1 B, probes) + the block's 32-byte sectors (1 for\n"
-                    "256-bit blocks, 2 for 512-bit); host rows time the whole call, transfers included\n\n");
-        std::printf("%-9s %9s %11s  %-13s %-7s %8s %9s %7s  %s\n", "shape", "filter MiB", "keys", "op", "path",
-                    "Gkeys/s", "GB/s", "peak", "FPR");
+                    "256-bit blocks, 2 for 512-bit); host rows time the whole call, transfers included;\n"
+                    "limit dN / t: random whole-block reads over the filter's memory, each block read by one\n"
+                    "thread (N in flight per thread, best N) or by a tile of block bytes / 16 threads (t);\n"
+                    "'limit' is the device probe rows' fraction of the faster of the two\n\n");
+        std::printf("%-9s %9s %11s  %-13s %-7s %8s %9s %7s %7s  %s\n", "shape", "filter MiB", "keys", "op", "path",
+                    "Gkeys/s", "GB/s", "peak", "limit", "FPR");
+        DeviceArray<unsigned long long> sink(1);
 
         const auto present = keys(o.probe_keys, 1, 0);
         const auto absent = keys(o.probe_keys, 2, 1);
@@ -205,7 +229,7 @@ int main(int argc, char** argv) {
             const char* sname = shape_name.c_str();
             const unsigned k = shape == bb::Shape::line512 ? 7 : 8;
             const double sectors = shape == bb::Shape::split256 ? 1 : 2;
-            for (std::size_t mib = 1; mib <= o.max_mib; mib *= 4) {
+            for (std::size_t mib = o.min_mib; mib <= o.max_mib; mib *= 4) {
                 const std::size_t bytes = mib << 20;
                 if (bytes * 2 > d.free_bytes) break;
                 const bb::Params p = bb::Params::make(shape, bytes / bb::layout::info(shape).block_bytes, k);
@@ -216,8 +240,31 @@ int main(int argc, char** argv) {
 
                 const double ins = time_device(o.repeat, clear, [&] { f.insert_device(d_present.p, n); });
                 row(sname, double(mib), n, "insert", "device", ins, 8 + 32 * sectors, d, -1);
-                const double ins_h = time_host(o.repeat, clear, [&] { f.insert(std::span(present.data(), n)); });
-                row(sname, double(mib), n, "insert", "host", ins_h, 8 + 32 * sectors, d, -1);
+                if (!o.device_only) {
+                    const double ins_h = time_host(o.repeat, clear, [&] { f.insert(std::span(present.data(), n)); });
+                    row(sname, double(mib), n, "insert", "host", ins_h, 8 + 32 * sectors, d, -1);
+                }
+
+                // The limit: as many random block reads as a probe batch has keys, over the filter,
+                // each block read by one thread (dN: N blocks in flight per thread) or by a tile of
+                // threads together (t).
+                double limit = 1e30;
+                for (const bool tiled : {false, true}) {
+                    double best = 1e30;
+                    unsigned depth = 0;
+                    for (const unsigned in_flight : tiled ? std::vector<unsigned>{1} : std::vector<unsigned>{1, 2, 4, 8}) {
+                        const double t = time_device(o.repeat, nothing, [&] {
+                            check(launch_random_reads(f.data(), bytes, unsigned(32 * sectors), o.probe_keys, in_flight,
+                                                      tiled, d.grid, sink.p),
+                                  "random_reads");
+                        });
+                        if (t < best) best = t, depth = in_flight;
+                    }
+                    const std::string limit_op = tiled ? std::string("limit t") : "limit d" + std::to_string(depth);
+                    row(sname, double(mib), o.probe_keys, limit_op.c_str(), "device", best, 32 * sectors, d, -1);
+                    limit = std::min(limit, best);
+                }
+                const double limit_gkeys = double(o.probe_keys) / limit / 1e9;
 
                 // Probes: the first n keys are in the filter; 50% = half of them, half absent.
                 for (std::size_t i = 0; i < o.probe_keys; ++i)
@@ -225,11 +272,12 @@ int main(int argc, char** argv) {
                 check(cudaMemcpy(d_half.p, half.data(), o.probe_keys * 8, cudaMemcpyHostToDevice), "cudaMemcpy");
                 const double pr50 = time_device(o.repeat, nothing,
                                                 [&] { f.contains_device(d_half.p, o.probe_keys, d_out.p); });
-                row(sname, double(mib), o.probe_keys, "probe 50%", "device", pr50, 9 + 32 * sectors, d, -1);
+                row(sname, double(mib), o.probe_keys, "probe 50%", "device", pr50, 9 + 32 * sectors, d, -1, limit_gkeys);
                 const double pr0 = time_device(o.repeat, nothing,
                                                [&] { f.contains_device(d_absent.p, o.probe_keys, d_out.p); });
                 const double fpr = double(f.count_device(d_absent.p, o.probe_keys)) / double(o.probe_keys);
-                row(sname, double(mib), o.probe_keys, "probe 0%", "device", pr0, 9 + 32 * sectors, d, fpr);
+                row(sname, double(mib), o.probe_keys, "probe 0%", "device", pr0, 9 + 32 * sectors, d, fpr, limit_gkeys);
+                if (o.device_only) continue;
                 const double pr50_h = time_host(o.repeat, nothing, [&] { f.contains(half, out); });
                 row(sname, double(mib), o.probe_keys, "probe 50%", "host", pr50_h, 9 + 32 * sectors, d, -1);
                 const double pr0_h = time_host(o.repeat, nothing, [&] { f.contains(absent, out); });

@@ -4,7 +4,7 @@
 // Blocks and patterns come from layout.hpp (block_index, make_pattern / bit_position,
 // test_pattern) and key hashes from hash.hpp (mix64). The kernels in kernels.cuh are thin
 // grid-stride loops around these functions, and the host tests (tests/cuda/) run the very same
-// functions on the CPU against the scalar reference, since this project has no GPU.
+// functions on the CPU against the scalar reference, on every build (CI has no GPU).
 //
 //   probe:  one thread per key reads the key's whole block with 128-bit loads (2 for a
 //           256-bit block, 4 for a 512-bit one) into registers and tests the pattern there.
