@@ -10,7 +10,7 @@
 // Without a CUDA device it says so and exits 0.
 //
 //   batchbloom_cuda_bench [--keys N] [--min-mib M] [--max-mib M] [--shape S] [--repeat R]
-//                         [--device-only] [--quick]
+//                         [--threads T] [--device-only] [--quick]
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -36,6 +36,7 @@ struct Options {
     std::size_t max_mib = 4096;                     // largest filter
     std::vector<bb::Shape> shapes = {bb::Shape::split256, bb::Shape::word512, bb::Shape::line512};
     int repeat = 5;
+    unsigned threads = 0;      // host threads of the host-pointer rows (0: every core, the default)
     bool device_only = false;  // no host-pointer rows
     bool quick = false;
 };
@@ -44,7 +45,7 @@ struct Options {
     std::fprintf(stderr,
                  "batchbloom_cuda_bench: %s\n"
                  "usage: batchbloom_cuda_bench [--keys N] [--min-mib M] [--max-mib M] "
-                 "[--shape split256|word512|line512] [--repeat R] [--device-only] [--quick]\n",
+                 "[--shape split256|word512|line512] [--repeat R] [--threads T] [--device-only] [--quick]\n",
                  why);
     std::exit(2);
 }
@@ -61,6 +62,8 @@ Options parse(int argc, char** argv) {
             o.probe_keys = std::strtoull(value().c_str(), nullptr, 10);
         } else if (a == "--min-mib") {
             o.min_mib = std::max<std::size_t>(1, std::strtoull(value().c_str(), nullptr, 10));
+        } else if (a == "--threads") {
+            o.threads = static_cast<unsigned>(std::strtoul(value().c_str(), nullptr, 10));
         } else if (a == "--device-only") {
             o.device_only = true;
         } else if (a == "--max-mib") {
@@ -205,8 +208,9 @@ int main(int argc, char** argv) {
         const Device d = describe_device();
         std::printf("device: %s, peak DRAM bandwidth %.0f GB/s (memory clock x bus width), L2 %.0f MiB\n",
                     d.name.c_str(), d.peak_gbs, double(d.l2) / 1048576.0);
-        std::printf("probe batches of %zu keys; inserts at 10 bits/key (at most that many keys); best of %d\n",
-                    o.probe_keys, o.repeat);
+        std::printf("probe batches of %zu keys; inserts at 10 bits/key (at most that many keys); best of %d; "
+                    "host rows on %u host thread(s) (0: every core)\n",
+                    o.probe_keys, o.repeat, o.threads);
         std::printf("traffic per key: keys (8 B) + results (1 B, probes) + the block's 32-byte sectors (1 for\n"
                     "256-bit blocks, 2 for 512-bit); host rows time the whole call, transfers included;\n"
                     "limit dN / t: random whole-block reads over the filter's memory, each block read by one\n"
@@ -235,6 +239,7 @@ int main(int argc, char** argv) {
                 const bb::Params p = bb::Params::make(shape, bytes / bb::layout::info(shape).block_bytes, k);
                 const std::size_t n = std::min<std::size_t>(p.bits() / 10, o.probe_keys);
                 DeviceFilter f(p);
+                f.set_threads(o.threads);
                 const auto clear = [&] { f.clear(); };
                 const auto nothing = [] {};
 

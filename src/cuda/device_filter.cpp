@@ -77,6 +77,7 @@ struct DeviceFilter::Impl {
     unsigned grid_cap = 0;
     cuda_impl::DeviceBuffer blocks;
     std::size_t chunk = default_chunk_keys;
+    unsigned threads = 0;  // every core
     mutable std::mutex staging_lock;  // guards staging and counter
     mutable std::unique_ptr<cuda_impl::Staging> staging;
     mutable cuda_impl::DeviceBuffer counter;
@@ -106,7 +107,10 @@ struct DeviceFilter::Impl {
                 batch.host_hash = &hashing;
         }
         std::lock_guard<std::mutex> lock(staging_lock);
-        if (!staging) staging = std::make_unique<cuda_impl::Staging>(device, chunk);
+        if (!staging) {
+            staging = std::make_unique<cuda_impl::Staging>(device, chunk);
+            staging->set_threads(threads);
+        }
         return staging->run(ref(), batch, op, out);
     }
 
@@ -298,6 +302,14 @@ void DeviceFilter::set_chunk_keys(std::size_t keys) {
 }
 
 std::size_t DeviceFilter::chunk_keys() const noexcept { return impl_->chunk; }
+
+void DeviceFilter::set_threads(unsigned threads) {
+    std::lock_guard<std::mutex> lock(impl_->staging_lock);
+    impl_->threads = threads;
+    if (impl_->staging) impl_->staging->set_threads(threads);
+}
+
+unsigned DeviceFilter::threads() const noexcept { return impl_->threads; }
 
 }  // namespace cuda
 }  // namespace batchbloom

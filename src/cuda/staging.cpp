@@ -6,11 +6,24 @@
 #include <string>
 #include <vector>
 
+#include "engine/parallel.hpp"
+
 namespace batchbloom::cuda_impl {
 
 namespace {
 
 std::size_t round64(std::size_t n) { return (n + 63) / 64 * 64; }
+
+/// fn(begin, end) over [0, n) on up to `threads` host threads (resolved; fewer for small n),
+/// in ranges aligned to 64 items.
+template <class Fn>
+void split(std::size_t n, unsigned threads, Fn&& fn) {
+    const unsigned t = detail::threads_for(n, threads);
+    detail::each_thread(t, [&](unsigned v) {
+        const detail::Range r = detail::part(n, t, v, 64);
+        fn(r.begin, r.end);
+    });
+}
 
 /// What kind of memory p is; any error counts as ordinary (pageable) host memory.
 cudaMemoryType memory_type(const void* p) {
@@ -32,8 +45,12 @@ struct Staging::Slot {
     std::size_t dest_bytes = 0;
 
     /// Delivers the slot's results (its stream must be idle).
-    void deliver() {
-        if (dest != nullptr) std::memcpy(dest, out.as<std::byte>(), dest_bytes);
+    void deliver(unsigned threads) {
+        if (dest != nullptr) {
+            auto* to = static_cast<std::byte*>(dest);
+            const auto* from = out.as<std::byte>();
+            split(dest_bytes, threads, [&](std::size_t b, std::size_t e) { std::memcpy(to + b, from + b, e - b); });
+        }
         dest = nullptr;
     }
 };
@@ -76,6 +93,7 @@ void Staging::reserve(std::size_t keys) {
 std::uint64_t Staging::run(const DeviceRef& f, const HostBatch& in, Op op, void* out) {
     if (in.n == 0) return 0;
     DeviceGuard g(device_);
+    const unsigned threads = detail::resolve_threads(threads_);
     const cudaMemoryType keys_type = memory_type(in.keys);
     if (keys_type == cudaMemoryTypeDevice)
         throw Error("the keys are in device memory: pass them to the *_device functions");
@@ -113,16 +131,18 @@ std::uint64_t Staging::run(const DeviceRef& f, const HostBatch& in, Op op, void*
         const cudaStream_t stream = s.stream.get();
         // The slot's previous chunk must be done before its buffers are refilled.
         check(cudaStreamSynchronize(stream), "cudaStreamSynchronize(staging stream)");
-        s.deliver();
+        s.deliver(threads);
 
         const std::uint64_t* src = in.keys + begin;
         if (!keys_pinned) {
             auto* staged = s.keys.as<std::uint64_t>();
-            if (in.host_hash != nullptr) {
-                for (std::size_t i = 0; i < len; ++i) staged[i] = hash_key(*in.host_hash, src[i]);
-            } else {
-                std::memcpy(staged, src, len * sizeof(std::uint64_t));
-            }
+            split(len, threads, [&](std::size_t b, std::size_t e) {
+                if (in.host_hash != nullptr) {
+                    for (std::size_t i = b; i < e; ++i) staged[i] = hash_key(*in.host_hash, src[i]);
+                } else {
+                    std::memcpy(staged + b, src + b, (e - b) * sizeof(std::uint64_t));
+                }
+            });
             src = staged;
         }
         check(cudaMemcpyAsync(s.d_keys.get(), src, len * sizeof(std::uint64_t), cudaMemcpyHostToDevice, stream),
@@ -155,7 +175,7 @@ std::uint64_t Staging::run(const DeviceRef& f, const HostBatch& in, Op op, void*
     }
     for (auto& s : slots_) {
         check(cudaStreamSynchronize(s->stream.get()), "cudaStreamSynchronize(staging stream)");
-        s->deliver();
+        s->deliver(threads);
     }
     drain.armed = false;
 

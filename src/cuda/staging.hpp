@@ -38,6 +38,9 @@ public:
     int device() const noexcept { return device_; }
     void set_chunk(std::size_t keys);
     std::size_t chunk() const noexcept { return chunk_; }
+    /// Host threads that copy (or hash) keys into the pinned buffers and results out of them
+    /// (0: every core). One thread's copy, not PCIe, bounds host-pointer batches.
+    void set_threads(unsigned threads) noexcept { threads_ = threads; }
 
     /// Runs `op` over the batch against the device filter f and waits for the results: for
     /// contains_bytes `out` is n bytes, for contains_bits ceil(n/64) words, both host memory;
@@ -51,6 +54,7 @@ private:
 
     int device_;
     std::size_t chunk_;
+    unsigned threads_ = 1;
     unsigned grid_cap_;
     std::size_t capacity_ = 0;
     std::unique_ptr<Slot> slots_[2];

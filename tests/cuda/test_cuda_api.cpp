@@ -96,22 +96,31 @@ TEST(CudaAvailability, AvailabilityIsConsistentAndExplained) {
 // ---- host pointers --------------------------------------------------------------------------------
 
 TEST_F(CudaDevice, HostPointerBatchesBitExactWithScalar) {
+    // Staging on one thread, on three, and on every core with chunks of 128K keys (several
+    // chunks, each split across threads): the murmur3 filters hash on the host while staging.
     for (const auto& [shape, k] : bb::testing::engine_configs) {
         for (bb::HashKind hk : {bb::HashKind::xxh3, bb::HashKind::murmur3}) {
-            SCOPED_TRACE(bb::testing::label(shape, k) + " hash=" + std::string(bb::to_string(hk)));
-            const Params p = Params::make(shape, 40000, k);
-            const bb::Hashing h{hk, 12345};
-            Filter ref(p, h, bb::Backend::scalar);
-            DeviceFilter dev(p, h);
-            const auto keys = bb::testing::random_keys(400003, k, 0);
-            ref.insert(keys);
-            dev.insert(keys);
-            ASSERT_TRUE(dev.to_host() == ref);
+            for (unsigned threads : {1u, 3u, 0u}) {
+                SCOPED_TRACE(bb::testing::label(shape, k) + " hash=" + std::string(bb::to_string(hk)) +
+                             " threads=" + std::to_string(threads));
+                const Params p = Params::make(shape, 40000, k);
+                const bb::Hashing h{hk, 12345};
+                Filter ref(p, h, bb::Backend::scalar);
+                DeviceFilter dev(p, h);
+                EXPECT_EQ(dev.threads(), 0u);  // every core by default, as for Filter
+                dev.set_threads(threads);
+                EXPECT_EQ(dev.threads(), threads);
+                if (threads == 0) dev.set_chunk_keys(std::size_t(1) << 17);
+                const auto keys = bb::testing::random_keys(400003, k, 0);
+                ref.insert(keys);
+                dev.insert(keys);
+                ASSERT_TRUE(dev.to_host() == ref);
 
-            const auto queries = bb::testing::half_present(keys, 100001, 7 * k);
-            for (std::size_t n : {0, 1, 7, 33, 64, 1001, 8194, 200002}) {
-                SCOPED_TRACE("n=" + std::to_string(n));
-                ASSERT_NO_FATAL_FAILURE(bb::testing::expect_same_probes(ref, dev, std::span(queries).first(n)));
+                const auto queries = bb::testing::half_present(keys, 300001, 7 * k);
+                for (std::size_t n : {0, 1, 7, 33, 64, 1001, 8194, 200002, 300001}) {
+                    SCOPED_TRACE("n=" + std::to_string(n));
+                    ASSERT_NO_FATAL_FAILURE(bb::testing::expect_same_probes(ref, dev, std::span(queries).first(n)));
+                }
             }
         }
     }
