@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <fstream>
 #include <limits>
 #include <new>
 #include <string>
@@ -12,22 +14,40 @@ namespace batchbloom::detail {
 
 namespace {
 
-/// This machine's physical memory in bytes (the maximum if the system does not say).
-std::uint64_t physical_memory() {
+/// A memory limit from a cgroup file (v2 memory.max, v1 memory.limit_in_bytes); the maximum
+/// where the file is missing or says "max".
+std::uint64_t cgroup_limit(const char* path) {
+    std::ifstream in(path);
+    std::uint64_t limit = 0;
+    return in >> limit ? limit : std::numeric_limits<std::uint64_t>::max();
+}
+
+/// The memory this process may have: the machine's physical memory, or its container's limit
+/// if lower (the maximum if neither is known).
+std::uint64_t memory_limit() {
     const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    if (pages <= 0 || page <= 0) return std::numeric_limits<std::uint64_t>::max();
-    return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page);
+    const std::uint64_t ram = pages > 0 && page > 0 ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page)
+                                                    : std::numeric_limits<std::uint64_t>::max();
+    return std::min({ram, cgroup_limit("/sys/fs/cgroup/memory.max"),
+                     cgroup_limit("/sys/fs/cgroup/memory/memory.limit_in_bytes")});
+}
+
+/// Storage is written whole (zeroed or copied) as soon as it is allocated. Where the kernel
+/// overcommits memory, an allocation larger than the machine succeeds and the process is
+/// killed partway through that write (seen: 256 GiB on a 128 GiB machine), so a size above
+/// the memory limit is refused before it is asked for. (Swap does not count: a filter probed
+/// at random from swap would be unusable.) Memory already in use is not counted either: a
+/// size below the limit can still fail, as an Error or as the kernel decides.
+void check_fits(std::uint64_t bytes, std::string_view what) {
+    if (const std::uint64_t limit = memory_limit(); bytes > limit)
+        throw Error("cannot allocate " + std::to_string(bytes) + " bytes for " + std::string(what) +
+                    ": more than this machine's " + std::to_string(limit) + " bytes of memory");
 }
 
 }  // namespace
 
 AlignedBuffer allocate_zeroed(std::uint64_t bytes, std::string_view what) {
-    // Zeroing touches every page. Where the kernel overcommits memory, an allocation larger
-    // than the machine succeeds and the process is killed partway through the zeroing (seen:
-    // 256 GiB on a 128 GiB machine), so such a size is refused before it is asked for.
-    if (const std::uint64_t ram = physical_memory(); bytes > ram)
-        throw Error("cannot allocate " + std::to_string(bytes) + " bytes for " + std::string(what) +
-                    ": more than this machine's " + std::to_string(ram) + " bytes of memory");
+    check_fits(bytes, what);
     try {
         if (bytes > std::numeric_limits<std::size_t>::max()) throw std::bad_alloc();
         return AlignedBuffer(static_cast<std::size_t>(bytes), AlignedBuffer::Init::zeroed);
@@ -37,6 +57,7 @@ AlignedBuffer allocate_zeroed(std::uint64_t bytes, std::string_view what) {
 }
 
 AlignedBuffer clone_storage(const AlignedBuffer& from, std::string_view what) {
+    check_fits(from.size(), what);  // a mapped filter's copy can be larger than memory
     try {
         return from.clone();
     } catch (const std::bad_alloc&) {
