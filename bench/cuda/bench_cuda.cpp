@@ -63,7 +63,11 @@ Options parse(int argc, char** argv) {
         } else if (a == "--min-mib") {
             o.min_mib = std::max<std::size_t>(1, std::strtoull(value().c_str(), nullptr, 10));
         } else if (a == "--threads") {
-            o.threads = static_cast<unsigned>(std::strtoul(value().c_str(), nullptr, 10));
+            const std::string v = value();
+            char* end = nullptr;
+            const unsigned long t = std::strtoul(v.c_str(), &end, 10);
+            if (v.empty() || *end != '\0' || v[0] == '-' || t > 1024) usage("--threads takes 0 (every core) to 1024");
+            o.threads = static_cast<unsigned>(t);
         } else if (a == "--device-only") {
             o.device_only = true;
         } else if (a == "--max-mib") {
@@ -82,6 +86,7 @@ Options parse(int argc, char** argv) {
         }
     }
     if (o.probe_keys < 1024) usage("--keys must be at least 1024");
+    if (o.min_mib > o.max_mib) usage("--min-mib is above --max-mib (--quick sets --max-mib 16): nothing to measure");
     return o;
 }
 

@@ -145,7 +145,9 @@ public:
     /// Host threads of host-pointer batches: they copy (or, for HashKind::murmur3 keys, hash)
     /// each chunk of keys into pinned memory and the results out of it; 0 (the default) means
     /// every core, as for Filter. On one thread that copy, not PCIe, bounds such batches: on an
-    /// H200 with 16 host cores, 0.6-0.7 G keys/s on one against 5.1-5.8 on all (docs/cuda.md).
+    /// H200 with 16 host cores, 64M-key batches ran at 0.64-0.73 G keys/s on one and 5.1-5.8 on
+    /// all (docs/cuda.md). Each call starts its own team: several host threads driving filters
+    /// at once share the cores.
     void set_threads(unsigned threads);
     unsigned threads() const noexcept;
 

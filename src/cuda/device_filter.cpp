@@ -1,5 +1,6 @@
 // DeviceFilter: a filter in GPU memory (include/batchbloom/cuda.hpp), and the device check.
 #include <algorithm>
+#include <atomic>
 #include <mutex>
 #include <string>
 
@@ -77,7 +78,7 @@ struct DeviceFilter::Impl {
     unsigned grid_cap = 0;
     cuda_impl::DeviceBuffer blocks;
     std::size_t chunk = default_chunk_keys;
-    unsigned threads = 0;  // every core
+    std::atomic<unsigned> threads{0};  // every core; read by threads() without the lock
     mutable std::mutex staging_lock;  // guards staging and counter
     mutable std::unique_ptr<cuda_impl::Staging> staging;
     mutable cuda_impl::DeviceBuffer counter;

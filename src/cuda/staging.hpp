@@ -54,7 +54,7 @@ private:
 
     int device_;
     std::size_t chunk_;
-    unsigned threads_ = 1;
+    unsigned threads_ = 1;  // one: the engine-table path calls from many host threads at once
     unsigned grid_cap_;
     std::size_t capacity_ = 0;
     std::unique_ptr<Slot> slots_[2];
