@@ -14,15 +14,10 @@ namespace {
 
 std::size_t round64(std::size_t n) { return (n + 63) / 64 * 64; }
 
-/// fn(begin, end) over [0, n) on up to `threads` host threads (resolved; fewer for small n),
-/// in ranges aligned to 64 items.
+/// fn(range) over [0, n) on up to `threads` host threads (resolved; fewer for small n).
 template <class Fn>
 void split(std::size_t n, unsigned threads, Fn&& fn) {
-    const unsigned t = detail::threads_for(n, threads);
-    detail::each_thread(t, [&](unsigned v) {
-        const detail::Range r = detail::part(n, t, v, 64);
-        fn(r.begin, r.end);
-    });
+    detail::each_part(n, detail::threads_for(n, threads), 64, fn);
 }
 
 /// What kind of memory p is; any error counts as ordinary (pageable) host memory.
@@ -49,7 +44,7 @@ struct Staging::Slot {
         if (dest != nullptr) {
             auto* to = static_cast<std::byte*>(dest);
             const auto* from = out.as<std::byte>();
-            split(dest_bytes, threads, [&](std::size_t b, std::size_t e) { std::memcpy(to + b, from + b, e - b); });
+            split(dest_bytes, threads, [&](detail::Range r) { std::memcpy(to + r.begin, from + r.begin, r.size()); });
         }
         dest = nullptr;
     }
@@ -136,11 +131,11 @@ std::uint64_t Staging::run(const DeviceRef& f, const HostBatch& in, Op op, void*
         const std::uint64_t* src = in.keys + begin;
         if (!keys_pinned) {
             auto* staged = s.keys.as<std::uint64_t>();
-            split(len, threads, [&](std::size_t b, std::size_t e) {
+            split(len, threads, [&](detail::Range r) {
                 if (in.host_hash != nullptr) {
-                    for (std::size_t i = b; i < e; ++i) staged[i] = hash_key(*in.host_hash, src[i]);
+                    for (std::size_t i = r.begin; i < r.end; ++i) staged[i] = hash_key(*in.host_hash, src[i]);
                 } else {
-                    std::memcpy(staged + b, src + b, (e - b) * sizeof(std::uint64_t));
+                    std::memcpy(staged + r.begin, src + r.begin, r.size() * sizeof(std::uint64_t));
                 }
             });
             src = staged;

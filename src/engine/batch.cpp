@@ -35,13 +35,6 @@ BatchConfig for_engine(const BlockedKernels& e, BatchConfig cfg) {
     return cfg;
 }
 
-/// body(range) on t threads, for t contiguous ranges of the batch aligned to 64 keys so that
-/// bitmap words are never shared.
-template <class Body>
-void direct(std::size_t n, unsigned t, Body&& body) {
-    each_thread(t, [&](unsigned v) { body(part(n, t, v, 64)); });
-}
-
 // ---- partitioning ------------------------------------------------------------------------
 
 using partition::line;
@@ -379,7 +372,7 @@ bool probe_on_path(const BlockedKernels& e, const FilterRef& f, const std::uint6
         if (BatchScratch::Lease lease(scratch, t); lease)
             return partitioned_probe(e, f, keys, n, mode, t, lease, ordered, consume, direct_range);
     }
-    direct(n, t, direct_range);
+    each_part(n, t, 64, direct_range);
     return false;
 }
 

@@ -58,6 +58,13 @@ void each_thread(unsigned t, Body&& body) {
     for (unsigned v = 0; v < t; ++v) body(v);
 }
 
+/// body(range) on t threads, for t contiguous ranges of [0, n) with boundaries on multiples
+/// of `align` (64 keys: bitmap words are never shared).
+template <class Body>
+void each_part(std::size_t n, unsigned t, std::size_t align, Body&& body) {
+    each_thread(t, [&](unsigned v) { body(part(n, t, v, align)); });
+}
+
 /// Whether t threads inserting n keys may each (but the first) get a private copy of a filter
 /// of `bytes`: never more memory than 16 bytes per key (what partitioning would take) or
 /// 64 MiB, whichever is larger.

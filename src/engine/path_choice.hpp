@@ -8,10 +8,11 @@
 // two, keys per filter line within a factor of two), and the first calls of a class measure
 // both paths on their own keys: a slice of the batch runs direct first, then one round of the
 // partitioned path, then the rest on the faster of the two (all of it real work, nothing done
-// twice; a larger batch only repeats rounds, so one round measures it). Two such calls that agree on the faster path per
-// key decide, else a third (the median of the three); the choice is kept for the class for the
-// rest of the process. An explicit Filter::set_batch_path, then the environment variable
-// BATCHBLOOM_BATCH_PATH (direct, partitioned or automatic), override the measurement.
+// twice; a larger batch only repeats rounds, so one round measures it). Two such calls that
+// agree on the faster path per key decide, else a third (the median of the three); the
+// choice is kept for the class for the rest of the process. An explicit
+// Filter::set_batch_path, then the environment variable BATCHBLOOM_BATCH_PATH (direct,
+// partitioned or automatic), override the measurement.
 #include <cstddef>
 #include <cstdint>
 
