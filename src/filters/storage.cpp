@@ -23,13 +23,18 @@ std::uint64_t cgroup_limit(const char* path) {
 }
 
 /// The memory this process may have: the machine's physical memory, or its container's limit
-/// if lower (the maximum if neither is known).
+/// if lower (the maximum if neither is known). Read once per process: every filter's storage
+/// asks, and small filters are made by the thousand (scalable stages, join chunks).
 std::uint64_t memory_limit() {
-    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    const std::uint64_t ram = pages > 0 && page > 0 ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page)
-                                                    : std::numeric_limits<std::uint64_t>::max();
-    return std::min({ram, cgroup_limit("/sys/fs/cgroup/memory.max"),
-                     cgroup_limit("/sys/fs/cgroup/memory/memory.limit_in_bytes")});
+    static const std::uint64_t limit = [] {
+        const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+        const std::uint64_t ram = pages > 0 && page > 0
+                                      ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page)
+                                      : std::numeric_limits<std::uint64_t>::max();
+        return std::min({ram, cgroup_limit("/sys/fs/cgroup/memory.max"),
+                         cgroup_limit("/sys/fs/cgroup/memory/memory.limit_in_bytes")});
+    }();
+    return limit;
 }
 
 /// Storage is written whole (zeroed or copied) as soon as it is allocated. Where the kernel
