@@ -296,18 +296,34 @@ std::size_t round_keys(const FilterRef& f, std::size_t n, unsigned t, const Batc
     return Plan::fit(Geometry(f).regions, (n + t - 1) / t, scratch->limit() / t, ordered).round * t;
 }
 
+/// Grows each thread's scratch to what a partitioned run of `keys` keys on t threads asks for
+/// (at most its share of the cap), so that a measuring call's timed round does not pay for
+/// the allocation and its page faults. Without memory, nothing: the round then falls back.
+void grow_scratch(const FilterRef& f, std::size_t keys, unsigned t, BatchScratch* scratch, bool ordered) {
+    BatchScratch::Lease lease(scratch, t);
+    if (!lease) return;
+    // A thread's share is at most 64 keys above an even one (part()); no plan fitted to the
+    // cap for at most that many keys needs more than this.
+    const Plan p(Geometry(f).regions, (keys + t - 1) / t + 64, ordered);
+    try {
+        for (unsigned v = 0; v < t; ++v) lease.arena(v).get(std::min(p.bytes(), lease.per_thread()));
+    } catch (const std::bad_alloc&) {
+    }
+}
+
 /// Runs a call on the path choose_path() picks. A call that measures runs a slice of its keys
 /// direct and then a round partitioned (`ordered`: the round of a probe that puts answers back
 /// in order), timed, records which was faster per key for its class, and runs the rest of its
 /// keys on that path. A round is what the partitioned path repeats for larger batches, so its
 /// rate stands for theirs, and measuring costs at most two rounds however large the call.
-/// Where the call holds two rounds beyond the slice, each path runs a while before it is timed
-/// (half the slice, one round): the dirty lines earlier work left, the switch from direct and
-/// the scratch's first use (allocation and page faults) are then charged to neither.
+/// The direct slice is timed over its second half only, and where the call holds two rounds
+/// beyond the slice, the partitioned path runs one before it is timed: the dirty lines earlier
+/// work left and the switch from direct are then charged to neither. The scratch is grown
+/// before the clock starts.
 /// run(partitioned, begin, len) processes keys [begin, begin + len) and returns whether the
 /// partitioned path really ran (without scratch it falls back to direct).
 template <class Run>
-void on_chosen_path(const FilterRef& f, std::size_t n, unsigned t, BatchPath path, Op op, const BatchScratch* scratch,
+void on_chosen_path(const FilterRef& f, std::size_t n, unsigned t, BatchPath path, Op op, BatchScratch* scratch,
                     bool ordered, Run&& run) {
     const BatchPath p = choose_path(f, n, t, path, op);
     if (p != BatchPath::automatic) {
@@ -320,8 +336,9 @@ void on_chosen_path(const FilterRef& f, std::size_t n, unsigned t, BatchPath pat
     const std::size_t d = measuring_slice(n);
     const std::size_t m = std::min(n - d, std::max<std::size_t>(round_keys(f, n - d, t, scratch, ordered), 64));
     const bool settle = n - d >= 2 * m;
-    const std::size_t direct_from = settle ? d / 128 * 64 : 0, round_from = settle ? d + m : d;
-    if (settle) run(false, 0, direct_from);
+    const std::size_t direct_from = d / 128 * 64, round_from = settle ? d + m : d;
+    grow_scratch(f, m, t, scratch, ordered);
+    run(false, 0, direct_from);
     const auto t0 = clock::now();
     run(false, direct_from, d - direct_from);
     const auto t1 = clock::now();

@@ -15,7 +15,8 @@
 namespace batchbloom::detail {
 
 /// One thread's scratch: one AlignedBuffer (huge pages when large), grown, never shrunk, on
-/// demand. Its contents are never read before being written, so it is not zeroed.
+/// demand. Its contents are never read before being written, so it is not zeroed, but each
+/// page is touched when it grows.
 class ScratchArena {
 public:
     /// At least `bytes` of memory (its old contents lost if it has to grow). Throws

@@ -100,16 +100,18 @@ std::vector<SweepPoint> run_sweep(const SweepSpec& spec, const MachineInfo& mach
                     filters.back().set_batch_path(path);
                 }
                 // The paths take turns within each repeat, so that a slow spell of the machine
-                // falls on all of them rather than on whichever ran then. Automatic runs right
-                // after direct: its measuring calls start direct, and a direct slice run just
-                // after partitioned work pays for writing back that work's dirty lines
-                // (measured 2-3x its steady time per key at 1 GiB), which would be charged to the
-                // direct path. Inserting keys again sets the same bits and costs the same.
+                // falls on all of them rather than on whichever ran then, and the order turns
+                // by one from repeat to repeat: a call pays for writing back the dirty lines
+                // the call before it left, which at 1 GiB moved one path's median by up to 30%
+                // when it always followed the same other path. Inserting keys again sets the
+                // same bits and costs the same.
                 constexpr std::size_t turns[] = {0, 2, 1};  // direct, automatic, partitioned
                 std::vector<double> ins[std::size(paths)], probe[std::size(paths)], limit_ns;
                 const auto limit_sample = [&] { limit_ns.push_back(1e9 / reader.sample(scheme)); };
                 // Automatic's measuring calls, one call each (not `calls`), before its class is
-                // decided; direct runs just before each, for the reason above.
+                // decided; direct runs just before each: its measuring calls start direct, and a
+                // direct slice run just after partitioned work pays for that work's dirty lines
+                // (measured 2-3x its steady time per key at 1 GiB).
                 double learning_s[2] = {};
                 const auto learn = [&](unsigned op, auto&& call) {
                     Filter& a = filters[std::size(paths) - 1];
@@ -122,19 +124,23 @@ std::vector<SweepPoint> run_sweep(const SweepSpec& spec, const MachineInfo& mach
                 learn(0, [&](Filter& f) { f.insert(std::span<const std::uint64_t>(keys)); });
                 for (unsigned r = 0; r < std::max(spec.repeat, 1u); ++r) {
                     limit_sample();
-                    for (const std::size_t p : turns)
+                    for (std::size_t i = 0; i < std::size(turns); ++i) {
+                        const std::size_t p = turns[(i + r) % std::size(turns)];
                         ins[p].push_back(seconds([&] {
                             for (std::size_t c = 0; c < calls; ++c) filters[p].insert(std::span<const std::uint64_t>(keys));
                         }));
+                    }
                 }
                 learn(1, [&](Filter& f) { f.contains(std::span<const std::uint64_t>(queries), answers[0]); });
                 for (unsigned r = 0; r < std::max(spec.repeat, 1u); ++r) {
                     limit_sample();
-                    for (const std::size_t p : turns)
+                    for (std::size_t i = 0; i < std::size(turns); ++i) {
+                        const std::size_t p = turns[(i + r) % std::size(turns)];
                         probe[p].push_back(seconds([&] {
                             for (std::size_t c = 0; c < calls; ++c)
                                 filters[p].contains(std::span<const std::uint64_t>(queries), answers[p]);
                         }));
+                    }
                 }
                 pt.limit_at_size_ns = median(limit_ns);
                 for (std::size_t p = 0; p < std::size(paths); ++p) {
