@@ -159,7 +159,7 @@ TEST_P(EngineTest, PartitionKernelsMatchTheLayout) {
     // into its region's bucket and gives each key its region id, stopping at the first key
     // whose bucket is full; the in-region kernels set and test as the layout says. Batch
     // sizes around the SIMD width and the scatter's chunk, unaligned key pointers, one region
-    // and many, buckets that fill up.
+    // and many (more than 256), buckets that fill up.
     const bb::detail::BlockedKernels& e = bb::detail::blocked_kernels(backend());
     if (e.partition == nullptr) GTEST_SKIP() << "this engine runs the direct path only";
     namespace part = bb::detail::partition;
@@ -167,7 +167,8 @@ TEST_P(EngineTest, PartitionKernelsMatchTheLayout) {
     for (const auto& [shape, k] : bb::testing::engine_configs) {
         const Params p = Params::make(shape, 3001, k);
         const auto all = bb::testing::random_keys(3001, k + 10, 0);
-        for (const auto& [shift, cap] : {std::pair{12u, 4096u}, std::pair{4u, 64u}, std::pair{9u, 64u}}) {
+        // Shift 2: 751 regions, more than a byte can name.
+        for (const auto& [shift, cap] : {std::pair{12u, 4096u}, std::pair{4u, 64u}, std::pair{9u, 64u}, std::pair{2u, 64u}}) {
             const unsigned regions = static_cast<unsigned>((p.blocks - 1) >> shift) + 1;
             for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(9), std::size_t(255), std::size_t(257),
                                   std::size_t(3000)}) {
@@ -177,7 +178,7 @@ TEST_P(EngineTest, PartitionKernelsMatchTheLayout) {
                     std::vector<part::Line> wc(regions);
                     std::vector<std::uint32_t> count(regions, 99);
                     Words hashes(std::size_t(regions) * cap);  // full lines are streamed out: 64-byte aligned
-                    std::vector<std::uint8_t> ids(n + 1, 7);
+                    std::vector<part::region_id> ids(n + 1, 7);
                     const part::Buckets b{p.blocks, shift, regions, cap, wc.data(), count.data(), hashes.data(), ids.data()};
                     const std::size_t taken = e.partition->scatter(b, keys, n, mode);
                     std::vector<std::vector<std::uint64_t>> want(regions);

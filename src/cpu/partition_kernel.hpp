@@ -5,7 +5,7 @@
 //
 //   static constexpr std::size_t group;   keys per call of regions()
 //   static void regions(const std::uint64_t* keys, KeyMode mode, const Buckets& b,
-//                       std::uint64_t* hashes, std::uint8_t* ids);   exactly `group` keys
+//                       std::uint64_t* hashes, region_id* ids);     exactly `group` keys
 //   static void stream(std::uint64_t* dst, const Line& src);         64 bytes, bypassing the cache
 //   static void fence();                                            orders the streamed stores
 //
@@ -25,8 +25,11 @@ struct alignas(64) Line {
     std::uint64_t w[line];
 };
 
-/// Region ids are bytes.
-inline constexpr unsigned max_regions = 256;
+/// Region ids are 16 bits, and a filter is cut into at most 4096 regions: enough for regions
+/// of half an L2 up to filters of a few GiB, few enough that the write-combining lines (256 KiB
+/// at most) stay in L2 while the scatter fills them.
+using region_id = std::uint16_t;
+inline constexpr unsigned max_regions = 4096;
 
 /// One thread's buckets for a round of keys, in memory the batch layer owns: one bucket of
 /// `cap` hashes per region (a multiple of `line`, at least 64), one write-combining line and
@@ -39,15 +42,15 @@ struct Buckets {
     Line* wc;
     std::uint32_t* count;
     std::uint64_t* hashes;  // bucket r at r * cap
-    std::uint8_t* ids;      // per key of the round; null when the order is not needed (inserts, counts)
+    region_id* ids;         // per key of the round; null when the order is not needed (inserts, counts)
 
     std::uint64_t* bucket(unsigned r) const { return hashes + std::size_t(r) * cap; }
 };
 
 /// One key's hash and region, as every policy must compute them.
-inline void region_of(std::uint64_t key, KeyMode mode, const Buckets& b, std::uint64_t& hash, std::uint8_t& id) {
+inline void region_of(std::uint64_t key, KeyMode mode, const Buckets& b, std::uint64_t& hash, region_id& id) {
     hash = mode.kind == KeyMode::mix64 ? mix64(key, mode.seed) : key;
-    id = static_cast<std::uint8_t>(layout::block_index(hash, b.blocks) >> b.shift);
+    id = static_cast<region_id>(layout::block_index(hash, b.blocks) >> b.shift);
 }
 
 /// Scatters the hashes of keys[0, n), in order, into the buckets (counts start at zero) and
@@ -65,7 +68,7 @@ std::size_t scatter(const Buckets& b, const std::uint64_t* keys, std::size_t n, 
     constexpr std::size_t chunk = 256;
     static_assert(chunk % P::group == 0);
     alignas(64) std::uint64_t h[chunk];
-    alignas(64) std::uint8_t local_ids[chunk];
+    alignas(64) region_id local_ids[chunk];
     std::uint32_t* const count = b.count;
     Line* const wc = b.wc;
     const std::size_t cap = b.cap;
@@ -73,7 +76,7 @@ std::size_t scatter(const Buckets& b, const std::uint64_t* keys, std::size_t n, 
     for (unsigned r = 0; r < b.regions; ++r) count[r] = 0;
     for (std::size_t c0 = 0; c0 < n && taken == n; c0 += chunk) {
         const std::size_t len = n - c0 < chunk ? n - c0 : chunk;
-        std::uint8_t* const ids = b.ids ? b.ids + c0 : local_ids;
+        region_id* const ids = b.ids ? b.ids + c0 : local_ids;
         std::size_t j = 0;
         for (; j + P::group <= len; j += P::group) P::regions(keys + c0 + j, mode, b, h + j, ids + j);
         for (; j < len; ++j) region_of(keys[c0 + j], mode, b, h[j], ids[j]);

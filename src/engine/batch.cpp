@@ -41,8 +41,8 @@ using partition::line;
 
 /// How the partitioned path cuts a filter: into regions of 2^shift blocks (an aligned run, so
 /// a region is a shift away from the block index and no block straddles two), each half an L2
-/// so that it stays there while its keys are processed. Region ids are bytes: filters of more
-/// than 256 such regions get larger ones.
+/// so that it stays there while its keys are processed. Filters of more than
+/// partition::max_regions such regions get larger ones.
 struct Geometry {
     unsigned shift = 0, regions = 1;
     explicit Geometry(const FilterRef& f) {
@@ -66,7 +66,7 @@ struct Plan {
     }
     std::size_t bytes() const {
         const std::size_t per_region = sizeof(partition::Line) + sizeof(std::uint32_t) + cap * (8 + (ordered ? 1 : 0));
-        return regions * per_region + (ordered ? round + 64 : 0) + 64;
+        return regions * per_region + (ordered ? round * sizeof(partition::region_id) + 64 : 0) + 64;
     }
     /// The largest round of at most `keys` keys (a multiple of 64, so bitmap words are never
     /// split) whose scratch fits in `budget` bytes; round == 0 if not even one that gives each
@@ -105,7 +105,8 @@ struct Round {
         b.hashes = reinterpret_cast<std::uint64_t*>(b.wc + p.regions);
         b.count = reinterpret_cast<std::uint32_t*>(b.hashes + std::size_t(p.regions) * p.cap);
         answers = reinterpret_cast<std::uint8_t*>(b.count + p.regions);
-        b.ids = p.ordered ? answers + std::size_t(p.regions) * p.cap : nullptr;
+        // answers + regions * cap is 8-byte aligned: cap is a multiple of a line of hashes.
+        b.ids = p.ordered ? reinterpret_cast<partition::region_id*>(answers + std::size_t(p.regions) * p.cap) : nullptr;
     }
 
     /// Scatters keys[0, n) (n <= the round) into the buckets; returns how many it took (all,
@@ -159,9 +160,9 @@ struct Round {
         // so the pointers it captured stay in registers.
         const std::uint8_t* next[partition::max_regions];
         for (unsigned r = 0; r < p.regions; ++r) next[r] = answers + std::size_t(r) * p.cap;
-        const std::uint8_t* const ids = b.ids;
+        const partition::region_id* const ids = b.ids;
         for (std::size_t i = 0; i < n; ++i) {
-            const std::uint8_t r = ids[i];
+            const unsigned r = ids[i];
             const std::uint8_t* const a = next[r];
             // A region's next answer line is far from every other region's: fetch it before
             // the cursor gets there (a no-op for all but the first key of a line).

@@ -150,7 +150,7 @@ void hash(const std::uint64_t* keys, std::size_t n, KeyMode mode, std::uint64_t*
 struct partition_policy {
     static constexpr std::size_t group = 1;
     static void regions(const std::uint64_t* keys, KeyMode mode, const partition::Buckets& b, std::uint64_t* h,
-                        std::uint8_t* ids) {
+                        partition::region_id* ids) {
         partition::region_of(*keys, mode, b, *h, *ids);
     }
     static void stream(std::uint64_t* dst, const partition::Line& src) { std::copy_n(src.w, partition::line, dst); }

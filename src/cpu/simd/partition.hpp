@@ -21,7 +21,7 @@ struct partition_kernels {
     // ---- the scatter's policy (partition_kernel.hpp) ----
     static constexpr std::size_t group = 8;
     static void regions(const std::uint64_t* keys, KeyMode mode, const partition::Buckets& b, std::uint64_t* h,
-                        std::uint8_t* ids) {
+                        partition::region_id* ids) {
         alignas(64) std::uint64_t r[group];
         for (std::size_t i = 0; i < group; i += B::size) {
             B x = B::load_unaligned(keys + i);
@@ -29,12 +29,12 @@ struct partition_kernels {
             x.store_aligned(h + i);
             const B region = isa<Arch>::scale32(x >> 32, b.blocks) >> b.shift;
             if constexpr (wide)
-                _mm_storel_epi64(reinterpret_cast<__m128i*>(ids), _mm512_cvtepi64_epi8(region));
+                _mm_storeu_si128(reinterpret_cast<__m128i*>(ids), _mm512_cvtepi64_epi16(region));
             else
                 region.store_aligned(r + i);
         }
         if constexpr (!wide)
-            for (std::size_t i = 0; i < group; ++i) ids[i] = static_cast<std::uint8_t>(r[i]);
+            for (std::size_t i = 0; i < group; ++i) ids[i] = static_cast<partition::region_id>(r[i]);
     }
     static void stream(std::uint64_t* dst, const partition::Line& src) {
         if constexpr (wide) {
