@@ -314,13 +314,15 @@ void grow_scratch(const FilterRef& f, std::size_t keys, unsigned t, BatchScratch
 
 /// Runs a call on the path choose_path() picks. A call that measures runs a slice of its keys
 /// direct and then a round partitioned (`ordered`: the round of a probe that puts answers back
-/// in order), timed, records which was faster per key for its class, and runs the rest of its
-/// keys on that path. A round is what the partitioned path repeats for larger batches, so its
-/// rate stands for theirs, and measuring costs at most two rounds however large the call.
-/// The direct slice is timed over its second half only, and where the call holds two rounds
-/// beyond the slice, the partitioned path runs one before it is timed: the dirty lines earlier
-/// work left and the switch from direct are then charged to neither. The scratch is grown
-/// before the clock starts.
+/// in order), timed, and records which was faster per key for its class. A round is what the
+/// partitioned path repeats for larger batches, so its rate stands for theirs. A call with room
+/// for more repeats the pair until its class is decided (two pairs that agree, else a third:
+/// path_choice.hpp), so that one large call decides and later calls measure nothing; the rest
+/// of its keys run on the decided path, else on the one its last pair measured faster.
+/// Each direct slice is timed over its second half only, and where the call holds two rounds
+/// beyond the slice, the first pair runs one round untimed before the timed one: the dirty
+/// lines earlier work left and the switch between the paths are then charged to neither. The
+/// scratch is grown before the clock starts.
 /// run(partitioned, begin, len) processes keys [begin, begin + len) and returns whether the
 /// partitioned path really ran (without scratch it falls back to direct).
 template <class Run>
@@ -334,22 +336,34 @@ void on_chosen_path(const FilterRef& f, std::size_t n, unsigned t, BatchPath pat
     using clock = std::chrono::steady_clock;
     const auto seconds = [](clock::time_point a, clock::time_point b) { return std::chrono::duration<double>(b - a).count(); };
     // Slices and rounds are multiples of 64 keys, so bitmap words are not split.
-    const std::size_t d = measuring_slice(n);
+    const std::size_t d = measuring_slice(n), half = d / 128 * 64;
     const std::size_t m = std::min(n - d, std::max<std::size_t>(round_keys(f, n - d, t, scratch, ordered), 64));
-    const bool settle = n - d >= 2 * m;
-    const std::size_t direct_from = d / 128 * 64, round_from = settle ? d + m : d;
     grow_scratch(f, m, t, scratch, ordered);
-    run(false, 0, direct_from);
-    const auto t0 = clock::now();
-    run(false, direct_from, d - direct_from);
-    const auto t1 = clock::now();
-    if (settle) run(true, d, m);
-    const auto t2 = clock::now();
-    const bool measured = run(true, round_from, m);
-    const auto t3 = clock::now();
-    const double direct_s = seconds(t0, t1) / double(d - direct_from), partitioned_s = seconds(t2, t3) / double(m);
-    if (measured) record_path_times(f, n, t, op, direct_s, partitioned_s);
-    if (round_from + m < n) run(measured && partitioned_s < direct_s, round_from + m, n - round_from - m);
+    std::size_t at = 0;
+    BatchPath decided = BatchPath::automatic;
+    bool partitioned_faster = false;
+    for (unsigned pair = 0; decided == BatchPath::automatic && n - at >= d + m; ++pair) {
+        const bool settle = pair == 0 && n - d >= 2 * m;
+        run(false, at, half);
+        const auto t0 = clock::now();
+        run(false, at + half, d - half);
+        const auto t1 = clock::now();
+        at += d;
+        if (settle) {
+            run(true, at, m);
+            at += m;
+        }
+        const auto t2 = clock::now();
+        const bool measured = run(true, at, m);
+        const auto t3 = clock::now();
+        at += m;
+        if (!measured) break;  // no scratch: nothing to compare
+        const double direct_s = seconds(t0, t1) / double(d - half), partitioned_s = seconds(t2, t3) / double(m);
+        partitioned_faster = partitioned_s < direct_s;
+        decided = record_path_times(f, n, t, op, direct_s, partitioned_s);
+    }
+    if (decided != BatchPath::automatic) partitioned_faster = decided == BatchPath::partitioned;
+    if (at < n) run(partitioned_faster, at, n - at);
 }
 
 bool insert_range(const BlockedKernels& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,

@@ -88,16 +88,19 @@ BatchPath choose_path(const FilterRef& f, std::size_t n, unsigned threads, Batch
 
 std::size_t measuring_slice(std::size_t n) {
     // Enough keys for a steady direct rate (tens of thousands of misses), a small share of a
-    // large call; a multiple of 64 so that bitmap words are not split.
-    return std::max<std::size_t>(std::size_t(1) << 16, n / 16) / 64 * 64;
+    // large call, and no more than a few tens of milliseconds out of cache: a slice is direct
+    // work whether or not direct is the faster path. A multiple of 64 so that bitmap words are
+    // not split.
+    return std::clamp<std::size_t>(n / 16, std::size_t(1) << 16, std::size_t(1) << 22) / 64 * 64;
 }
 
-void record_path_times(const FilterRef& f, std::size_t n, unsigned threads, Op op, double direct_s_per_key,
-                       double partitioned_s_per_key) {
+BatchPath record_path_times(const FilterRef& f, std::size_t n, unsigned threads, Op op, double direct_s_per_key,
+                            double partitioned_s_per_key) {
     const Class c = class_of(f, n, threads, op);
     const double ratio = partitioned_s_per_key / std::max(direct_s_per_key, 1e-15);
     const std::lock_guard lock(pending_mutex);
-    if (slot(c).load(std::memory_order_relaxed) != 0) return;  // decided by a concurrent call
+    if (const std::uint8_t done = slot(c).load(std::memory_order_relaxed); done != 0)
+        return static_cast<BatchPath>(done - 1);  // decided by a concurrent call
     const auto key = std::tuple(c.op, c.threads, c.size, c.density);
     Pending& p = pending[key];
     p.ratio[p.count++] = ratio;
@@ -108,11 +111,12 @@ void record_path_times(const FilterRef& f, std::size_t n, unsigned threads, Op o
         std::sort(p.ratio, p.ratio + p.count);
         partitioned = partitioned_wins(p.ratio[p.count / 2]);
     } else {
-        return;  // measure again
+        return BatchPath::automatic;  // measure again
     }
     pending.erase(key);
     const BatchPath best = partitioned ? BatchPath::partitioned : BatchPath::direct;
     slot(c).store(static_cast<std::uint8_t>(best) + 1, std::memory_order_relaxed);
+    return best;
 }
 
 void forget_path_times() {

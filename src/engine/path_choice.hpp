@@ -6,11 +6,12 @@
 // bring several keys to each region; below that, automatic is direct without measuring. For
 // the rest, calls are put in classes (operation, thread count, filter size within a factor of
 // two, keys per filter line within a factor of two), and the first calls of a class measure
-// both paths on their own keys: a slice of the batch runs direct first, then one round of the
-// partitioned path, then the rest on the faster of the two (all of it real work, nothing done
-// twice; a larger batch only repeats rounds, so one round measures it). Two such calls that
-// agree on the faster path per key decide, else a third (the median of the three); the
-// choice is kept for the class for the rest of the process. An explicit
+// both paths on their own keys: a slice of the batch runs direct, then one round of the
+// partitioned path (all of it real work, nothing done twice; a larger batch only repeats
+// rounds, so one round measures it), as many such pairs as the call has room for until the
+// class is decided, then the rest on the faster path. Two measurements that agree on the
+// faster path per key decide, else a third (the median of the three); the choice is kept for
+// the class for the rest of the process. An explicit
 // Filter::set_batch_path, then the environment variable BATCHBLOOM_BATCH_PATH (direct,
 // partitioned or automatic), override the measurement.
 #include <cstddef>
@@ -31,9 +32,10 @@ BatchPath choose_path(const FilterRef& f, std::size_t n, unsigned threads, Batch
 /// The keys, at the start of a measuring call, that run direct; the rest run partitioned.
 std::size_t measuring_slice(std::size_t n);
 
-/// Records a measuring call's per-key seconds of each path for its class; decides the class's
-/// path once the measurements agree (see above).
-void record_path_times(const FilterRef& f, std::size_t n, unsigned threads, Op op, double direct_s_per_key,
+/// Records one measurement's per-key seconds of each path for its class; decides the class's
+/// path once the measurements agree (see above). Returns the class's path, automatic while
+/// it is undecided.
+BatchPath record_path_times(const FilterRef& f, std::size_t n, unsigned threads, Op op, double direct_s_per_key,
                        double partitioned_s_per_key);
 
 /// Forgets every measurement (tests).
