@@ -91,66 +91,80 @@ std::vector<SweepPoint> run_sweep(const SweepSpec& spec, const MachineInfo& mach
             const std::size_t calls = std::max<std::size_t>(1, (min_sample_keys + n - 1) / n);
             for (const unsigned threads : spec.threads) {
                 SweepPoint pt{name, params.bytes(), density, threads, n, 0, {}, {}};
-                std::vector<Filter> filters;
-                filters.reserve(std::size(paths));
+                // One filter for every path, its path set before each call: filters are separate
+                // allocations, and on a VM two of them can differ in speed by more than the
+                // paths do (a path measured 10-29% slower on another filter object than on its
+                // own in the same repeats). Its scratch is shared, as automatic's choice is.
+                Filter filter(params, Hashing{}, backend);
+                filter.set_threads(threads);
+                const auto on = [&](std::size_t p) -> Filter& {
+                    filter.set_batch_path(paths[p]);
+                    return filter;
+                };
                 std::vector<std::vector<std::uint8_t>> answers(std::size(paths), std::vector<std::uint8_t>(n));
-                for (const BatchPath path : paths) {
-                    filters.emplace_back(params, Hashing{}, backend);
-                    filters.back().set_threads(threads);
-                    filters.back().set_batch_path(path);
-                }
                 // The paths take turns within each repeat, so that a slow spell of the machine
                 // falls on all of them rather than on whichever ran then, and the order turns
-                // by one from repeat to repeat: a call pays for writing back the dirty lines
-                // the call before it left (at 1 GiB, automatic's partitioned inserts measured
-                // 1.31x the partitioned path's own while they always followed direct).
-                // Inserting keys again sets the same bits and costs the same.
+                // by one from repeat to repeat. A call pays for writing back the dirty lines
+                // the call before it left, and direct inserts leave the costliest (automatic's
+                // partitioned inserts, run after direct, measured 1.07-1.21x the partitioned
+                // path's own at 4xL3 and 1 GiB), so each timed sample follows one untimed call
+                // of its own path, as in a process that keeps to one path. Inserting keys again
+                // sets the same bits and costs the same.
                 constexpr std::size_t turns[] = {0, 2, 1};  // direct, automatic, partitioned
+                constexpr std::size_t automatic = std::size(paths) - 1;
                 std::vector<double> ins[std::size(paths)], probe[std::size(paths)], limit_ns;
                 const auto limit_sample = [&] { limit_ns.push_back(1e9 / reader.sample(scheme)); };
+                const auto timed = [&](auto&& once) {
+                    once();
+                    return seconds([&] {
+                        for (std::size_t c = 0; c < calls; ++c) once();
+                    });
+                };
                 // Automatic's measuring calls, one call each (not `calls`), before its class is
                 // decided; direct runs just before each: its measuring calls start direct, and a
                 // direct slice run just after partitioned work pays for that work's dirty lines
                 // (measured 2-3x its steady time per key at 1 GiB).
                 double learning_s[2] = {};
                 const auto learn = [&](unsigned op, auto&& call) {
-                    Filter& a = filters[std::size(paths) - 1];
-                    while (pt.learning_calls[op] < max_learning_calls && a.batch_path_for(n, op == 0) == BatchPath::automatic) {
-                        call(filters[0]);
-                        learning_s[op] += seconds([&] { call(a); });
+                    while (pt.learning_calls[op] < max_learning_calls &&
+                           on(automatic).batch_path_for(n, op == 0) == BatchPath::automatic) {
+                        call(on(0), 0);
+                        learning_s[op] += seconds([&] { call(on(automatic), automatic); });
                         ++pt.learning_calls[op];
                     }
                 };
-                learn(0, [&](Filter& f) { f.insert(std::span<const std::uint64_t>(keys)); });
+                learn(0, [&](Filter& f, std::size_t) { f.insert(std::span<const std::uint64_t>(keys)); });
                 for (unsigned r = 0; r < std::max(spec.repeat, 1u); ++r) {
                     limit_sample();
                     for (std::size_t i = 0; i < std::size(turns); ++i) {
                         const std::size_t p = turns[(i + r) % std::size(turns)];
-                        ins[p].push_back(seconds([&] {
-                            for (std::size_t c = 0; c < calls; ++c) filters[p].insert(std::span<const std::uint64_t>(keys));
-                        }));
+                        Filter& f = on(p);
+                        ins[p].push_back(timed([&] { f.insert(std::span<const std::uint64_t>(keys)); }));
                     }
                 }
-                learn(1, [&](Filter& f) { f.contains(std::span<const std::uint64_t>(queries), answers[0]); });
+                learn(1, [&](Filter& f, std::size_t p) { f.contains(std::span<const std::uint64_t>(queries), answers[p]); });
                 for (unsigned r = 0; r < std::max(spec.repeat, 1u); ++r) {
                     limit_sample();
                     for (std::size_t i = 0; i < std::size(turns); ++i) {
                         const std::size_t p = turns[(i + r) % std::size(turns)];
-                        probe[p].push_back(seconds([&] {
-                            for (std::size_t c = 0; c < calls; ++c)
-                                filters[p].contains(std::span<const std::uint64_t>(queries), answers[p]);
-                        }));
+                        Filter& f = on(p);
+                        probe[p].push_back(timed([&] { f.contains(std::span<const std::uint64_t>(queries), answers[p]); }));
                     }
                 }
                 pt.limit_at_size_ns = median(limit_ns);
+                pt.chosen[0] = path_name(on(automatic).batch_path_for(n, true));
+                pt.chosen[1] = path_name(on(automatic).batch_path_for(n, false));
+                // Each path builds the filter from empty as the direct path did, and answers
+                // as it does.
+                Filter built(params, Hashing{}, backend);
+                built.set_threads(threads);
                 for (std::size_t p = 0; p < std::size(paths); ++p) {
                     pt.ns[0][p] = median(ins[p]) * 1e9 / double(n * calls);
                     pt.ns[1][p] = median(probe[p]) * 1e9 / double(n * calls);
-                    if (paths[p] == BatchPath::automatic) {
-                        pt.chosen[0] = path_name(filters[p].batch_path_for(n, true));
-                        pt.chosen[1] = path_name(filters[p].batch_path_for(n, false));
-                    }
-                    if (!(filters[p] == filters[0]) || answers[p] != answers[0])
+                    built.clear();
+                    built.set_batch_path(paths[p]);
+                    built.insert(std::span<const std::uint64_t>(keys));
+                    if (!(built == filter) || answers[p] != answers[0])
                         throw std::runtime_error("sweep: the " + std::string(path_name(paths[p])) +
                                                  " path gave other results than the direct path (" + name + ", " +
                                                  std::to_string(n) + " keys)");
