@@ -29,14 +29,14 @@ enum class Op : std::uint8_t { insert, probe };
 /// setting. Throws Error if BATCHBLOOM_BATCH_PATH holds something else than a path's name.
 BatchPath choose_path(const FilterRef& f, std::size_t n, unsigned threads, BatchPath path, Op op);
 
-/// The keys, at the start of a measuring call, that run direct; the rest run partitioned.
+/// The keys of each direct slice a measuring call of n keys runs (one per measuring pair).
 std::size_t measuring_slice(std::size_t n);
 
 /// Records one measurement's per-key seconds of each path for its class; decides the class's
 /// path once the measurements agree (see above). Returns the class's path, automatic while
 /// it is undecided.
 BatchPath record_path_times(const FilterRef& f, std::size_t n, unsigned threads, Op op, double direct_s_per_key,
-                       double partitioned_s_per_key);
+                            double partitioned_s_per_key);
 
 /// Forgets every measurement (tests).
 void forget_path_times();
