@@ -9,6 +9,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -24,6 +25,7 @@
 #include "engine/engine.hpp"
 #include "engine/machine.hpp"
 #include "engine/path_choice.hpp"
+#include "engine/scratch.hpp"
 #include "support.hpp"
 
 namespace bb = batchbloom;
@@ -398,6 +400,25 @@ TEST_P(EngineTest, PartitionedPathOnOddAndTinyBatches) {
                 bb::testing::expect_same_probes(ref, got, bb::testing::random_keys(n, n + blocks + 1, 1)));
         }
     }
+}
+
+// The default cap follows the filter's size between 256 MiB and an eighth of the memory, so
+// that a large filter's rounds still bring several keys to each of its lines.
+TEST(PartitionScratch, DefaultCapFollowsTheFilterWithinBounds) {
+    using bb::detail::BatchScratch;
+    const std::uint64_t mib = std::uint64_t(1) << 20, floor = 256 * mib;
+    const std::uint64_t eighth = bb::detail::machine().memory_bytes / 8;
+    EXPECT_EQ(BatchScratch::default_limit(0), floor);
+    EXPECT_EQ(BatchScratch::default_limit(mib), floor);
+    EXPECT_EQ(BatchScratch::default_limit(floor + 64), std::max(floor, std::min(floor + 64, eighth)));
+    EXPECT_EQ(BatchScratch::default_limit(std::uint64_t(1) << 40), std::max(floor, eighth));
+    EXPECT_LE(BatchScratch::default_limit(std::uint64_t(1) << 62), std::max(floor, eighth));
+    // A filter starts with its default, and its copy and fold() keep the cap it has.
+    Filter f(Params::make(Shape::word512, 1000, 8), {}, bb::Backend::scalar);
+    EXPECT_EQ(f.scratch_limit(), floor);
+    f.set_scratch_limit(3 * mib);
+    EXPECT_EQ(Filter(f).scratch_limit(), 3 * mib);
+    EXPECT_EQ(f.fold().scratch_limit(), 3 * mib);
 }
 
 TEST_P(EngineTest, PartitionScratchIsKeptReusedCappedAndGivenBack) {

@@ -94,10 +94,13 @@ public:
 
     /// Memory the partitioned path may keep between calls (its buckets, about 12 bytes per key
     /// of a round, and private filter copies for small multi-threaded inserts), all threads
-    /// together; default 256 MiB. It is allocated by the first call that needs it, reused by
-    /// later calls (so they neither allocate nor fault in pages), and given back by
-    /// release_scratch() or when the filter is destroyed. Batches larger than fits run in
-    /// several rounds; a limit too small for a useful round (or 0) means the direct path.
+    /// together. The default is the filter's own size (but no more than an eighth of the
+    /// machine's memory), and at least 256 MiB: a round then brings several keys to each filter
+    /// line, which is what lets the partitioned path win. Only what a call's rounds use is
+    /// allocated, by the first call that needs it; later calls reuse it (so they neither
+    /// allocate nor fault in pages), and release_scratch() or the filter's destruction gives it
+    /// back. Batches larger than fits run in several rounds; a limit too small for a useful
+    /// round (or 0) means the direct path.
     void set_scratch_limit(std::size_t bytes);
     std::size_t scratch_limit() const noexcept;
     /// Bytes of scratch held, as of the end of the last bulk call that used it; like the probes,

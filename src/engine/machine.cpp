@@ -1,7 +1,11 @@
 #include "engine/machine.hpp"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <charconv>
 #include <fstream>
+#include <limits>
 #include <string>
 #include <string_view>
 
@@ -72,6 +76,21 @@ std::uint64_t cache_bytes(int level) {
     return s != 0 ? s : cpuid_cache(level);
 }
 
+/// A memory limit from a cgroup file; the maximum where the file is missing or says "max".
+std::uint64_t cgroup_limit(const char* path) {
+    std::ifstream in(path);
+    std::uint64_t limit = 0;
+    return in >> limit ? limit : std::numeric_limits<std::uint64_t>::max();
+}
+
+std::uint64_t memory_bytes() {
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    const std::uint64_t ram = pages > 0 && page > 0 ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page)
+                                                    : std::numeric_limits<std::uint64_t>::max();
+    return std::min({ram, cgroup_limit("/sys/fs/cgroup/memory.max"),
+                     cgroup_limit("/sys/fs/cgroup/memory/memory.limit_in_bytes")});
+}
+
 Machine detect() {
     Machine m{};
     m.l2_bytes = cache_bytes(2);
@@ -86,6 +105,7 @@ Machine detect() {
     // prefetched into L2 that early is still there when its key comes. Filters within L2 are
     // not prefetched at all, so this costs in-cache calls nothing.
     m.prefetch_distance = 128;
+    m.memory_bytes = memory_bytes();
     return m;
 }
 

@@ -1,5 +1,9 @@
 #include "engine/scratch.hpp"
 
+#include <algorithm>
+
+#include "engine/machine.hpp"
+
 namespace batchbloom::detail {
 
 std::byte* ScratchArena::get(std::size_t bytes) {
@@ -12,6 +16,11 @@ std::byte* ScratchArena::get(std::size_t bytes) {
     constexpr std::size_t page = 4096;
     for (std::size_t at = 0; at < bytes; at += page) static_cast<volatile std::byte*>(buf_.data())[at] = std::byte{0};
     return buf_.data();
+}
+
+std::size_t BatchScratch::default_limit(std::uint64_t filter_bytes) {
+    const std::uint64_t floor = std::uint64_t(256) << 20;
+    return static_cast<std::size_t>(std::max(floor, std::min(filter_bytes, machine().memory_bytes / 8)));
 }
 
 void BatchScratch::set_limit(std::size_t bytes) {

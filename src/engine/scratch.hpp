@@ -34,8 +34,15 @@ private:
 /// concurrent call on the same filter) takes the direct path, which needs none.
 class BatchScratch {
 public:
-    /// The default cap: room for a round of about 20 million keys on one thread.
-    static constexpr std::size_t default_limit = std::size_t(256) << 20;
+    /// The cap a filter of `filter_bytes` starts with: as many bytes as the filter has (but no
+    /// more than an eighth of the memory), and at least 256 MiB (a round of ~20 million keys).
+    /// Each round streams every region its keys touch into the cache, so the rounds of a
+    /// large batch must bring several keys to each filter line: scratch the size of the filter
+    /// holds about 5 keys per line (12 bytes per key, 64 per line), where 256 MiB gave a 1 GiB
+    /// filter 1.2, and probes and inserts ran 1.3-1.5x slower (bench/RESULTS.md).
+    static std::size_t default_limit(std::uint64_t filter_bytes);
+
+    explicit BatchScratch(std::size_t limit) : limit_(limit) {}
 
     std::size_t limit() const { return limit_; }
     /// Lowers or raises the cap; lowering it below what is held gives the excess back.
@@ -71,7 +78,7 @@ private:
 
     std::atomic<bool> busy_{false};
     std::atomic<std::size_t> held_{0};
-    std::size_t limit_ = default_limit;
+    std::size_t limit_;
     std::vector<ScratchArena> arenas_;
 };
 

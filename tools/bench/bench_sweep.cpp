@@ -97,6 +97,7 @@ std::vector<SweepPoint> run_sweep(const SweepSpec& spec, const MachineInfo& mach
                 // own in the same repeats). Its scratch is shared, as automatic's choice is.
                 Filter filter(params, Hashing{}, backend);
                 filter.set_threads(threads);
+                if (spec.scratch_limit) filter.set_scratch_limit(spec.scratch_limit);
                 const auto on = [&](std::size_t p) -> Filter& {
                     filter.set_batch_path(paths[p]);
                     return filter;
@@ -158,6 +159,7 @@ std::vector<SweepPoint> run_sweep(const SweepSpec& spec, const MachineInfo& mach
                 // as it does.
                 Filter built(params, Hashing{}, backend);
                 built.set_threads(threads);
+                if (spec.scratch_limit) built.set_scratch_limit(spec.scratch_limit);
                 for (std::size_t p = 0; p < std::size(paths); ++p) {
                     pt.ns[0][p] = median(ins[p]) * 1e9 / double(n * calls);
                     pt.ns[1][p] = median(probe[p]) * 1e9 / double(n * calls);

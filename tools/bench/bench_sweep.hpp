@@ -41,6 +41,7 @@ struct SweepSpec {
     std::vector<unsigned> threads;
     unsigned repeat = 5;
     std::uint64_t seed = 1;
+    std::uint64_t scratch_limit = 0;  ///< Filter::set_scratch_limit for every filter; 0: the default
 };
 
 /// Runs the sweep on `backend`, printing each point's row as it is measured. Throws

@@ -243,6 +243,7 @@ int run_sweep_command(const ParsedArgs& args, const std::vector<Backend>& backen
     spec.repeat = static_cast<unsigned>(args.u64("repeat", 5));
     if (spec.repeat == 0 || spec.repeat > 1000) throw UsageError("--repeat must be between 1 and 1000");
     spec.seed = args.u64("seed", default_seed);
+    if (args.value("scratch-limit")) spec.scratch_limit = parse_bytes(*args.value("scratch-limit"), "--scratch-limit");
     const Backend backend = args.value("backend") ? backends.front() : Backend::automatic;
     const MachineInfo machine = machine_info();
     std::printf("# batchbloom bench --sweep: engine %s; word512, k = 8; median of %u runs per path, taking turns;\n"
@@ -294,7 +295,7 @@ CommandSpec bench_spec() {
         .name = "bench",
         .synopsis =
             "[--keys N | --sizes LIST] [--queries N] [--fpr P | --bits-per-key B] [--shape S] "
-            "[--backend NAME|all] [--threads LIST] [--paths LIST] [--repeat R] [--sweep [--sweep-filters LIST] [--keys-per-line LIST]] [--seed S] [--json FILE] [--plot FILE.png]",
+            "[--backend NAME|all] [--threads LIST] [--paths LIST] [--repeat R] [--sweep [--sweep-filters LIST] [--keys-per-line LIST] [--scratch-limit BYTES]] [--seed S] [--json FILE] [--plot FILE.png]",
         .summary =
             "Measure bulk insert and probe throughput and the false-positive rate of each engine on random "
             "64-bit keys,\nbeside this machine's random cache-line read rate.",
@@ -311,6 +312,7 @@ CommandSpec bench_spec() {
                     {"sweep", "", "instead: time each batch path over filter sizes and batch densities (one engine)"},
                     {"sweep-filters", "LIST", "--sweep filter sizes: L2, L3, 4xL3, or sizes like 1G (default L2,L3,4xL3,1G)"},
                     {"keys-per-line", "LIST", "--sweep batch sizes in keys per filter line (default 0.1,1,10)"},
+                    {"scratch-limit", "BYTES", "--sweep: Filter::set_scratch_limit of every filter (default: the filter's default)"},
                     {"seed", "S", "seed of the random keys (default 1)"},
                     {"json", "FILE", "also write the results as JSON to FILE"},
                     {"plot", "FILE", "draw throughput vs filter size (--sizes) into FILE (PNG; needs matplotlib)"},
