@@ -142,15 +142,12 @@ struct Round {
             r, [&](const FilterRef& in) { return k.count(in, bucket(r), count(r)); },
             [&](const FilterRef& in) { return e.count(in, bucket(r), count(r), hashed); });
     }
-    /// Probes every bucket: answers[r * cap + i] for the i-th key of bucket r.
-    void probe() const {
-        for (unsigned r = 0; r < p.regions; ++r) {
-            if (count(r) == 0) continue;
-            std::uint8_t* const a = answers + std::size_t(r) * p.cap;
-            visit(
-                r, [&](const FilterRef& in) { k.contains(in, bucket(r), count(r), a); },
-                [&](const FilterRef& in) { e.contains_bytes(in, bucket(r), count(r), hashed, a); });
-        }
+    /// Probes bucket r: answers[r * cap + i] for its i-th key.
+    void probe(unsigned r) const {
+        std::uint8_t* const a = answers + std::size_t(r) * p.cap;
+        visit(
+            r, [&](const FilterRef& in) { k.contains(in, bucket(r), count(r), a); },
+            [&](const FilterRef& in) { e.contains_bytes(in, bucket(r), count(r), hashed, a); });
     }
 
     /// Calls put(i, answer of key i) for the first n keys of the round, in order.
@@ -172,49 +169,6 @@ struct Round {
         }
     }
 };
-
-/// The thread's scratch for plan p, or null if the plan has no room for a round or the memory
-/// cannot be had.
-std::byte* scratch_for(BatchScratch::Lease& lease, unsigned thread, const Plan& p) {
-    if (p.round == 0) return nullptr;
-    try {
-        return lease.arena(thread).get(p.bytes());
-    } catch (const std::bad_alloc&) {
-        return nullptr;
-    }
-}
-
-/// Partitioned probe: each thread partitions its own range of the batch in rounds and calls
-/// consume(round, begin, len) for each, len keys from `begin` having been scattered. With
-/// `ordered` (answers put back in order), a round that ends early because a bucket filled up
-/// is cut to a multiple of 64 keys, so that bitmap words stay whole (the keys cut off are in
-/// the buckets too, after all the others, and go again into the next round). A thread that
-/// cannot have its scratch answers its range on the direct path instead, by direct(range);
-/// false if any did.
-template <class Consume, class Direct>
-bool partitioned_probe(const BlockedKernels& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
-                       unsigned t, BatchScratch::Lease& lease, bool ordered, Consume&& consume, Direct&& direct_range) {
-    const Geometry g(f);
-    std::atomic<bool> all{true};
-    each_thread(t, [&](unsigned v) {
-        const Range c = part(n, t, v, 64);
-        const Plan p = Plan::fit(g.regions, c.size(), lease.per_thread(), ordered);
-        std::byte* mem = scratch_for(lease, v, p);
-        if (mem == nullptr) {
-            all = false;
-            return direct_range(c);
-        }
-        Round b(e, f, g, p, mem);
-        for (std::size_t r0 = c.begin; r0 < c.end;) {
-            const std::size_t len = std::min(p.round, c.end - r0);
-            std::size_t got = b.fill(keys + r0, len, mode);
-            if (ordered && got < len) got = got / 64 * 64;
-            consume(b, r0, got);
-            r0 += got;
-        }
-    });
-    return all;
-}
 
 /// Multi-threaded insert for filters small next to the batch: part 0 goes into the filter,
 /// each other part into a zeroed private copy in its thread's scratch, and the copies are
@@ -254,20 +208,27 @@ void insert_by_block_range(const BlockedKernels& e, const FilterRef& f, const st
     });
 }
 
-/// Partitioned insert on t threads: each thread buckets its share of a round, then each
-/// inserts whole regions from every thread's buckets, so no block is written by two threads;
-/// a thread whose buckets filled up before its share was done scatters the rest next time.
-/// Throws std::bad_alloc if some thread cannot have its scratch (nothing is lost: the caller
-/// inserts the batch again directly).
-void insert_partitioned(const BlockedKernels& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
-                        unsigned t, BatchScratch::Lease& lease) {
+/// The partitioned path on t threads, in rounds: each thread scatters its share of a round
+/// into its own buckets; then each thread takes whole regions and calls region(bucket, r,
+/// thread) for every thread's bucket of each of them, so no block is visited by two threads
+/// and each region is brought into the cache once per round however many threads there are
+/// (a probe writes the answers into the bucket's own round, where its owner looks for them);
+/// then each thread calls finish(its round, begin, len) for the len keys from `begin` it
+/// scattered. A thread whose buckets filled up before its share was done scatters the rest in
+/// the next pass; with `ordered` (answers put back in order), what it took is cut to whole
+/// 64-key words (the keys cut off sit in the buckets after all the others, and are scattered
+/// again). Throws std::bad_alloc, before any work, if some thread cannot have its scratch.
+template <class Region, class Finish>
+void partitioned_rounds(const BlockedKernels& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n,
+                        KeyMode mode, unsigned t, BatchScratch::Lease& lease, bool ordered, Region&& region,
+                        Finish&& finish) {
     const Geometry g(f);
-    const Plan p = Plan::fit(g.regions, (n + t - 1) / t, lease.per_thread(), false);
+    const Plan p = Plan::fit(g.regions, (n + t - 1) / t, lease.per_thread(), ordered);
     if (p.round == 0) throw std::bad_alloc();
     std::vector<Round> parts;
-    std::vector<std::size_t> done(t);  // keys of its share each thread has scattered
     parts.reserve(t);
     for (unsigned v = 0; v < t; ++v) parts.emplace_back(e, f, g, p, lease.arena(v).get(p.bytes()));
+    std::vector<std::size_t> done(t), from(t), got(t);  // per thread: of its share of the round
     const std::size_t round = p.round * t;
     for (std::size_t r0 = 0; r0 < n; r0 += round) {
         const std::size_t len = std::min(round, n - r0);
@@ -277,17 +238,29 @@ void insert_partitioned(const BlockedKernels& e, const FilterRef& f, const std::
             more = false;
             each_thread(t, [&](unsigned v) {
                 const Range c = part(len, t, v, 64);
-                const std::size_t from = c.begin + done[v];
-                done[v] += parts[v].fill(keys + r0 + from, c.end - from, mode);
+                from[v] = r0 + c.begin + done[v];
+                got[v] = parts[v].fill(keys + from[v], c.size() - done[v], mode);
+                if (ordered && done[v] + got[v] < c.size()) got[v] = got[v] / 64 * 64;
+                done[v] += got[v];
                 if (done[v] < c.size()) more = true;
             });
             each_thread(t, [&](unsigned v) {
                 for (unsigned r = g.regions * v / t; r < g.regions * (v + 1) / t; ++r)
-                    for (const auto& b : parts)
-                        if (b.count(r) != 0) b.insert(r);
+                    for (const Round& b : parts)
+                        if (b.count(r) != 0) region(b, r, v);
+            });
+            each_thread(t, [&](unsigned v) {
+                if (got[v] != 0) finish(parts[v], from[v], got[v]);
             });
         }
     }
+}
+
+void insert_partitioned(const BlockedKernels& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
+                        unsigned t, BatchScratch::Lease& lease) {
+    partitioned_rounds(
+        e, f, keys, n, mode, t, lease, false, [](const Round& b, unsigned r, unsigned) { b.insert(r); },
+        [](const Round&, std::size_t, std::size_t) {});
 }
 
 /// The most keys one round of the partitioned path takes on t threads, for a call of n keys
@@ -393,29 +366,34 @@ bool insert_range(const BlockedKernels& e, const FilterRef& f, const std::uint64
     return false;
 }
 
-/// A probe of keys [0, n): partitioned (partitioned_probe with `ordered` and `consume`) if
-/// `partitioned` and the scratch is free, else on the direct path, by direct_range. Returns
-/// partitioned_probe's answer, false for the direct path.
-template <class Consume, class Direct>
+/// A probe of keys [0, n): partitioned (partitioned_rounds with `ordered`, `region` and
+/// `finish`) if `partitioned` and the scratch is free and can be had, else on the direct path,
+/// by direct_range on each thread's part. Returns whether it ran partitioned.
+template <class Region, class Finish, class Direct>
 bool probe_on_path(const BlockedKernels& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
-                   unsigned t, bool partitioned, BatchScratch* scratch, bool ordered, Consume&& consume,
+                   unsigned t, bool partitioned, BatchScratch* scratch, bool ordered, Region&& region, Finish&& finish,
                    Direct&& direct_range) {
     if (partitioned) {
-        if (BatchScratch::Lease lease(scratch, t); lease)
-            return partitioned_probe(e, f, keys, n, mode, t, lease, ordered, consume, direct_range);
+        if (BatchScratch::Lease lease(scratch, t); lease) try {
+                partitioned_rounds(e, f, keys, n, mode, t, lease, ordered, region, finish);
+                return true;
+            } catch (const std::bad_alloc&) {
+                // No memory for the buckets (nothing was probed yet): the direct path needs none.
+            }
     }
     each_part(n, t, 64, direct_range);
     return false;
 }
 
+void probe_region(const Round& b, unsigned r, unsigned) { b.probe(r); }
+
 bool bytes_range(const BlockedKernels& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
                  std::uint8_t* out, unsigned t, bool partitioned, BatchScratch* scratch) {
     auto direct_range = [&](Range c) { e.contains_bytes(prefetched(f), keys + c.begin, c.size(), mode, out + c.begin); };
     return probe_on_path(
-        e, f, keys, n, mode, t, partitioned, scratch, true,
-        [&](const Round& b, std::size_t r0, std::size_t len) {
-            b.probe();
-            std::uint8_t* const o = out + r0;
+        e, f, keys, n, mode, t, partitioned, scratch, true, probe_region,
+        [out](const Round& b, std::size_t begin, std::size_t len) {
+            std::uint8_t* const o = out + begin;
             b.restore(len, [o](std::size_t i, std::uint8_t a) { o[i] = a; });
         },
         direct_range);
@@ -425,11 +403,10 @@ bool bits_range(const BlockedKernels& e, const FilterRef& f, const std::uint64_t
                 std::uint64_t* out, unsigned t, bool partitioned, BatchScratch* scratch) {
     auto direct_range = [&](Range c) { e.contains_bits(prefetched(f), keys + c.begin, c.size(), mode, out + c.begin / 64); };
     return probe_on_path(
-        e, f, keys, n, mode, t, partitioned, scratch, true,
-        [&](const Round& b, std::size_t r0, std::size_t len) {
-            b.probe();
-            // Rounds start on multiples of 64 keys: each writes whole words of its own.
-            std::uint64_t* const words = out + r0 / 64;
+        e, f, keys, n, mode, t, partitioned, scratch, true, probe_region,
+        [out](const Round& b, std::size_t begin, std::size_t len) {
+            // What a thread takes starts on a multiple of 64 keys: it writes whole words of its own.
+            std::uint64_t* const words = out + begin / 64;
             std::uint64_t bits = 0;
             b.restore(len, [&bits, words, len](std::size_t i, std::uint8_t a) {
                 bits |= std::uint64_t(a) << (i % 64);
@@ -448,13 +425,8 @@ bool count_range(const BlockedKernels& e, const FilterRef& f, const std::uint64_
     // Counting needs no answers back in order: a count per bucket.
     return probe_on_path(
         e, f, keys, n, mode, t, partitioned, scratch, false,
-        [&](const Round& b, std::size_t, std::size_t) {
-            std::size_t found = 0;
-            for (unsigned r = 0; r < b.p.regions; ++r)
-                if (b.count(r) != 0) found += b.count_found(r);
-            total += found;
-        },
-        direct_range);
+        [&total](const Round& b, unsigned r, unsigned) { total += b.count_found(r); },
+        [](const Round&, std::size_t, std::size_t) {}, direct_range);
 }
 
 }  // namespace
