@@ -575,6 +575,21 @@ TEST_P(EngineTest, AutomaticPathMeasuresThenKeepsTheFasterAndStaysBitExact) {
             ASSERT_EQ(bits, expect_bits);
             ASSERT_EQ(f.count(q), expect_count);
         }
+        // Scratch a filter grew only to measure is given back when direct wins, and kept when
+        // partitioned does.
+        bb::detail::forget_path_times();
+        Filter g(p, {}, backend());
+        g.set_threads(threads);
+        g.set_scratch_limit(scratch);
+        for (int call = 0; call < 4 && g.batch_path_for(keys.size(), true) == bb::BatchPath::automatic; ++call)
+            g.insert(keys);
+        ASSERT_TRUE(g == ref);
+        if (g.batch_path_for(keys.size(), true) == bb::BatchPath::direct) {
+            EXPECT_EQ(g.scratch_bytes(), 0u);
+        } else {
+            EXPECT_EQ(g.batch_path_for(keys.size(), true), bb::BatchPath::partitioned);
+            EXPECT_GT(g.scratch_bytes(), 0u);
+        }
         // Filters in L2 and small batches never measure: direct.
         EXPECT_EQ(f.batch_path_for(1000, false), bb::BatchPath::direct);
         EXPECT_EQ(Filter(Params::make(Shape::word512, 64, 8), {}, backend()).batch_path_for(keys.size(), true),

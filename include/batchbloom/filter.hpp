@@ -99,8 +99,9 @@ public:
     /// line, which is what lets the partitioned path win. Only what a call's rounds use is
     /// allocated, by the first call that needs it; later calls reuse it (so they neither
     /// allocate nor fault in pages), and release_scratch() or the filter's destruction gives it
-    /// back. Batches larger than fits run in several rounds; a limit too small for a useful
-    /// round (or 0) means the direct path.
+    /// back; so does the automatic path when it measures direct faster, unless a call that
+    /// chose partitioned uses the scratch too. Batches larger than fits run in several rounds;
+    /// a limit too small for a useful round (or 0) means the direct path.
     void set_scratch_limit(std::size_t bytes);
     std::size_t scratch_limit() const noexcept;
     /// Bytes of scratch held, as of the end of the last bulk call that used it; like the probes,

@@ -225,9 +225,11 @@ void partitioned_rounds(const BlockedKernels& e, const FilterRef& f, const std::
     const Geometry g(f);
     const Plan p = Plan::fit(g.regions, (n + t - 1) / t, lease.per_thread(), ordered);
     if (p.round == 0) throw std::bad_alloc();
+    std::vector<std::byte*> mem(t);
+    each_thread(t, [&](unsigned v) { mem[v] = lease.arena(v).get(p.bytes()); });  // each faults in its own
     std::vector<Round> parts;
     parts.reserve(t);
-    for (unsigned v = 0; v < t; ++v) parts.emplace_back(e, f, g, p, lease.arena(v).get(p.bytes()));
+    for (unsigned v = 0; v < t; ++v) parts.emplace_back(e, f, g, p, mem[v]);
     std::vector<std::size_t> done(t), from(t), got(t);  // per thread: of its share of the round
     const std::size_t round = p.round * t;
     for (std::size_t r0 = 0; r0 < n; r0 += round) {
@@ -280,7 +282,9 @@ void grow_scratch(const FilterRef& f, std::size_t keys, unsigned t, BatchScratch
     // cap for at most that many keys needs more than this.
     const Plan p(Geometry(f).regions, (keys + t - 1) / t + 64, ordered);
     try {
-        for (unsigned v = 0; v < t; ++v) lease.arena(v).get(std::min(p.bytes(), lease.per_thread()));
+        // Each thread faults in its own arena: on a VM each fault may be the host's, and t
+        // threads take them t at a time.
+        each_thread(t, [&](unsigned v) { lease.arena(v).get(std::min(p.bytes(), lease.per_thread())); });
     } catch (const std::bad_alloc&) {
     }
 }
@@ -295,7 +299,8 @@ void grow_scratch(const FilterRef& f, std::size_t keys, unsigned t, BatchScratch
 /// Each direct slice is timed over its second half only, and where the call holds two rounds
 /// beyond the slice, the first pair runs one round untimed before the timed one: the dirty
 /// lines earlier work left and the switch between the paths are then charged to neither. The
-/// scratch is grown before the clock starts.
+/// scratch is grown before the clock starts, and given back if direct wins, unless a call that
+/// chose the partitioned path uses it too.
 /// run(partitioned, begin, len) processes keys [begin, begin + len) and returns whether the
 /// partitioned path really ran (without scratch it falls back to direct).
 template <class Run>
@@ -303,6 +308,7 @@ void on_chosen_path(const FilterRef& f, std::size_t n, unsigned t, BatchPath pat
                     bool ordered, Run&& run) {
     const BatchPath p = choose_path(f, n, t, path, op);
     if (p != BatchPath::automatic) {
+        if (p == BatchPath::partitioned && scratch != nullptr) scratch->keep();
         run(p == BatchPath::partitioned, 0, n);
         return;
     }
@@ -336,6 +342,11 @@ void on_chosen_path(const FilterRef& f, std::size_t n, unsigned t, BatchPath pat
         decided = record_path_times(f, n, t, op, direct_s, partitioned_s);
     }
     if (decided != BatchPath::automatic) partitioned_faster = decided == BatchPath::partitioned;
+    if (scratch != nullptr) {
+        // Scratch grown only to measure a path that lost (up to the filter's size) is given back.
+        if (decided == BatchPath::direct) scratch->release_unless_kept();
+        if (decided == BatchPath::partitioned) scratch->keep();
+    }
     if (at < n) run(partitioned_faster, at, n - at);
 }
 
