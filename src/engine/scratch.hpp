@@ -39,7 +39,7 @@ public:
     /// Each round streams every region its keys touch into the cache, so the rounds of a
     /// large batch must bring several keys to each filter line: scratch the size of the filter
     /// holds about 5 keys per line (12 bytes per key, 64 per line), where 256 MiB gave a 1 GiB
-    /// filter 1.2, and probes and inserts ran 1.3-1.5x slower (bench/RESULTS.md).
+    /// filter 1.2, and inserts ran 1.3x and probes 1.6-1.7x slower (bench/RESULTS.md).
     static std::size_t default_limit(std::uint64_t filter_bytes);
 
     explicit BatchScratch(std::size_t limit) : limit_(limit) {}

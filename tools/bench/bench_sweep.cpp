@@ -95,9 +95,13 @@ std::vector<SweepPoint> run_sweep(const SweepSpec& spec, const MachineInfo& mach
                 // allocations, and on a VM two of them can differ in speed by more than the
                 // paths do (a path measured 10-29% slower on another filter object than on its
                 // own in the same repeats). Its scratch is shared, as automatic's choice is.
-                Filter filter(params, Hashing{}, backend);
-                filter.set_threads(threads);
-                if (spec.scratch_limit) filter.set_scratch_limit(spec.scratch_limit);
+                const auto make_filter = [&] {
+                    Filter f(params, Hashing{}, backend);
+                    f.set_threads(threads);
+                    if (spec.scratch_limit) f.set_scratch_limit(spec.scratch_limit);
+                    return f;
+                };
+                Filter filter = make_filter();
                 const auto on = [&](std::size_t p) -> Filter& {
                     filter.set_batch_path(paths[p]);
                     return filter;
@@ -157,9 +161,7 @@ std::vector<SweepPoint> run_sweep(const SweepSpec& spec, const MachineInfo& mach
                 pt.chosen[1] = path_name(on(automatic).batch_path_for(n, false));
                 // Each path builds the filter from empty as the direct path did, and answers
                 // as it does.
-                Filter built(params, Hashing{}, backend);
-                built.set_threads(threads);
-                if (spec.scratch_limit) built.set_scratch_limit(spec.scratch_limit);
+                Filter built = make_filter();
                 for (std::size_t p = 0; p < std::size(paths); ++p) {
                     pt.ns[0][p] = median(ins[p]) * 1e9 / double(n * calls);
                     pt.ns[1][p] = median(probe[p]) * 1e9 / double(n * calls);
