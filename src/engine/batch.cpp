@@ -130,7 +130,7 @@ struct Round {
         // Into L1 (and so L2), not only L2: a loop of L2-only hints finished faster than memory
         // can deliver a region (as if at 19 GB/s), and the kernel then met lines still on their
         // way or never fetched; with L1 hints the loop is paced by its misses (1 GiB, 10 keys
-        // per line, one thread: probes 5-20% and inserts 6-25% faster, bench/RESULTS.md).
+        // per line, one thread: probes 5-19% and inserts 6-25% faster, bench/RESULTS.md).
         for (std::uint64_t at = first * bb; at < end * bb; at += 64) __builtin_prefetch(f.data + at, 0, 3);
         const FilterRef in = prefetched(f, bytes);
         return in.prefetch == 0 ? dense(in) : sparse(in);
