@@ -209,14 +209,19 @@ TEST_P(EngineTest, PartitionKernelsMatchTheLayout) {
                         e.partition->insert(f, b.bucket(r), half);
                         for (std::size_t i = 0; i < half; ++i) ref.insert(want[r][i]);
                         ASSERT_EQ(got.value(), ref.words.value());
-                        std::vector<std::uint8_t> a(count[r] + 1, 7);
+                        const std::size_t words = (count[r] + 63) / 64;
+                        std::vector<std::uint64_t> a(words + 1, 7);
                         e.partition->contains(f, b.bucket(r), count[r], a.data());
                         std::size_t found = 0;
                         for (std::size_t i = 0; i < count[r]; ++i) {
-                            ASSERT_EQ(a[i], ref.contains(want[r][i])) << i;
-                            found += a[i];
+                            const bool hit = (a[i / 64] >> (i % 64)) & 1;
+                            ASSERT_EQ(hit, ref.contains(want[r][i])) << i;
+                            found += hit;
                         }
-                        ASSERT_EQ(a[count[r]], 7) << "wrote past the end";
+                        if (count[r] % 64 != 0) {
+                            ASSERT_EQ(a[words - 1] >> (count[r] % 64), 0u) << "bits past n must be zero";
+                        }
+                        ASSERT_EQ(a[words], 7u) << "wrote past the end";
                         ASSERT_EQ(e.partition->count(f, b.bucket(r), count[r]), found);
                     }
                 }

@@ -69,8 +69,8 @@ struct Buckets;  // cpu/partition_kernel.hpp
 struct PartitionKernels {
     std::size_t (*scatter)(const partition::Buckets& b, const std::uint64_t* keys, std::size_t n, KeyMode mode);
     void (*insert)(const FilterRef&, const std::uint64_t* hashes, std::size_t n);
-    /// out[i] = 0 or 1.
-    void (*contains)(const FilterRef&, const std::uint64_t* hashes, std::size_t n, std::uint8_t* out);
+    /// Packed bitmap, as BlockedKernels::contains_bits.
+    void (*contains)(const FilterRef&, const std::uint64_t* hashes, std::size_t n, std::uint64_t* out);
     std::size_t (*count)(const FilterRef&, const std::uint64_t* hashes, std::size_t n);
 };
 

@@ -161,8 +161,8 @@ std::size_t scatter(const partition::Buckets& b, const std::uint64_t* keys, std:
     return partition::scatter<partition_policy>(b, keys, n, mode);
 }
 void region_insert(const FilterRef& f, const std::uint64_t* h, std::size_t n) { insert(f, h, n, hashed); }
-void region_contains(const FilterRef& f, const std::uint64_t* h, std::size_t n, std::uint8_t* out) {
-    contains_bytes(f, h, n, hashed, out);
+void region_contains(const FilterRef& f, const std::uint64_t* h, std::size_t n, std::uint64_t* out) {
+    contains_bits(f, h, n, hashed, out);
 }
 std::size_t region_count(const FilterRef& f, const std::uint64_t* h, std::size_t n) { return count(f, h, n, hashed); }
 

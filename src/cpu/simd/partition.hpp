@@ -54,7 +54,7 @@ struct partition_kernels {
 
     // ---- the in-region kernels ----
     template <Shape S, bool Two, Out O>
-    static std::size_t run(const FilterRef& f, const std::uint64_t* hashes, std::size_t n, std::uint8_t* out) {
+    static std::size_t run(const FilterRef& f, const std::uint64_t* hashes, std::size_t n, std::uint64_t* out) {
         using T = layout::shape_traits<S>;
         using word = typename T::word_type;
         constexpr std::size_t lanes = B::size;
@@ -72,6 +72,7 @@ struct partition_kernels {
             for (std::size_t j = 0; j < lanes; ++j) __builtin_prefetch(base + b[j] * T::words, 0, 3);
         };
         std::size_t found = 0;
+        std::uint64_t bits = 0;
         auto one = [&](std::size_t i, std::uint64_t block) {
             word* const p = base + block * T::words;
             const auto h32 = static_cast<std::uint32_t>(hashes[i]);
@@ -79,7 +80,7 @@ struct partition_kernels {
                 ops.set(p, h32);
             } else {
                 const bool hit = ops.test(p, h32);
-                if constexpr (O == Out::bytes) out[i] = hit;
+                if constexpr (O == Out::bits) bits |= std::uint64_t(hit) << (i % 64);
                 if constexpr (O == Out::count) found += hit;
             }
         };
@@ -88,19 +89,27 @@ struct partition_kernels {
             if (g + ahead < groups) prepare(g + ahead);
             const std::uint64_t* const b = blk + g % slots * lanes;
             for (std::size_t j = 0; j < lanes; ++j) one(g * lanes + j, b[j]);
+            if constexpr (O == Out::bits) {
+                if ((g + 1) * lanes % 64 == 0) {  // lanes divides 64: a word is whole groups
+                    out[g * lanes / 64] = bits;
+                    bits = 0;
+                }
+            }
         }
         for (std::size_t i = groups * lanes; i < n; ++i) one(i, layout::block_index(hashes[i], f.blocks));
+        if constexpr (O == Out::bits)
+            if (n % 64 != 0) out[n / 64] = bits;
         return found;
     }
     template <Out O>
-    static std::size_t pass(const FilterRef& f, const std::uint64_t* hashes, std::size_t n, std::uint8_t* out) {
+    static std::size_t pass(const FilterRef& f, const std::uint64_t* hashes, std::size_t n, std::uint64_t* out) {
         return with_blocks(f, [&]<Shape S, bool Two>() { return run<S, Two, O>(f, hashes, n, out); });
     }
     static void insert(const FilterRef& f, const std::uint64_t* hashes, std::size_t n) {
         pass<Out::insert>(f, hashes, n, nullptr);
     }
-    static void contains(const FilterRef& f, const std::uint64_t* hashes, std::size_t n, std::uint8_t* out) {
-        pass<Out::bytes>(f, hashes, n, out);
+    static void contains(const FilterRef& f, const std::uint64_t* hashes, std::size_t n, std::uint64_t* out) {
+        pass<Out::bits>(f, hashes, n, out);
     }
     static std::size_t count(const FilterRef& f, const std::uint64_t* hashes, std::size_t n) {
         return pass<Out::count>(f, hashes, n, nullptr);
