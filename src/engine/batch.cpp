@@ -158,10 +158,10 @@ struct Round {
     /// Calls put(i, answer of key i) for the first n keys of the round, in order.
     template <class Put>
     void restore(std::size_t n, Put put) const {
-        // Answers are bits rather than bytes so that the word under every region's cursor
-        // stays in L1 (8 bytes a region, not a 64-byte line): with byte answers this loop ran
-        // at 1.6-2.3 ns/key for 1024 regions and 4.2-4.6 for 4096, with bits at 1.2-1.3 for
-        // both (bench/RESULTS.md). `put` is taken by value: a local copy cannot be aliased by
+        // Answers are bits rather than bytes: a cursor's line then serves 512 keys of its
+        // region rather than 64, and the lines under 4096 regions' cursors stay near the core
+        // (this loop alone: 3.8-5.4 ns/key for 4096 regions with byte answers, 1.2-2.2 with
+        // bits; bench/RESULTS.md). `put` is taken by value: a local copy cannot be aliased by
         // the stores it makes, so the pointers it captured stay in registers.
         std::size_t next[partition::max_regions];  // bit index of each region's next answer
         for (unsigned r = 0; r < p.regions; ++r) next[r] = std::size_t(r) * p.cap;
