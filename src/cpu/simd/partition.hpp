@@ -72,7 +72,7 @@ struct partition_kernels {
             for (std::size_t j = 0; j < lanes; ++j) __builtin_prefetch(base + b[j] * T::words, 0, 3);
         };
         std::size_t found = 0;
-        std::uint64_t bits = 0;
+        BitmapOut bitmap{out};
         auto one = [&](std::size_t i, std::uint64_t block) {
             word* const p = base + block * T::words;
             const auto h32 = static_cast<std::uint32_t>(hashes[i]);
@@ -80,7 +80,7 @@ struct partition_kernels {
                 ops.set(p, h32);
             } else {
                 const bool hit = ops.test(p, h32);
-                if constexpr (O == Out::bits) bits |= std::uint64_t(hit) << (i % 64);
+                if constexpr (O == Out::bits) bitmap.add(i, hit);
                 if constexpr (O == Out::count) found += hit;
             }
         };
@@ -89,16 +89,10 @@ struct partition_kernels {
             if (g + ahead < groups) prepare(g + ahead);
             const std::uint64_t* const b = blk + g % slots * lanes;
             for (std::size_t j = 0; j < lanes; ++j) one(g * lanes + j, b[j]);
-            if constexpr (O == Out::bits) {
-                if ((g + 1) * lanes % 64 == 0) {  // lanes divides 64: a word is whole groups
-                    out[g * lanes / 64] = bits;
-                    bits = 0;
-                }
-            }
+            if constexpr (O == Out::bits) bitmap.group_done(g * lanes, lanes);
         }
         for (std::size_t i = groups * lanes; i < n; ++i) one(i, layout::block_index(hashes[i], f.blocks));
-        if constexpr (O == Out::bits)
-            if (n % 64 != 0) out[n / 64] = bits;
+        if constexpr (O == Out::bits) bitmap.finish(n);
         return found;
     }
     template <Out O>

@@ -80,6 +80,24 @@ inline constexpr std::size_t hash_ahead = 4;
 /// What a pass over the keys produces.
 enum class Out : std::uint8_t { insert, bytes, bits, count };
 
+/// Answers packed into a bitmap (out: uint64_t[ceil(n/64)], bits past n zero) as a pass
+/// produces them in order, in groups of `lanes` keys (lanes divides 64, so a word is whole
+/// groups): add() each answer, group_done() after each whole group, finish() at the end.
+struct BitmapOut {
+    std::uint64_t* out;
+    std::uint64_t bits = 0;
+    void add(std::size_t i, bool hit) { bits |= std::uint64_t(hit) << (i % 64); }
+    void group_done(std::size_t first, std::size_t lanes) {  // the group of keys [first, first + lanes)
+        if ((first + lanes) % 64 == 0) {
+            out[first / 64] = bits;
+            bits = 0;
+        }
+    }
+    void finish(std::size_t n) const {
+        if (n % 64 != 0) out[n / 64] = bits;
+    }
+};
+
 /// Hashes keys[0, n) (n <= the lanes of one vector) into hash[0, n) and their blocks into block[0, n).
 template <class Arch, bool Mix>
 inline void hash_group(const std::uint64_t* keys, std::size_t n, std::uint64_t seed, std::uint64_t blocks,
@@ -117,7 +135,7 @@ inline std::size_t run(const FilterRef& f, const std::uint64_t* keys, std::size_
     alignas(64) std::uint64_t hash[ring];
     alignas(64) std::uint64_t block[ring];
     std::size_t found = 0;
-    std::uint64_t bits = 0;
+    BitmapOut bitmap{static_cast<std::uint64_t*>(out)};
 
     auto stage1 = [&](std::size_t at) {
         const std::size_t s = at % ring, len = n - at < lanes ? n - at : lanes;
@@ -140,7 +158,7 @@ inline std::size_t run(const FilterRef& f, const std::uint64_t* keys, std::size_
                 const bool hit = ops.test(b, h32);
                 if constexpr (O == Out::bytes) static_cast<std::uint8_t*>(out)[i + j] = hit;
                 if constexpr (O == Out::count) found += hit;
-                if constexpr (O == Out::bits) bits |= std::uint64_t(hit) << ((i + j) % 64);
+                if constexpr (O == Out::bits) bitmap.add(i + j, hit);
             }
         }
     };
@@ -161,16 +179,10 @@ inline std::size_t run(const FilterRef& f, const std::uint64_t* keys, std::size_
             }
         }
         stage2(i, lanes);
-        if constexpr (O == Out::bits) {
-            if ((i + lanes) % 64 == 0) {  // lanes divides 64: a word is whole groups
-                static_cast<std::uint64_t*>(out)[i / 64] = bits;
-                bits = 0;
-            }
-        }
+        if constexpr (O == Out::bits) bitmap.group_done(i, lanes);
     }
     if (i < n) stage2(i, n - i);
-    if constexpr (O == Out::bits)
-        if (n % 64 != 0) static_cast<std::uint64_t*>(out)[n / 64] = bits;
+    if constexpr (O == Out::bits) bitmap.finish(n);
     return found;
 }
 
