@@ -6,7 +6,8 @@
 //   static constexpr std::size_t group;   keys per call of regions()
 //   static void regions(const std::uint64_t* keys, KeyMode mode, const Buckets& b,
 //                       std::uint64_t* hashes, region_id* ids);     exactly `group` keys
-//   static void stream(std::uint64_t* dst, const Line& src);         64 bytes, bypassing the cache
+//   static void stream(std::uint64_t* dst, const std::uint64_t* src);  one 64-byte line (both
+//                                                                      64-byte aligned), bypassing the cache
 //   static void fence();                                            orders the streamed stores
 //
 // A key's region is block_index(hash) >> shift: an aligned run of 2^shift blocks.
@@ -21,25 +22,23 @@ namespace batchbloom::detail::partition {
 
 inline constexpr std::size_t line = 8;  // hashes per 64-byte cache line
 
-struct alignas(64) Line {
-    std::uint64_t w[line];
-};
-
 /// Region ids are 16 bits, and a filter is cut into at most 4096 regions: enough for regions
-/// of half an L2 up to filters of a few GiB, few enough that the write-combining lines (256 KiB
-/// at most) stay in L2 while the scatter fills them.
+/// of half an L2 up to filters of a few GiB, few enough that the write-combining entries (a
+/// line or more per region) stay in L2 while the scatter fills them.
 using region_id = std::uint16_t;
 inline constexpr unsigned max_regions = 4096;
 
 /// One thread's buckets for a round of keys, in memory the batch layer owns: one bucket of
-/// `cap` hashes per region (a multiple of `line`, at least 64), one write-combining line and
-/// one count per region, and for probes each key's region id.
+/// `cap` hashes per region (a multiple of `slots`, at least 64), one write-combining entry of
+/// `slots` hashes (a power of two, whole lines) and one count per region, and for probes each
+/// key's region id.
 struct Buckets {
     std::uint64_t blocks;  // the filter's
     unsigned shift;
     unsigned regions;
     std::size_t cap;
-    Line* wc;
+    std::size_t slots;
+    std::uint64_t* wc;  // region r's entry at r * slots, 64-byte aligned
     std::uint32_t* count;
     std::uint64_t* hashes;  // bucket r at r * cap
     region_id* ids;         // per key of the round; null when the order is not needed (inserts, counts)
@@ -58,11 +57,14 @@ inline void region_of(std::uint64_t key, KeyMode mode, const Buckets& b, std::ui
 /// repeated keys). The caller processes what was taken and starts again from there; a bucket
 /// holds at least 64 keys, so at least 64 are taken.
 ///
-/// Software write-combining: hashes are collected in one line per region and a full line
-/// sent out with streaming stores when its region's next key arrives rather than at once: by
-/// then its eight 8-byte stores have left the store buffer, so reading it back whole does not
-/// stall on store forwarding. The region's count says both where the next hash goes and
-/// (every eighth key) that a line is complete, which is also where a full bucket shows.
+/// Software write-combining: hashes are collected in an entry of `slots` per region and a full
+/// entry sent out with streaming stores when its region's next key arrives rather than at once:
+/// by then its 8-byte stores have left the store buffer, so reading it back a line at a time
+/// does not stall on store forwarding. The region's count says both where the next hash goes
+/// and (every `slots` keys) that an entry is complete, which is also where a full bucket shows.
+/// That test is the branch the predictor misses, once per entry: the scatter runs on the core
+/// alone (as fast with no streaming stores at all), and wider entries made it faster, as long
+/// as they stay in L2 (the batch layer picks `slots`).
 template <class P>
 std::size_t scatter(const Buckets& b, const std::uint64_t* keys, std::size_t n, KeyMode mode) {
     constexpr std::size_t chunk = 256;
@@ -70,8 +72,9 @@ std::size_t scatter(const Buckets& b, const std::uint64_t* keys, std::size_t n, 
     alignas(64) std::uint64_t h[chunk];
     alignas(64) region_id local_ids[chunk];
     std::uint32_t* const count = b.count;
-    Line* const wc = b.wc;
-    const std::size_t cap = b.cap;
+    std::uint64_t* const wc = b.wc;
+    // slots is a power of two: a mask, not a division, finds a hash's slot.
+    const std::size_t cap = b.cap, slots = b.slots, slot = slots - 1;
     std::size_t taken = n;
     for (unsigned r = 0; r < b.regions; ++r) count[r] = 0;
     for (std::size_t c0 = 0; c0 < n && taken == n; c0 += chunk) {
@@ -89,21 +92,24 @@ std::size_t scatter(const Buckets& b, const std::uint64_t* keys, std::size_t n, 
         for (j = 0; j < len; ++j) {
             const unsigned r = ids[j];
             const std::uint32_t at = count[r];
-            if (at % line == 0) [[unlikely]] {
+            std::uint64_t* const entry = wc + std::size_t(r) * slots;
+            if ((at & slot) == 0) [[unlikely]] {
                 if (at == cap) {
                     taken = c0 + j;
                     break;
                 }
-                if (at != 0) P::stream(b.bucket(r) + at - line, wc[r]);
+                if (at != 0)
+                    for (std::size_t l = 0; l < slots; l += line) P::stream(b.bucket(r) + at - slots + l, entry + l);
             }
-            wc[r].w[at % line] = h[j];
+            entry[at & slot] = h[j];
             count[r] = at + 1;
         }
     }
-    for (unsigned r = 0; r < b.regions; ++r) {  // each region's last line, full or not
+    for (unsigned r = 0; r < b.regions; ++r) {  // each region's last entry, full or not
         std::uint64_t* const dst = b.bucket(r);
+        const std::uint64_t* const entry = wc + std::size_t(r) * slots;
         if (count[r] != 0)
-            for (std::size_t at = (count[r] - 1) / line * line; at < count[r]; ++at) dst[at] = wc[r].w[at % line];
+            for (std::size_t at = (count[r] - 1) / slots * slots; at < count[r]; ++at) dst[at] = entry[at & slot];
     }
     P::fence();
     return taken;

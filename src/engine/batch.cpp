@@ -53,21 +53,35 @@ struct Geometry {
     }
 };
 
-/// One thread's scratch for rounds of up to `round` keys: a write-combining line and a count
-/// per region, the buckets (room for 1.25x a region's fair share plus a line, and at least 64
-/// keys), and for probes (`ordered`) each key's region id and each bucket's answers, a bit per
-/// key (so a bucket's room is whole 64-bit words).
+/// Hashes per region in the scatter's write-combining entries (partition_kernel.hpp): 32, else
+/// 16, else 8, the first whose entries take at most an eighth of L2. An entry costs one
+/// mispredicted branch when it fills, so wider ones save most of the scatter's misses, but
+/// all regions' entries must stay in L2 beside what streams through it. The scatter alone, on
+/// a 2 MiB L2, entries of 8 / 16 / 32 taking turns in one process (medians of 15, ns/key):
+/// 256 regions 4.37 / 3.46 / 3.06, 1024 regions 4.11 / 3.35 / 3.31, 2048 regions 5.03 / 3.63
+/// / 4.24, 4096 regions 3.97 / 3.84 / 4.81 (bench/RESULTS.md).
+std::size_t wc_slots(unsigned regions) {
+    std::size_t slots = 32;
+    while (slots > line && regions * slots * sizeof(std::uint64_t) > machine().l2_bytes / 8) slots /= 2;
+    return slots;
+}
+
+/// One thread's scratch for rounds of up to `round` keys: a write-combining entry and a count
+/// per region, the buckets (room for 1.25x a region's fair share plus an entry, and at least
+/// 64 keys), and for probes (`ordered`) each key's region id and each bucket's answers, a bit
+/// per key (so a bucket's room is whole 64-bit words).
 struct Plan {
     unsigned regions = 0;
-    std::size_t round = 0, cap = 0;
+    std::size_t round = 0, cap = 0, slots = line;
     bool ordered = false;
 
-    Plan(unsigned regions_, std::size_t round_, bool ordered_) : regions(regions_), round(round_), ordered(ordered_) {
-        const std::size_t unit = ordered ? 64 : line;
-        cap = std::max<std::size_t>((round / regions + round / regions / 4 + line + unit - 1) / unit * unit, 64);
+    Plan(unsigned regions_, std::size_t round_, bool ordered_)
+        : regions(regions_), round(round_), slots(wc_slots(regions_)), ordered(ordered_) {
+        const std::size_t unit = ordered ? 64 : slots;
+        cap = std::max<std::size_t>((round / regions + round / regions / 4 + slots + unit - 1) / unit * unit, 64);
     }
     std::size_t bytes() const {
-        const std::size_t per_region = sizeof(partition::Line) + sizeof(std::uint32_t) + cap * 8 + (ordered ? cap / 8 : 0);
+        const std::size_t per_region = (slots + cap) * 8 + sizeof(std::uint32_t) + (ordered ? cap / 8 : 0);
         return regions * per_region + (ordered ? round * sizeof(partition::region_id) : 0) + 64;
     }
     /// The largest round of at most `keys` keys (a multiple of 64, so bitmap words are never
@@ -103,8 +117,9 @@ struct Round {
         b.shift = g.shift;
         b.regions = g.regions;
         b.cap = p.cap;
-        b.wc = reinterpret_cast<partition::Line*>(mem);
-        b.hashes = reinterpret_cast<std::uint64_t*>(b.wc + p.regions);
+        b.slots = p.slots;
+        b.wc = reinterpret_cast<std::uint64_t*>(mem);
+        b.hashes = b.wc + p.regions * p.slots;
         answers = b.hashes + std::size_t(p.regions) * p.cap;
         b.count = reinterpret_cast<std::uint32_t*>(answers + (p.ordered ? std::size_t(p.regions) * p.cap / 64 : 0));
         b.ids = p.ordered ? reinterpret_cast<partition::region_id*>(b.count + p.regions) : nullptr;

@@ -153,7 +153,7 @@ struct partition_policy {
                         partition::region_id* ids) {
         partition::region_of(*keys, mode, b, *h, *ids);
     }
-    static void stream(std::uint64_t* dst, const partition::Line& src) { std::copy_n(src.w, partition::line, dst); }
+    static void stream(std::uint64_t* dst, const std::uint64_t* src) { std::copy_n(src, partition::line, dst); }
     static void fence() {}
 };
 constexpr KeyMode hashed{KeyMode::hashed, 0};

@@ -36,12 +36,12 @@ struct partition_kernels {
         if constexpr (!wide)
             for (std::size_t i = 0; i < group; ++i) ids[i] = static_cast<partition::region_id>(r[i]);
     }
-    static void stream(std::uint64_t* dst, const partition::Line& src) {
+    static void stream(std::uint64_t* dst, const std::uint64_t* src) {
         if constexpr (wide) {
-            _mm512_stream_si512(reinterpret_cast<__m512i*>(dst), _mm512_load_si512(src.w));
+            _mm512_stream_si512(reinterpret_cast<__m512i*>(dst), _mm512_load_si512(src));
         } else {
             auto* d = reinterpret_cast<__m256i*>(dst);
-            const auto* s = reinterpret_cast<const __m256i*>(src.w);
+            const auto* s = reinterpret_cast<const __m256i*>(src);
             _mm256_stream_si256(d, _mm256_load_si256(s));
             _mm256_stream_si256(d + 1, _mm256_load_si256(s + 1));
         }
