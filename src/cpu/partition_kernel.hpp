@@ -62,9 +62,9 @@ inline void region_of(std::uint64_t key, KeyMode mode, const Buckets& b, std::ui
 /// by then its 8-byte stores have left the store buffer, so reading it back a line at a time
 /// does not stall on store forwarding. The region's count says both where the next hash goes
 /// and (every `slots` keys) that an entry is complete, which is also where a full bucket shows.
-/// That test is the branch the predictor misses, once per entry: the scatter runs on the core
-/// alone (as fast with no streaming stores at all), and wider entries made it faster, as long
-/// as they stay in L2 (the batch layer picks `slots`).
+/// That test is the branch the predictor misses, once per entry. The scatter's time is the
+/// core's, not the memory's (it ran as fast with no streaming stores at all), and wider
+/// entries made it faster, as long as they stay in L2 (the batch layer picks `slots`).
 template <class P>
 std::size_t scatter(const Buckets& b, const std::uint64_t* keys, std::size_t n, KeyMode mode) {
     constexpr std::size_t chunk = 256;
