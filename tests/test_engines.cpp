@@ -613,9 +613,10 @@ TEST(BatchPathChoice, TwoAgreeingMeasurementsDecideElseTheMedianOfThree) {
     const std::uint64_t blocks = 4 * bb::detail::machine().l2_bytes / 64;
     const bb::detail::FilterRef f{nullptr, blocks, Shape::word512, 8};
     const std::size_t n = std::size_t(1) << 20;
-    auto choice = [&] { return bb::detail::choose_path(f, n, 1, bb::BatchPath::automatic, Op::insert); };
+    const bb::Backend engine = bb::Backend::scalar;
+    auto choice = [&] { return bb::detail::choose_path(f, engine, n, 1, bb::BatchPath::automatic, Op::insert); };
     auto measured = [&](double direct, double partitioned) {
-        bb::detail::record_path_times(f, n, 1, Op::insert, direct, partitioned);
+        bb::detail::record_path_times(f, engine, n, 1, Op::insert, direct, partitioned);
     };
     ASSERT_EQ(unsetenv("BATCHBLOOM_BATCH_PATH"), 0);
     bb::detail::forget_path_times();
@@ -637,7 +638,14 @@ TEST(BatchPathChoice, TwoAgreeingMeasurementsDecideElseTheMedianOfThree) {
     measured(1.0, 0.99);  // partitioned within the margin: direct
     measured(1.0, 0.995);
     EXPECT_EQ(choice(), bb::BatchPath::direct);
-    EXPECT_EQ(bb::detail::choose_path(f, n, 1, bb::BatchPath::automatic, Op::probe), bb::BatchPath::automatic);
+    EXPECT_EQ(bb::detail::choose_path(f, engine, n, 1, bb::BatchPath::automatic, Op::probe), bb::BatchPath::automatic);
+    // Each engine and block shape decides for itself: its own work per key against the
+    // memory's decides which path is faster.
+    EXPECT_EQ(bb::detail::choose_path(f, bb::Backend::avx2, n, 1, bb::BatchPath::automatic, Op::insert),
+              bb::BatchPath::automatic);
+    const bb::detail::FilterRef other_shape{nullptr, blocks * 2, Shape::split256, 8};  // the same bytes
+    EXPECT_EQ(bb::detail::choose_path(other_shape, engine, n, 1, bb::BatchPath::automatic, Op::insert),
+              bb::BatchPath::automatic);
     bb::detail::forget_path_times();
 }
 

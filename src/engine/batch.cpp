@@ -325,9 +325,9 @@ void grow_scratch(const FilterRef& f, std::size_t keys, unsigned t, BatchScratch
 /// run(partitioned, begin, len) processes keys [begin, begin + len) and returns whether the
 /// partitioned path really ran (without scratch it falls back to direct).
 template <class Run>
-void on_chosen_path(const FilterRef& f, std::size_t n, unsigned t, BatchPath path, Op op, BatchScratch* scratch,
-                    bool ordered, Run&& run) {
-    const BatchPath p = choose_path(f, n, t, path, op);
+void on_chosen_path(const BlockedKernels& e, const FilterRef& f, std::size_t n, unsigned t, BatchPath path, Op op,
+                    BatchScratch* scratch, bool ordered, Run&& run) {
+    const BatchPath p = choose_path(f, e.backend, n, t, path, op);
     if (p != BatchPath::automatic) {
         if (p == BatchPath::partitioned && scratch != nullptr) scratch->keep();
         run(p == BatchPath::partitioned, 0, n);
@@ -360,7 +360,7 @@ void on_chosen_path(const FilterRef& f, std::size_t n, unsigned t, BatchPath pat
         if (!measured) break;  // no scratch: nothing to compare
         const double direct_s = seconds(t0, t1) / double(d - half), partitioned_s = seconds(t2, t3) / double(m);
         partitioned_faster = partitioned_s < direct_s;
-        decided = record_path_times(f, n, t, op, direct_s, partitioned_s);
+        decided = record_path_times(f, e.backend, n, t, op, direct_s, partitioned_s);
     }
     if (decided != BatchPath::automatic) partitioned_faster = decided == BatchPath::partitioned;
     if (scratch != nullptr) {
@@ -467,7 +467,7 @@ void bulk_insert(const BlockedKernels& e, const FilterRef& f, const std::uint64_
                  BatchConfig cfg) {
     cfg = for_engine(e, cfg);
     const unsigned t = threads_for(n, cfg.threads);
-    on_chosen_path(f, n, t, cfg.path, Op::insert, cfg.scratch, false, [&](bool partitioned, std::size_t b, std::size_t len) {
+    on_chosen_path(e, f, n, t, cfg.path, Op::insert, cfg.scratch, false, [&](bool partitioned, std::size_t b, std::size_t len) {
         return insert_range(e, f, keys + b, len, mode, t, partitioned, cfg.scratch);
     });
 }
@@ -476,7 +476,7 @@ void bulk_contains_bytes(const BlockedKernels& e, const FilterRef& f, const std:
                          std::uint8_t* out, BatchConfig cfg) {
     cfg = for_engine(e, cfg);
     const unsigned t = threads_for(n, cfg.threads);
-    on_chosen_path(f, n, t, cfg.path, Op::probe, cfg.scratch, true, [&](bool partitioned, std::size_t b, std::size_t len) {
+    on_chosen_path(e, f, n, t, cfg.path, Op::probe, cfg.scratch, true, [&](bool partitioned, std::size_t b, std::size_t len) {
         return bytes_range(e, f, keys + b, len, mode, out + b, t, partitioned, cfg.scratch);
     });
 }
@@ -486,7 +486,7 @@ void bulk_contains_bits(const BlockedKernels& e, const FilterRef& f, const std::
     cfg = for_engine(e, cfg);
     const unsigned t = threads_for(n, cfg.threads);
     // Measuring slices are multiples of 64 keys: b / 64 is a whole word.
-    on_chosen_path(f, n, t, cfg.path, Op::probe, cfg.scratch, true, [&](bool partitioned, std::size_t b, std::size_t len) {
+    on_chosen_path(e, f, n, t, cfg.path, Op::probe, cfg.scratch, true, [&](bool partitioned, std::size_t b, std::size_t len) {
         return bits_range(e, f, keys + b, len, mode, out + b / 64, t, partitioned, cfg.scratch);
     });
 }
@@ -496,7 +496,7 @@ std::size_t bulk_count(const BlockedKernels& e, const FilterRef& f, const std::u
     cfg = for_engine(e, cfg);
     const unsigned t = threads_for(n, cfg.threads);
     std::atomic<std::size_t> total{0};
-    on_chosen_path(f, n, t, cfg.path, Op::probe, cfg.scratch, false, [&](bool partitioned, std::size_t b, std::size_t len) {
+    on_chosen_path(e, f, n, t, cfg.path, Op::probe, cfg.scratch, false, [&](bool partitioned, std::size_t b, std::size_t len) {
         return count_range(e, f, keys + b, len, mode, total, t, partitioned, cfg.scratch);
     });
     return total;

@@ -31,26 +31,33 @@ constexpr double partitioned_margin = 1.02;
 /// a third call is needed mostly where they are close, where it costs little either way.
 constexpr unsigned max_measurements = 3;
 
-constexpr unsigned op_classes = 2, thread_classes = 4, size_classes = 64, density_classes = 32;
+constexpr unsigned op_classes = 2, engine_classes = 3, shape_classes = 3, thread_classes = 4, size_classes = 64,
+                   density_classes = 32;
 
 /// 0: not measured; 1 + BatchPath::direct / partitioned otherwise.
-std::atomic<std::uint8_t> choices[op_classes][thread_classes][size_classes][density_classes];
+std::atomic<std::uint8_t> choices[op_classes][engine_classes][shape_classes][thread_classes][size_classes]
+                                 [density_classes];
 
 struct Class {
-    unsigned op, threads, size, density;
+    unsigned op, engine, shape, threads, size, density;
 };
 
-Class class_of(const FilterRef& f, std::size_t n, unsigned threads, Op op) {
+Class class_of(const FilterRef& f, Backend engine, std::size_t n, unsigned threads, Op op) {
     const std::uint64_t bytes = f.blocks * layout::info(f.shape).block_bytes;
     const std::uint64_t lines = std::max<std::uint64_t>(bytes / 64, 1);
     // Keys per line, within a factor of two, from 1/64 up: floor(log2(64 n / lines)).
     const std::uint64_t scaled = std::max<std::uint64_t>(64 * std::uint64_t(n) / lines, 1);
-    return {static_cast<unsigned>(op), std::min<unsigned>(static_cast<unsigned>(std::bit_width(threads)) - 1, thread_classes - 1),
+    // The CPU engines (scalar, avx2, avx512) and the shapes (split256, word512, line512) are 1 to 3.
+    const auto index = [](auto v, unsigned classes) { return std::clamp<unsigned>(unsigned(v), 1, classes) - 1; };
+    return {static_cast<unsigned>(op), index(engine, engine_classes), index(f.shape, shape_classes),
+            std::min<unsigned>(static_cast<unsigned>(std::bit_width(threads)) - 1, thread_classes - 1),
             std::min<unsigned>(static_cast<unsigned>(std::bit_width(bytes)) - 1, size_classes - 1),
             std::min<unsigned>(static_cast<unsigned>(std::bit_width(scaled)) - 1, density_classes - 1)};
 }
 
-std::atomic<std::uint8_t>& slot(const Class& c) { return choices[c.op][c.threads][c.size][c.density]; }
+std::atomic<std::uint8_t>& slot(const Class& c) {
+    return choices[c.op][c.engine][c.shape][c.threads][c.size][c.density];
+}
 
 /// partitioned / direct time per key of each measuring call so far, per class not yet decided.
 struct Pending {
@@ -58,7 +65,7 @@ struct Pending {
     unsigned count = 0;
 };
 std::mutex pending_mutex;
-std::map<std::tuple<unsigned, unsigned, unsigned, unsigned>, Pending> pending;
+std::map<std::tuple<unsigned, unsigned, unsigned, unsigned, unsigned, unsigned>, Pending> pending;
 
 bool partitioned_wins(double ratio) { return ratio * partitioned_margin < 1; }
 
@@ -77,12 +84,12 @@ BatchPath env_path() {
 
 }  // namespace
 
-BatchPath choose_path(const FilterRef& f, std::size_t n, unsigned threads, BatchPath path, Op op) {
+BatchPath choose_path(const FilterRef& f, Backend engine, std::size_t n, unsigned threads, BatchPath path, Op op) {
     if (path != BatchPath::automatic) return path;
     if (const BatchPath e = env_path(); e != BatchPath::automatic) return e;
     const std::uint64_t bytes = f.blocks * layout::info(f.shape).block_bytes;
     if (bytes <= machine().l2_bytes || n < min_partitioned_keys) return BatchPath::direct;
-    const std::uint8_t c = slot(class_of(f, n, threads, op)).load(std::memory_order_relaxed);
+    const std::uint8_t c = slot(class_of(f, engine, n, threads, op)).load(std::memory_order_relaxed);
     return c == 0 ? BatchPath::automatic : static_cast<BatchPath>(c - 1);
 }
 
@@ -94,14 +101,14 @@ std::size_t measuring_slice(std::size_t n) {
     return std::clamp<std::size_t>(n / 16, std::size_t(1) << 16, std::size_t(1) << 22) / 64 * 64;
 }
 
-BatchPath record_path_times(const FilterRef& f, std::size_t n, unsigned threads, Op op, double direct_s_per_key,
-                            double partitioned_s_per_key) {
-    const Class c = class_of(f, n, threads, op);
+BatchPath record_path_times(const FilterRef& f, Backend engine, std::size_t n, unsigned threads, Op op,
+                            double direct_s_per_key, double partitioned_s_per_key) {
+    const Class c = class_of(f, engine, n, threads, op);
     const double ratio = partitioned_s_per_key / std::max(direct_s_per_key, 1e-15);
     const std::lock_guard lock(pending_mutex);
     if (const std::uint8_t done = slot(c).load(std::memory_order_relaxed); done != 0)
         return static_cast<BatchPath>(done - 1);  // decided by a concurrent call
-    const auto key = std::tuple(c.op, c.threads, c.size, c.density);
+    const auto key = std::tuple(c.op, c.engine, c.shape, c.threads, c.size, c.density);
     Pending& p = pending[key];
     p.ratio[p.count++] = ratio;
     bool partitioned = false;
@@ -125,7 +132,9 @@ void forget_path_times() {
     for (auto& a : choices)
         for (auto& b : a)
             for (auto& c : b)
-                for (auto& d : c) d.store(0, std::memory_order_relaxed);
+                for (auto& d : c)
+                    for (auto& e : d)
+                        for (auto& g : e) g.store(0, std::memory_order_relaxed);
 }
 
 }  // namespace batchbloom::detail

@@ -121,7 +121,8 @@ BatchPath Filter::batch_path_for(std::size_t keys, bool insert) const {
     const auto& e = detail::blocked_kernels(backend_);
     if (e.backend == Backend::cuda) return BatchPath::direct;  // the device takes whole calls
     const unsigned t = detail::threads_for(keys, detail::resolve_threads(threads_));
-    return detail::choose_path(ref(params_, storage_.data()), keys, t, path_, insert ? detail::Op::insert : detail::Op::probe);
+    return detail::choose_path(ref(params_, storage_.data()), e.backend, keys, t, path_,
+                               insert ? detail::Op::insert : detail::Op::probe);
 }
 
 // ---- keys to engine batches (detail::feed_keys, key_hashes.hpp) ------------------------
