@@ -8,7 +8,6 @@
 #include <mutex>
 #include <string>
 #include <string_view>
-#include <tuple>
 
 #include "batchbloom/error.hpp"
 #include "engine/machine.hpp"
@@ -33,30 +32,29 @@ constexpr unsigned max_measurements = 3;
 
 constexpr unsigned op_classes = 2, engine_classes = 3, shape_classes = 3, thread_classes = 4, size_classes = 64,
                    density_classes = 32;
+constexpr std::size_t class_count =
+    std::size_t(op_classes) * engine_classes * shape_classes * thread_classes * size_classes * density_classes;
 
-/// 0: not measured; 1 + BatchPath::direct / partitioned otherwise.
-std::atomic<std::uint8_t> choices[op_classes][engine_classes][shape_classes][thread_classes][size_classes]
-                                 [density_classes];
+/// Per class: 0 not measured; 1 + BatchPath::direct / partitioned otherwise.
+std::atomic<std::uint8_t> choices[class_count];
 
-struct Class {
-    unsigned op, engine, shape, threads, size, density;
-};
-
-Class class_of(const FilterRef& f, Backend engine, std::size_t n, unsigned threads, Op op) {
+/// A call's class, as an index into `choices`.
+std::size_t class_of(const FilterRef& f, Backend engine, std::size_t n, unsigned threads, Op op) {
     const std::uint64_t bytes = f.blocks * layout::info(f.shape).block_bytes;
     const std::uint64_t lines = std::max<std::uint64_t>(bytes / 64, 1);
     // Keys per line, within a factor of two, from 1/64 up: floor(log2(64 n / lines)).
     const std::uint64_t scaled = std::max<std::uint64_t>(64 * std::uint64_t(n) / lines, 1);
+    const auto log2_within = [](std::uint64_t v, unsigned classes) {
+        return std::min<unsigned>(static_cast<unsigned>(std::bit_width(v)) - 1, classes - 1);
+    };
     // The CPU engines (scalar, avx2, avx512) and the shapes (split256, word512, line512) are 1 to 3.
-    const auto index = [](auto v, unsigned classes) { return std::clamp<unsigned>(unsigned(v), 1, classes) - 1; };
-    return {static_cast<unsigned>(op), index(engine, engine_classes), index(f.shape, shape_classes),
-            std::min<unsigned>(static_cast<unsigned>(std::bit_width(threads)) - 1, thread_classes - 1),
-            std::min<unsigned>(static_cast<unsigned>(std::bit_width(bytes)) - 1, size_classes - 1),
-            std::min<unsigned>(static_cast<unsigned>(std::bit_width(scaled)) - 1, density_classes - 1)};
-}
-
-std::atomic<std::uint8_t>& slot(const Class& c) {
-    return choices[c.op][c.engine][c.shape][c.threads][c.size][c.density];
+    const auto numbered = [](auto v, unsigned classes) { return std::clamp<unsigned>(unsigned(v), 1, classes) - 1; };
+    std::size_t c = static_cast<unsigned>(op);
+    c = c * engine_classes + numbered(engine, engine_classes);
+    c = c * shape_classes + numbered(f.shape, shape_classes);
+    c = c * thread_classes + log2_within(threads, thread_classes);
+    c = c * size_classes + log2_within(bytes, size_classes);
+    return c * density_classes + log2_within(scaled, density_classes);
 }
 
 /// partitioned / direct time per key of each measuring call so far, per class not yet decided.
@@ -65,7 +63,7 @@ struct Pending {
     unsigned count = 0;
 };
 std::mutex pending_mutex;
-std::map<std::tuple<unsigned, unsigned, unsigned, unsigned, unsigned, unsigned>, Pending> pending;
+std::map<std::size_t, Pending> pending;  // by class
 
 bool partitioned_wins(double ratio) { return ratio * partitioned_margin < 1; }
 
@@ -89,7 +87,7 @@ BatchPath choose_path(const FilterRef& f, Backend engine, std::size_t n, unsigne
     if (const BatchPath e = env_path(); e != BatchPath::automatic) return e;
     const std::uint64_t bytes = f.blocks * layout::info(f.shape).block_bytes;
     if (bytes <= machine().l2_bytes || n < min_partitioned_keys) return BatchPath::direct;
-    const std::uint8_t c = slot(class_of(f, engine, n, threads, op)).load(std::memory_order_relaxed);
+    const std::uint8_t c = choices[class_of(f, engine, n, threads, op)].load(std::memory_order_relaxed);
     return c == 0 ? BatchPath::automatic : static_cast<BatchPath>(c - 1);
 }
 
@@ -103,13 +101,12 @@ std::size_t measuring_slice(std::size_t n) {
 
 BatchPath record_path_times(const FilterRef& f, Backend engine, std::size_t n, unsigned threads, Op op,
                             double direct_s_per_key, double partitioned_s_per_key) {
-    const Class c = class_of(f, engine, n, threads, op);
+    const std::size_t c = class_of(f, engine, n, threads, op);
     const double ratio = partitioned_s_per_key / std::max(direct_s_per_key, 1e-15);
     const std::lock_guard lock(pending_mutex);
-    if (const std::uint8_t done = slot(c).load(std::memory_order_relaxed); done != 0)
+    if (const std::uint8_t done = choices[c].load(std::memory_order_relaxed); done != 0)
         return static_cast<BatchPath>(done - 1);  // decided by a concurrent call
-    const auto key = std::tuple(c.op, c.engine, c.shape, c.threads, c.size, c.density);
-    Pending& p = pending[key];
+    Pending& p = pending[c];
     p.ratio[p.count++] = ratio;
     bool partitioned = false;
     if (p.count == 2 && partitioned_wins(p.ratio[0]) == partitioned_wins(p.ratio[1])) {
@@ -120,21 +117,16 @@ BatchPath record_path_times(const FilterRef& f, Backend engine, std::size_t n, u
     } else {
         return BatchPath::automatic;  // measure again
     }
-    pending.erase(key);
+    pending.erase(c);
     const BatchPath best = partitioned ? BatchPath::partitioned : BatchPath::direct;
-    slot(c).store(static_cast<std::uint8_t>(best) + 1, std::memory_order_relaxed);
+    choices[c].store(static_cast<std::uint8_t>(best) + 1, std::memory_order_relaxed);
     return best;
 }
 
 void forget_path_times() {
     const std::lock_guard lock(pending_mutex);
     pending.clear();
-    for (auto& a : choices)
-        for (auto& b : a)
-            for (auto& c : b)
-                for (auto& d : c)
-                    for (auto& e : d)
-                        for (auto& g : e) g.store(0, std::memory_order_relaxed);
+    for (auto& c : choices) c.store(0, std::memory_order_relaxed);
 }
 
 }  // namespace batchbloom::detail
