@@ -10,11 +10,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <set>
+#include <tuple>
 #include <sstream>
 #include <span>
 #include <string>
@@ -585,6 +587,21 @@ TEST_P(EngineTest, AutomaticPathMeasuresThenKeepsTheFasterAndStaysBitExact) {
             ASSERT_EQ(bits, expect_bits);
             ASSERT_EQ(f.count(q), expect_count);
         }
+        // What the choice measured, for the same kind of call.
+        for (const bool insert : {true, false}) {
+            const bb::BatchPathMeasurement m = f.batch_path_measurement(keys.size(), insert);
+            EXPECT_EQ(m.chosen, f.batch_path_for(keys.size(), insert));
+            if (device) {
+                EXPECT_EQ(m.pairs, 0u);
+                continue;
+            }
+            EXPECT_GE(m.pairs, 2u);
+            EXPECT_GE(m.calls, 1u);
+            EXPECT_GT(m.direct_ns, 0);
+            EXPECT_GT(m.partitioned_ns, 0);
+            EXPECT_TRUE(std::isfinite(m.cost_ms));
+        }
+        EXPECT_EQ(f.batch_path_measurement(1000, false).pairs, 0u);  // never measures
         // Scratch a filter grew only to measure is given back when direct wins, and kept when
         // partitioned does.
         bb::detail::forget_path_times();
@@ -607,17 +624,24 @@ TEST_P(EngineTest, AutomaticPathMeasuresThenKeepsTheFasterAndStaysBitExact) {
     }
 }
 
-TEST(BatchPathChoice, TwoAgreeingMeasurementsDecideElseTheMedianOfThree) {
-    // Per-key seconds (direct, partitioned) of measuring calls, fed to the rule directly.
-    using bb::detail::Op;
+/// One class of calls (1M-key inserts into a filter of 4x L2, one thread, scalar engine) whose
+/// measurements, per-key seconds (direct, partitioned), are fed to the choice's rule directly.
+struct MeasuredClass {
     const std::uint64_t blocks = 4 * bb::detail::machine().l2_bytes / 64;
     const bb::detail::FilterRef f{nullptr, blocks, Shape::word512, 8};
     const std::size_t n = std::size_t(1) << 20;
     const bb::Backend engine = bb::Backend::scalar;
+    void measured(double direct, double partitioned) const {
+        bb::detail::record_path_times(f, engine, n, 1, bb::detail::Op::insert, direct, partitioned);
+    }
+};
+
+TEST(BatchPathChoice, TwoAgreeingMeasurementsDecideElseTheMedianOfThree) {
+    using bb::detail::Op;
+    const MeasuredClass c;
+    const auto& [blocks, f, n, engine] = std::tie(c.blocks, c.f, c.n, c.engine);
     auto choice = [&] { return bb::detail::choose_path(f, engine, n, 1, bb::BatchPath::automatic, Op::insert); };
-    auto measured = [&](double direct, double partitioned) {
-        bb::detail::record_path_times(f, engine, n, 1, Op::insert, direct, partitioned);
-    };
+    auto measured = [&](double direct, double partitioned) { c.measured(direct, partitioned); };
     ASSERT_EQ(unsetenv("BATCHBLOOM_BATCH_PATH"), 0);
     bb::detail::forget_path_times();
     measured(1.0, 0.5);
@@ -646,6 +670,43 @@ TEST(BatchPathChoice, TwoAgreeingMeasurementsDecideElseTheMedianOfThree) {
     const bb::detail::FilterRef other_shape{nullptr, blocks * 2, Shape::split256, 8};  // the same bytes
     EXPECT_EQ(bb::detail::choose_path(other_shape, engine, n, 1, bb::BatchPath::automatic, Op::insert),
               bb::BatchPath::automatic);
+    bb::detail::forget_path_times();
+}
+
+TEST(BatchPathChoice, MeasurementTellsWhatMeasuringCost) {
+    using bb::detail::Op;
+    const MeasuredClass c;
+    auto measurement = [&] { return bb::detail::path_measurement(c.f, c.engine, c.n, 1, Op::insert); };
+    auto call = [&](std::initializer_list<std::pair<double, double>> pairs, std::size_t direct_keys,
+                    std::size_t partitioned_keys, double scratch_s) {
+        for (const auto& [d, p] : pairs) c.measured(d, p);
+        bb::detail::record_measuring_call(c.f, c.engine, c.n, 1, Op::insert, direct_keys, partitioned_keys, scratch_s);
+    };
+    // What measurement() should say: chosen, calls, pairs, direct and partitioned ns per key, cost.
+    auto expect = [&](bb::BatchPath chosen, unsigned calls, unsigned pairs, double direct_ns, double partitioned_ns,
+                      double cost_ms) {
+        const bb::BatchPathMeasurement m = measurement();
+        EXPECT_EQ(m.chosen, chosen);
+        EXPECT_EQ(m.calls, calls);
+        EXPECT_EQ(m.pairs, pairs);
+        EXPECT_NEAR(m.direct_ns, direct_ns, 1e-9);
+        EXPECT_NEAR(m.partitioned_ns, partitioned_ns, 1e-9);
+        EXPECT_NEAR(m.cost_ms, cost_ms, 1e-9);
+    };
+    ASSERT_EQ(unsetenv("BATCHBLOOM_BATCH_PATH"), 0);
+    bb::detail::forget_path_times();
+    EXPECT_EQ(measurement().pairs, 0u);
+    // Undecided: the keys run direct cost what they would have cost partitioned, the faster so far.
+    call({{10e-9, 5e-9}}, 1000, 3000, 0.5);
+    expect(bb::BatchPath::automatic, 1, 1, 10, 5, 1000 * 5e-9 * 1e3);
+    // Partitioned decided: scratch grown for it is that path's own, not the measuring's.
+    call({{12e-9, 6e-9}}, 2000, 1000, 0.25);
+    expect(bb::BatchPath::partitioned, 2, 2, 11, 5.5, 3000 * 5.5e-9 * 1e3);
+    // Direct decided by two agreeing pairs (the third came after): the partitioned keys' extra
+    // time, and the scratch grown only to measure.
+    bb::detail::forget_path_times();
+    call({{5e-9, 10e-9}, {5e-9, 9e-9}, {5e-9, 11e-9}}, 1000, 4000, 0.002);
+    expect(bb::BatchPath::direct, 1, 2, 5, 9.5, (4000 * 4.5e-9 + 0.002) * 1e3);
     bb::detail::forget_path_times();
 }
 

@@ -32,6 +32,21 @@ enum class BatchPath : std::uint8_t {
     partitioned,  ///< keys grouped by filter region, each region processed while cache-resident
 };
 
+/// What BatchPath::automatic measured for a kind of bulk call, in this process
+/// (Filter::batch_path_measurement): how the choice was made and what making it cost.
+struct BatchPathMeasurement {
+    BatchPath chosen = BatchPath::automatic;  ///< direct or partitioned once decided
+    unsigned calls = 0;                       ///< calls that measured
+    unsigned pairs = 0;                       ///< timed pairs of a direct slice and a partitioned round; 0: none yet
+    double direct_ns = 0;                     ///< per key: the median of the pairs' direct slices
+    double partitioned_ns = 0;                ///< per key: the median of the pairs' partitioned rounds
+    /// Time the measuring calls spent beyond running the same keys on the chosen path (the
+    /// faster so far while undecided): the keys they ran on the other path, at the difference
+    /// of the two medians, and, when direct is chosen, the time spent growing scratch only to
+    /// measure. Rates measured within the calls, so a machine's drift between calls is not in it.
+    double cost_ms = 0;
+};
+
 /// Compression of a saved filter. A filter at its optimal k has about half its bits set and
 /// does not compress; a sparser filter (fewer hash functions, more bits) compresses to fewer
 /// bits than the optimal filter for the same FPR (Mitzenmacher 2002), which pays when filters
@@ -91,6 +106,10 @@ public:
     /// set, else the one BATCHBLOOM_BATCH_PATH names, else what was measured faster for such
     /// calls in this process; automatic if none was measured yet (the next one measures).
     BatchPath batch_path_for(std::size_t keys, bool insert) const;
+    /// What the automatic path measured for calls like a bulk call of `keys` keys (insert, or
+    /// any probe) on this filter's engine, shape and thread count: pairs == 0 if such calls
+    /// never measured (they run direct without measuring, or have not run yet).
+    BatchPathMeasurement batch_path_measurement(std::size_t keys, bool insert) const;
 
     /// Memory the partitioned path may keep between calls (its buckets, about 12 bytes per key
     /// of a round, and private filter copies for small multi-threaded inserts), all threads

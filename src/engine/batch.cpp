@@ -338,8 +338,10 @@ void on_chosen_path(const BlockedKernels& e, const FilterRef& f, std::size_t n, 
     // Slices and rounds are multiples of 64 keys, so bitmap words are not split.
     const std::size_t d = measuring_slice(n), half = d / 128 * 64;
     const std::size_t m = std::min(n - d, std::max<std::size_t>(round_keys(f, n - d, t, scratch, ordered), 64));
+    const auto g0 = clock::now();
     grow_scratch(f, m, t, scratch, ordered);
-    std::size_t at = 0;
+    const double grow_s = seconds(g0, clock::now());
+    std::size_t at = 0, direct_keys = 0, partitioned_keys = 0;  // run while measuring
     BatchPath decided = BatchPath::automatic;
     bool partitioned_faster = false;
     for (unsigned pair = 0; decided == BatchPath::automatic && n - at >= d + m; ++pair) {
@@ -349,14 +351,16 @@ void on_chosen_path(const BlockedKernels& e, const FilterRef& f, std::size_t n, 
         run(false, at + half, d - half);
         const auto t1 = clock::now();
         at += d;
+        direct_keys += d;
         if (settle) {
-            run(true, at, m);
+            (run(true, at, m) ? partitioned_keys : direct_keys) += m;
             at += m;
         }
         const auto t2 = clock::now();
         const bool measured = run(true, at, m);
         const auto t3 = clock::now();
         at += m;
+        (measured ? partitioned_keys : direct_keys) += m;
         if (!measured) break;  // no scratch: nothing to compare
         const double direct_s = seconds(t0, t1) / double(d - half), partitioned_s = seconds(t2, t3) / double(m);
         partitioned_faster = partitioned_s < direct_s;
@@ -368,7 +372,10 @@ void on_chosen_path(const BlockedKernels& e, const FilterRef& f, std::size_t n, 
         if (decided == BatchPath::direct) scratch->release_unless_kept();
         if (decided == BatchPath::partitioned) scratch->keep();
     }
-    if (at < n) run(partitioned_faster, at, n - at);
+    const bool ran_partitioned = at < n && run(partitioned_faster, at, n - at);
+    // The rest of a call still undecided is measuring work too: it ran on one call's guess.
+    if (decided == BatchPath::automatic) (ran_partitioned ? partitioned_keys : direct_keys) += n - at;
+    record_measuring_call(f, e.backend, n, t, op, direct_keys, partitioned_keys, grow_s);
 }
 
 bool insert_range(const BlockedKernels& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,

@@ -57,13 +57,23 @@ std::size_t class_of(const FilterRef& f, Backend engine, std::size_t n, unsigned
     return c * density_classes + log2_within(scaled, density_classes);
 }
 
-/// partitioned / direct time per key of each measuring call so far, per class not yet decided.
-struct Pending {
-    double ratio[max_measurements];
-    unsigned count = 0;
+/// What a class's measuring calls did: each pair's time per key on both paths, and the keys
+/// they ran on each path (slices, rounds, and the rest of a call that ended undecided).
+struct Record {
+    double direct[max_measurements] = {}, partitioned[max_measurements] = {};
+    unsigned pairs = 0, calls = 0;
+    double direct_keys = 0, partitioned_keys = 0, scratch_s = 0;
 };
-std::mutex pending_mutex;
-std::map<std::size_t, Pending> pending;  // by class
+std::mutex records_mutex;
+std::map<std::size_t, Record> records;  // by class, from its first measurement on
+
+static_assert(max_measurements == 3);
+/// The median of v[0, n), 1 <= n <= 3.
+double median(const double* v, unsigned n) {
+    if (n == 1) return v[0];
+    if (n == 2) return (v[0] + v[1]) / 2;
+    return std::max(std::min(v[0], v[1]), std::min(std::max(v[0], v[1]), v[2]));
+}
 
 bool partitioned_wins(double ratio) { return ratio * partitioned_margin < 1; }
 
@@ -93,39 +103,74 @@ BatchPath choose_path(const FilterRef& f, Backend engine, std::size_t n, unsigne
 
 std::size_t measuring_slice(std::size_t n) {
     // Enough keys for a steady direct rate (tens of thousands of misses), a small share of a
-    // large call, and no more than a few tens of milliseconds out of cache: a slice is direct
-    // work whether or not direct is the faster path. A multiple of 64 so that bitmap words are
-    // not split.
-    return std::clamp<std::size_t>(n / 16, std::size_t(1) << 16, std::size_t(1) << 22) / 64 * 64;
+    // large call, and few enough that a slice costs a few milliseconds beyond the faster path
+    // out of cache (512K keys at ~10 ns/key more than partitioned: ~5 ms a pair, where 4M
+    // keys cost ~45): a slice is direct work whether or not direct is the faster path. A
+    // multiple of 64 so that bitmap words are not split.
+    return std::clamp<std::size_t>(n / 16, std::size_t(1) << 16, std::size_t(1) << 19) / 64 * 64;
 }
 
 BatchPath record_path_times(const FilterRef& f, Backend engine, std::size_t n, unsigned threads, Op op,
                             double direct_s_per_key, double partitioned_s_per_key) {
     const std::size_t c = class_of(f, engine, n, threads, op);
-    const double ratio = partitioned_s_per_key / std::max(direct_s_per_key, 1e-15);
-    const std::lock_guard lock(pending_mutex);
+    const std::lock_guard lock(records_mutex);
     if (const std::uint8_t done = choices[c].load(std::memory_order_relaxed); done != 0)
         return static_cast<BatchPath>(done - 1);  // decided by a concurrent call
-    Pending& p = pending[c];
-    p.ratio[p.count++] = ratio;
+    Record& p = records[c];
+    p.direct[p.pairs] = direct_s_per_key;
+    p.partitioned[p.pairs] = partitioned_s_per_key;
+    double ratio[max_measurements];
+    for (unsigned i = 0; i <= p.pairs; ++i) ratio[i] = p.partitioned[i] / std::max(p.direct[i], 1e-15);
+    ++p.pairs;
     bool partitioned = false;
-    if (p.count == 2 && partitioned_wins(p.ratio[0]) == partitioned_wins(p.ratio[1])) {
-        partitioned = partitioned_wins(p.ratio[0]);
-    } else if (p.count == max_measurements) {
-        std::sort(p.ratio, p.ratio + p.count);
-        partitioned = partitioned_wins(p.ratio[p.count / 2]);
+    if (p.pairs == 2 && partitioned_wins(ratio[0]) == partitioned_wins(ratio[1])) {
+        partitioned = partitioned_wins(ratio[0]);
+    } else if (p.pairs == max_measurements) {
+        partitioned = partitioned_wins(median(ratio, p.pairs));
     } else {
         return BatchPath::automatic;  // measure again
     }
-    pending.erase(c);
     const BatchPath best = partitioned ? BatchPath::partitioned : BatchPath::direct;
     choices[c].store(static_cast<std::uint8_t>(best) + 1, std::memory_order_relaxed);
     return best;
 }
 
+void record_measuring_call(const FilterRef& f, Backend engine, std::size_t n, unsigned threads, Op op,
+                           std::size_t direct_keys, std::size_t partitioned_keys, double scratch_s) {
+    const std::lock_guard lock(records_mutex);
+    Record& p = records[class_of(f, engine, n, threads, op)];
+    ++p.calls;
+    p.direct_keys += double(direct_keys);
+    p.partitioned_keys += double(partitioned_keys);
+    p.scratch_s += scratch_s;
+}
+
+BatchPathMeasurement path_measurement(const FilterRef& f, Backend engine, std::size_t n, unsigned threads, Op op) {
+    const std::size_t c = class_of(f, engine, n, threads, op);
+    BatchPathMeasurement m;
+    const std::lock_guard lock(records_mutex);
+    const auto it = records.find(c);
+    if (it == records.end() || it->second.pairs == 0) return m;
+    const Record& p = it->second;
+    m.chosen = choose_path(f, engine, n, threads, BatchPath::automatic, op);
+    m.calls = p.calls;
+    m.pairs = p.pairs;
+    const double direct = median(p.direct, p.pairs), partitioned = median(p.partitioned, p.pairs);
+    m.direct_ns = direct * 1e9;
+    m.partitioned_ns = partitioned * 1e9;
+    // The keys run on the path that lost, at the difference of the two rates; while undecided,
+    // against the faster so far. Scratch grown only to measure is a cost when direct wins (it
+    // is given back); when partitioned wins, every process taking that path grows it once.
+    const bool partitioned_chosen =
+        m.chosen == BatchPath::automatic ? partitioned < direct : m.chosen == BatchPath::partitioned;
+    const double lost_s = partitioned_chosen ? p.direct_keys * (direct - partitioned) : p.partitioned_keys * (partitioned - direct);
+    m.cost_ms = (lost_s + (partitioned_chosen ? 0 : p.scratch_s)) * 1e3;
+    return m;
+}
+
 void forget_path_times() {
-    const std::lock_guard lock(pending_mutex);
-    pending.clear();
+    const std::lock_guard lock(records_mutex);
+    records.clear();
     for (auto& c : choices) c.store(0, std::memory_order_relaxed);
 }
 

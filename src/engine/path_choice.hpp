@@ -41,6 +41,14 @@ std::size_t measuring_slice(std::size_t n);
 BatchPath record_path_times(const FilterRef& f, Backend engine, std::size_t n, unsigned threads, Op op,
                             double direct_s_per_key, double partitioned_s_per_key);
 
+/// Adds a measuring call's work to its class: the keys it ran on each path while the class was
+/// undecided, and the seconds it spent growing the scratch before it measured.
+void record_measuring_call(const FilterRef& f, Backend engine, std::size_t n, unsigned threads, Op op,
+                           std::size_t direct_keys, std::size_t partitioned_keys, double scratch_s);
+
+/// What the class of such a call measured (Filter::batch_path_measurement); pairs == 0 if nothing.
+BatchPathMeasurement path_measurement(const FilterRef& f, Backend engine, std::size_t n, unsigned threads, Op op);
+
 /// Forgets every measurement (tests).
 void forget_path_times();
 
