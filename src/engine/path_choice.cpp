@@ -152,7 +152,9 @@ BatchPathMeasurement path_measurement(const FilterRef& f, Backend engine, std::s
     const auto it = records.find(c);
     if (it == records.end() || it->second.pairs == 0) return m;
     const Record& p = it->second;
-    m.chosen = choose_path(f, engine, n, threads, BatchPath::automatic, op);
+    // What the measurements decided, whatever BATCHBLOOM_BATCH_PATH says.
+    const std::uint8_t decided = choices[c].load(std::memory_order_relaxed);
+    m.chosen = decided == 0 ? BatchPath::automatic : static_cast<BatchPath>(decided - 1);
     m.calls = p.calls;
     m.pairs = p.pairs;
     const double direct = median(p.direct, p.pairs), partitioned = median(p.partitioned, p.pairs);
