@@ -631,9 +631,8 @@ struct MeasuredClass {
     const bb::detail::FilterRef f{nullptr, blocks, Shape::word512, 8};
     const std::size_t n = std::size_t(1) << 20;
     const bb::Backend engine = bb::Backend::scalar;
-    void measured(double direct, double partitioned) const {
-        bb::detail::record_path_times(f, engine, n, 1, bb::detail::Op::insert, direct, partitioned);
-    }
+    const bb::detail::PathClass cls = bb::detail::path_class(f, engine, n, 1, bb::detail::Op::insert);
+    void measured(double direct, double partitioned) const { bb::detail::record_path_times(cls, direct, partitioned); }
 };
 
 TEST(BatchPathChoice, TwoAgreeingMeasurementsDecideElseTheMedianOfThree) {
@@ -676,11 +675,11 @@ TEST(BatchPathChoice, TwoAgreeingMeasurementsDecideElseTheMedianOfThree) {
 TEST(BatchPathChoice, MeasurementTellsWhatMeasuringCost) {
     using bb::detail::Op;
     const MeasuredClass c;
-    auto measurement = [&] { return bb::detail::path_measurement(c.f, c.engine, c.n, 1, Op::insert); };
+    auto measurement = [&] { return bb::detail::path_measurement(c.cls); };
     auto call = [&](std::initializer_list<std::pair<double, double>> pairs, std::size_t direct_keys,
                     std::size_t partitioned_keys, double scratch_s) {
         for (const auto& [d, p] : pairs) c.measured(d, p);
-        bb::detail::record_measuring_call(c.f, c.engine, c.n, 1, Op::insert, direct_keys, partitioned_keys, scratch_s);
+        bb::detail::record_measuring_call(c.cls, direct_keys, partitioned_keys, scratch_s);
     };
     // What measurement() should say: chosen, calls, pairs, direct and partitioned ns per key, cost.
     auto expect = [&](bb::BatchPath chosen, unsigned calls, unsigned pairs, double direct_ns, double partitioned_ns,

@@ -336,6 +336,7 @@ void on_chosen_path(const BlockedKernels& e, const FilterRef& f, std::size_t n, 
     using clock = std::chrono::steady_clock;
     const auto seconds = [](clock::time_point a, clock::time_point b) { return std::chrono::duration<double>(b - a).count(); };
     // Slices and rounds are multiples of 64 keys, so bitmap words are not split.
+    const PathClass c = path_class(f, e.backend, n, t, op);
     const std::size_t d = measuring_slice(n), half = d / 128 * 64;
     const std::size_t m = std::min(n - d, std::max<std::size_t>(round_keys(f, n - d, t, scratch, ordered), 64));
     const auto g0 = clock::now();
@@ -364,7 +365,7 @@ void on_chosen_path(const BlockedKernels& e, const FilterRef& f, std::size_t n, 
         if (!measured) break;  // no scratch: nothing to compare
         const double direct_s = seconds(t0, t1) / double(d - half), partitioned_s = seconds(t2, t3) / double(m);
         partitioned_faster = partitioned_s < direct_s;
-        decided = record_path_times(f, e.backend, n, t, op, direct_s, partitioned_s);
+        decided = record_path_times(c, direct_s, partitioned_s);
     }
     if (decided != BatchPath::automatic) partitioned_faster = decided == BatchPath::partitioned;
     if (scratch != nullptr) {
@@ -375,7 +376,7 @@ void on_chosen_path(const BlockedKernels& e, const FilterRef& f, std::size_t n, 
     const bool ran_partitioned = at < n && run(partitioned_faster, at, n - at);
     // The rest of a call still undecided is measuring work too: it ran on one call's guess.
     if (decided == BatchPath::automatic) (ran_partitioned ? partitioned_keys : direct_keys) += n - at;
-    record_measuring_call(f, e.backend, n, t, op, direct_keys, partitioned_keys, grow_s);
+    record_measuring_call(c, direct_keys, partitioned_keys, grow_s);
 }
 
 bool insert_range(const BlockedKernels& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,

@@ -38,25 +38,6 @@ constexpr std::size_t class_count =
 /// Per class: 0 not measured; 1 + BatchPath::direct / partitioned otherwise.
 std::atomic<std::uint8_t> choices[class_count];
 
-/// A call's class, as an index into `choices`.
-std::size_t class_of(const FilterRef& f, Backend engine, std::size_t n, unsigned threads, Op op) {
-    const std::uint64_t bytes = f.blocks * layout::info(f.shape).block_bytes;
-    const std::uint64_t lines = std::max<std::uint64_t>(bytes / 64, 1);
-    // Keys per line, within a factor of two, from 1/64 up: floor(log2(64 n / lines)).
-    const std::uint64_t scaled = std::max<std::uint64_t>(64 * std::uint64_t(n) / lines, 1);
-    const auto log2_within = [](std::uint64_t v, unsigned classes) {
-        return std::min<unsigned>(static_cast<unsigned>(std::bit_width(v)) - 1, classes - 1);
-    };
-    // The CPU engines (scalar, avx2, avx512) and the shapes (split256, word512, line512) are 1 to 3.
-    const auto numbered = [](auto v, unsigned classes) { return std::clamp<unsigned>(unsigned(v), 1, classes) - 1; };
-    std::size_t c = static_cast<unsigned>(op);
-    c = c * engine_classes + numbered(engine, engine_classes);
-    c = c * shape_classes + numbered(f.shape, shape_classes);
-    c = c * thread_classes + log2_within(threads, thread_classes);
-    c = c * size_classes + log2_within(bytes, size_classes);
-    return c * density_classes + log2_within(scaled, density_classes);
-}
-
 /// What a class's measuring calls did: each pair's time per key on both paths, and the keys
 /// they ran on each path (slices, rounds, and the rest of a call that ended undecided).
 struct Record {
@@ -65,7 +46,7 @@ struct Record {
     double direct_keys = 0, partitioned_keys = 0, scratch_s = 0;
 };
 std::mutex records_mutex;
-std::map<std::size_t, Record> records;  // by class, from its first measurement on
+std::map<PathClass, Record> records;  // by class, from its first measurement on
 
 static_assert(max_measurements == 3);
 /// The median of v[0, n), 1 <= n <= 3.
@@ -92,12 +73,30 @@ BatchPath env_path() {
 
 }  // namespace
 
+PathClass path_class(const FilterRef& f, Backend engine, std::size_t n, unsigned threads, Op op) {
+    const std::uint64_t bytes = f.blocks * layout::info(f.shape).block_bytes;
+    const std::uint64_t lines = std::max<std::uint64_t>(bytes / 64, 1);
+    // Keys per line, within a factor of two, from 1/64 up: floor(log2(64 n / lines)).
+    const std::uint64_t scaled = std::max<std::uint64_t>(64 * std::uint64_t(n) / lines, 1);
+    const auto log2_within = [](std::uint64_t v, unsigned classes) {
+        return std::min<unsigned>(static_cast<unsigned>(std::bit_width(v)) - 1, classes - 1);
+    };
+    // The CPU engines (scalar, avx2, avx512) and the shapes (split256, word512, line512) are 1 to 3.
+    const auto numbered = [](auto v, unsigned classes) { return std::clamp<unsigned>(unsigned(v), 1, classes) - 1; };
+    std::size_t c = static_cast<unsigned>(op);
+    c = c * engine_classes + numbered(engine, engine_classes);
+    c = c * shape_classes + numbered(f.shape, shape_classes);
+    c = c * thread_classes + log2_within(threads, thread_classes);
+    c = c * size_classes + log2_within(bytes, size_classes);
+    return c * density_classes + log2_within(scaled, density_classes);
+}
+
 BatchPath choose_path(const FilterRef& f, Backend engine, std::size_t n, unsigned threads, BatchPath path, Op op) {
     if (path != BatchPath::automatic) return path;
     if (const BatchPath e = env_path(); e != BatchPath::automatic) return e;
     const std::uint64_t bytes = f.blocks * layout::info(f.shape).block_bytes;
     if (bytes <= machine().l2_bytes || n < min_partitioned_keys) return BatchPath::direct;
-    const std::uint8_t c = choices[class_of(f, engine, n, threads, op)].load(std::memory_order_relaxed);
+    const std::uint8_t c = choices[path_class(f, engine, n, threads, op)].load(std::memory_order_relaxed);
     return c == 0 ? BatchPath::automatic : static_cast<BatchPath>(c - 1);
 }
 
@@ -110,18 +109,16 @@ std::size_t measuring_slice(std::size_t n) {
     return std::clamp<std::size_t>(n / 16, std::size_t(1) << 16, std::size_t(1) << 19) / 64 * 64;
 }
 
-BatchPath record_path_times(const FilterRef& f, Backend engine, std::size_t n, unsigned threads, Op op,
-                            double direct_s_per_key, double partitioned_s_per_key) {
-    const std::size_t c = class_of(f, engine, n, threads, op);
+BatchPath record_path_times(PathClass c, double direct_s_per_key, double partitioned_s_per_key) {
     const std::lock_guard lock(records_mutex);
     if (const std::uint8_t done = choices[c].load(std::memory_order_relaxed); done != 0)
         return static_cast<BatchPath>(done - 1);  // decided by a concurrent call
     Record& p = records[c];
     p.direct[p.pairs] = direct_s_per_key;
     p.partitioned[p.pairs] = partitioned_s_per_key;
-    double ratio[max_measurements];
-    for (unsigned i = 0; i <= p.pairs; ++i) ratio[i] = p.partitioned[i] / std::max(p.direct[i], 1e-15);
     ++p.pairs;
+    double ratio[max_measurements];  // partitioned / direct, per pair
+    for (unsigned i = 0; i < p.pairs; ++i) ratio[i] = p.partitioned[i] / std::max(p.direct[i], 1e-15);
     bool partitioned = false;
     if (p.pairs == 2 && partitioned_wins(ratio[0]) == partitioned_wins(ratio[1])) {
         partitioned = partitioned_wins(ratio[0]);
@@ -135,18 +132,16 @@ BatchPath record_path_times(const FilterRef& f, Backend engine, std::size_t n, u
     return best;
 }
 
-void record_measuring_call(const FilterRef& f, Backend engine, std::size_t n, unsigned threads, Op op,
-                           std::size_t direct_keys, std::size_t partitioned_keys, double scratch_s) {
+void record_measuring_call(PathClass c, std::size_t direct_keys, std::size_t partitioned_keys, double scratch_s) {
     const std::lock_guard lock(records_mutex);
-    Record& p = records[class_of(f, engine, n, threads, op)];
+    Record& p = records[c];
     ++p.calls;
     p.direct_keys += double(direct_keys);
     p.partitioned_keys += double(partitioned_keys);
     p.scratch_s += scratch_s;
 }
 
-BatchPathMeasurement path_measurement(const FilterRef& f, Backend engine, std::size_t n, unsigned threads, Op op) {
-    const std::size_t c = class_of(f, engine, n, threads, op);
+BatchPathMeasurement path_measurement(PathClass c) {
     BatchPathMeasurement m;
     const std::lock_guard lock(records_mutex);
     const auto it = records.find(c);

@@ -35,19 +35,22 @@ BatchPath choose_path(const FilterRef& f, Backend engine, std::size_t n, unsigne
 /// The keys of each direct slice a measuring call of n keys runs (one per measuring pair).
 std::size_t measuring_slice(std::size_t n);
 
-/// Records one measurement's per-key seconds of each path for its class; decides the class's
-/// path once the measurements agree (see above). Returns the class's path, automatic while
-/// it is undecided.
-BatchPath record_path_times(const FilterRef& f, Backend engine, std::size_t n, unsigned threads, Op op,
-                            double direct_s_per_key, double partitioned_s_per_key);
+/// The class of a call of n keys on `threads` threads of `engine` (see above): calls of one
+/// class share their measurements and their path.
+using PathClass = std::size_t;
+PathClass path_class(const FilterRef& f, Backend engine, std::size_t n, unsigned threads, Op op);
 
-/// Adds a measuring call's work to its class: the keys it ran on each path while the class was
+/// Records one measurement's per-key seconds of each path for class c; decides its path once
+/// the measurements agree (see above). Returns the class's path, automatic while it is
+/// undecided.
+BatchPath record_path_times(PathClass c, double direct_s_per_key, double partitioned_s_per_key);
+
+/// Adds a measuring call's work to class c: the keys it ran on each path while the class was
 /// undecided, and the seconds it spent growing the scratch before it measured.
-void record_measuring_call(const FilterRef& f, Backend engine, std::size_t n, unsigned threads, Op op,
-                           std::size_t direct_keys, std::size_t partitioned_keys, double scratch_s);
+void record_measuring_call(PathClass c, std::size_t direct_keys, std::size_t partitioned_keys, double scratch_s);
 
-/// What the class of such a call measured (Filter::batch_path_measurement); pairs == 0 if nothing.
-BatchPathMeasurement path_measurement(const FilterRef& f, Backend engine, std::size_t n, unsigned threads, Op op);
+/// What class c measured (Filter::batch_path_measurement); pairs == 0 if nothing.
+BatchPathMeasurement path_measurement(PathClass c);
 
 /// Forgets every measurement (tests).
 void forget_path_times();

@@ -129,8 +129,8 @@ BatchPathMeasurement Filter::batch_path_measurement(std::size_t keys, bool inser
     const auto& e = detail::blocked_kernels(backend_);
     if (e.backend == Backend::cuda) return {};
     const unsigned t = detail::threads_for(keys, detail::resolve_threads(threads_));
-    return detail::path_measurement(ref(params_, storage_.data()), e.backend, keys, t,
-                                    insert ? detail::Op::insert : detail::Op::probe);
+    return detail::path_measurement(detail::path_class(ref(params_, storage_.data()), e.backend, keys, t,
+                                                       insert ? detail::Op::insert : detail::Op::probe));
 }
 
 // ---- keys to engine batches (detail::feed_keys, key_hashes.hpp) ------------------------
