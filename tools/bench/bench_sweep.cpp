@@ -76,8 +76,9 @@ std::vector<SweepPoint> run_sweep(const SweepSpec& spec, const MachineInfo& mach
     for (const std::string& name : spec.filters) {
         const std::uint64_t bytes = filter_bytes_of(name, machine);
         const Params params = Params::make(Shape::word512, std::max<std::uint64_t>(bytes / 64, 1), 8);
-        // The limit at this size: the best scheme and distance of a full measurement, then one
-        // read pass of it beside every timed call below, whose median is the figure.
+        // The limit at this size: the best scheme and distance of a full measurement (one
+        // thread), then one read pass of it on the row's threads beside every timed call
+        // below, whose median is the figure.
         const LineReader reader(params.bytes(), spec.seed);
         const LineReadRate scheme = reader.measure(3).best;
         for (const double density : spec.keys_per_line) {
@@ -118,7 +119,8 @@ std::vector<SweepPoint> run_sweep(const SweepSpec& spec, const MachineInfo& mach
                 constexpr std::size_t turns[] = {0, 2, 1};  // direct, automatic, partitioned
                 constexpr std::size_t automatic = std::size(paths) - 1;
                 std::vector<double> ins[std::size(paths)], probe[std::size(paths)], limit_ns;
-                const auto limit_sample = [&] { limit_ns.push_back(1e9 / reader.sample(scheme)); };
+                // The limit of this row's thread count: its threads read lines at once.
+                const auto limit_sample = [&] { limit_ns.push_back(1e9 / reader.sample(scheme, threads)); };
                 const auto timed = [&](auto&& once) {
                     once();
                     return seconds([&] {

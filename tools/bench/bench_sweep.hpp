@@ -31,7 +31,7 @@ struct SweepPoint {
     double keys_per_line = 0;
     unsigned threads = 1;
     std::uint64_t keys = 0;
-    double limit_at_size_ns = 0;  ///< random line read at the filter's size, ns per line
+    double limit_at_size_ns = 0;  ///< random line reads at the filter's size on `threads` threads, ns per line
     /// ns per key: [insert, probe] x [direct, partitioned, automatic]
     double ns[2][3] = {};
     std::string chosen[2];  ///< what automatic took, per operation

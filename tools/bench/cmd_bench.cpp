@@ -334,8 +334,9 @@ CommandSpec bench_spec() {
             "last-level cache: an out-of-cache probe reads one such line per key, so 'probe/limit' (50%-hit\n"
             "probe rate / limit) near 1 means the engine runs at the memory system's speed. Filters that\n"
             "fit in the cache can exceed it; 'probe/limit at size' compares with the same measurement over a\n"
-            "buffer the size of the filter, the limit of a probe in the caller's order wherever the filter\n"
-            "lives. Partitioned batches (large batches on filters beyond L3) can exceed both.\n"
+            "buffer the size of the filter, on as many threads as the row (each reading its own lines at\n"
+            "once), the limit of a probe in the caller's order wherever the filter lives. Partitioned\n"
+            "batches (large batches on filters beyond L3) can exceed both.\n"
             "\n"
             "--paths runs each engine on each batch path; 'auto(p/d)' is the automatic path and what it\n"
             "chose for insert/probe once measured (p: partitioned, d: direct, ?: not measured).",
@@ -419,21 +420,32 @@ int run_bench(const ParsedArgs& args) {
         const std::uint64_t keys = sizes[s];
         const std::uint64_t queries = fixed_queries ? fixed_queries : keys;
         print_size_context(stdout, machine, params[s], keys, queries);
-        // The line read rate where this filter lives: a direct probe's limit at this size.
-        const LineReadLimit at_size = measure_line_read_limit(params[s].bytes(), static_cast<unsigned>(repeat), seed);
-        std::printf("# random 64B line reads over a buffer the size of this filter: %.1f Mlines/s (%.2f ns/line)\n",
-                    at_size.best.lines_per_s / 1e6, 1e9 / at_size.best.lines_per_s);
+        // The line read rate where this filter lives: a direct probe's limit at this size, on
+        // each thread count (its threads reading at once, with the best scheme of one).
+        std::vector<double> size_limit(thread_counts.size());
+        {
+            const LineReader at_size(params[s].bytes(), seed);
+            const LineReadRate best = at_size.measure(static_cast<unsigned>(repeat)).best;
+            for (std::size_t t = 0; t < thread_counts.size(); ++t) {
+                size_limit[t] = thread_counts[t] == 1 ? best.lines_per_s : 0;
+                for (std::uint64_t r = 0; thread_counts[t] != 1 && r < repeat; ++r)
+                    size_limit[t] = std::max(size_limit[t], at_size.sample(best, thread_counts[t]));
+                std::printf("# random 64B line reads over a buffer the size of this filter, %u thread%s: %.1f Mlines/s (%.2f ns/line)\n",
+                            thread_counts[t], thread_counts[t] == 1 ? "" : "s", size_limit[t] / 1e6, 1e9 / size_limit[t]);
+            }
+        }
         std::fflush(stdout);
 
         const BenchSetup setup{params[s], Hashing{}, static_cast<unsigned>(repeat)};
         const Workload work = make_workload(keys, queries, seed);
         std::optional<Filter> reference;
         std::optional<BenchResult> first;
-        for (const unsigned threads : thread_counts) {
+        for (std::size_t t = 0; t < thread_counts.size(); ++t) {
+            const unsigned threads = thread_counts[t];
             for (const Backend b : backends)
             for (const BatchPath path : paths) {
                 BenchRun run = run_backend(work, setup, b, threads, path);
-                run.result.size_limit_lines_per_s = at_size.best.lines_per_s;
+                run.result.size_limit_lines_per_s = size_limit[t];
                 const BenchResult& r = run.result;
                 const std::string who = r.backend + " (" + std::to_string(threads) + " thread" +
                                         (threads == 1 ? "" : "s") + ", " + r.path + ", " + std::to_string(keys) +
@@ -475,7 +487,7 @@ int run_bench(const ParsedArgs& args) {
     }
 
     std::printf("# probe/limit = 50%%-hit probe rate / the single-thread limit in the last row; probe/limit at size =\n"
-                "# the same over the line read rate of a buffer the size of the filter (above each size's runs)\n");
+                "# the same over the line read rate of a buffer the size of the filter on the row's threads (above each size's runs)\n");
     print_bench_table(stdout, bench_columns(limit), results, &limit);
     print_filter_types_table(stdout, type_rows);
     for (const auto& n : notes) std::printf("# note: %s\n", n.c_str());

@@ -56,7 +56,10 @@ public:
     /// AnonHugePages of the buffer's mapping, or -1 where it cannot be read.
     std::int64_t huge_page_bytes() const;
     /// One timed pass over the random lines at this scheme and distance: lines per second.
-    double sample(const LineReadRate& scheme) const;
+    /// With `threads` > 1, that many threads share the pass, each reading its own part of the
+    /// lines at once: the limit of a batch run on that many threads, which a one-thread rate
+    /// is not (two threads of a VM read ~2x the lines of one).
+    double sample(const LineReadRate& scheme, unsigned threads = 1) const;
     /// Both series, `repeat` passes per distance, the fastest of each counting.
     LineReadLimit measure(unsigned repeat) const;
 
