@@ -102,6 +102,23 @@ struct isa<avx512> {
     static B scale32(B hi32, std::uint64_t blocks) {
         return _mm512_srli_epi64(_mm512_mul_epu32(hi32, _mm512_set1_epi64(static_cast<long long>(blocks))), 32);
     }
+    /// The lanes of a group whose block b[j] - first < span, their hashes and blocks stored in
+    /// order at hash_out and block_out (all 8 slots written: the slots past the kept ones hold
+    /// `last`, the last kept block, which becomes the group's); returns how many were kept.
+    /// For a direct insert that threads share by block range (pipeline.hpp, run_owned): one
+    /// compare and two compresses instead of a test, two stores and a select per key.
+    static unsigned keep(const std::uint64_t* h, const std::uint64_t* b, std::uint64_t first, std::uint64_t span,
+                         std::uint64_t& last, std::uint64_t* hash_out, std::uint64_t* block_out) {
+        const __m512i bv = _mm512_load_si512(b);
+        const __mmask8 mine = _mm512_cmplt_epu64_mask(_mm512_sub_epi64(bv, _mm512_set1_epi64(static_cast<long long>(first))),
+                                                      _mm512_set1_epi64(static_cast<long long>(span)));
+        const unsigned kept = static_cast<unsigned>(__builtin_popcount(mine));
+        const __m512i blocks = _mm512_mask_compress_epi64(_mm512_set1_epi64(static_cast<long long>(last)), mine, bv);
+        _mm512_storeu_si512(hash_out, _mm512_maskz_compress_epi64(mine, _mm512_load_si512(h)));
+        _mm512_storeu_si512(block_out, blocks);
+        last = block_out[(kept + 7) % 8];  // the group's last kept block, or the old one
+        return kept;
+    }
     template <Shape S, bool Two>
     using block = std::conditional_t<S == Shape::split256, split256_avx512<avx512, Two>,
                                      std::conditional_t<S == Shape::word512, word512_avx512<avx512, Two>,
