@@ -255,9 +255,9 @@ int run_sweep_command(const ParsedArgs& args, const std::vector<Backend>& backen
     std::printf("# machine: %s, %u cores, L2 %s, L3 %s; compiler %s\n", machine.cpu.c_str(), machine.cores,
                 machine.l2_bytes ? human_bytes(machine.l2_bytes).c_str() : "?",
                 machine.l3_bytes ? human_bytes(machine.l3_bytes).c_str() : "?", machine.compiler.c_str());
-    std::printf("# limit: random 64B line reads over a buffer the size of the filter (1 thread), the best scheme and\n"
-                "# distance of a full measurement, then one read pass beside each round of timed calls: the median;\n"
-                "# limit/direct >= 0.95 and partit./limit <= 0.6 are the targets out of cache\n");
+    std::printf("# limit: random 64B line reads over a buffer the size of the filter on the row's threads (the best\n"
+                "# scheme and distance of a full measurement on one), one read pass beside each round of timed calls:\n"
+                "# the median; limit/direct >= 0.95 and partit./limit <= 0.6 (one thread) are the targets out of cache\n");
     std::fflush(stdout);
     try {
         run_sweep(spec, machine, backend, stdout);
