@@ -136,7 +136,9 @@ double LineReader::sample(const LineReadRate& scheme, unsigned threads) const {
     // share the cores with the library's workers, which spin for a while after each call.
     // Without OpenMP the parts run one after the other, as the library's calls then do.
     const auto t0 = clock::now();
+#ifdef _OPENMP
 #pragma omp parallel for num_threads(t) schedule(static, 1)
+#endif
     for (std::size_t v = 0; v < t; ++v) read(v);
     const auto t1 = clock::now();
     std::uint64_t sum = 0;
