@@ -1,13 +1,17 @@
 // ConcurrentFilter: several caller threads inserting at once build the filter a sequential
 // build does, bit for bit; probes running meanwhile never miss a key whose insert returned
-// before they started. Filter::scratch_bytes may be asked while probes run. Its own
+// before they started. Filter::scratch_bytes may be asked while probes run, and so may a
+// scalable filter's, whose stage-by-stage probes share one scratch. Its own
 // executable (batchbloom_concurrency_tests), so that the ThreadSanitizer stage of ./dev test
 // builds and runs only this.
 #include <gtest/gtest.h>
 
 #include <batchbloom/concurrent.hpp>
 #include <batchbloom/filter.hpp>
+#include <batchbloom/scalable.hpp>
+#include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <string>
 #include <thread>
 #include <vector>
@@ -35,6 +39,26 @@ void on_threads(Body&& body) {
         });
     go.store(true, std::memory_order_release);
     for (auto& th : pool) th.join();
+}
+
+/// On `threads` threads at once: thread 0 calls ask() over and over while each of the others
+/// probes f for `keys` three times and must get `expect`.
+template <class F, class Ask>
+void probe_while_asking(const F& f, const std::vector<std::uint64_t>& keys, const std::vector<std::uint8_t>& expect,
+                        Ask&& ask) {
+    std::atomic<unsigned> probing{threads - 1};
+    on_threads([&](unsigned t) {
+        if (t == 0) {
+            while (probing.load(std::memory_order_acquire) != 0) ask();
+            return;
+        }
+        std::vector<std::uint8_t> got(keys.size());
+        for (int call = 0; call < 3; ++call) {
+            f.contains(keys, got);
+            EXPECT_EQ(got, expect);
+        }
+        probing.fetch_sub(1, std::memory_order_release);
+    });
 }
 
 /// Thread t's morsel of keys: every threads-th key from t, so morsels interleave in the filter.
@@ -192,20 +216,31 @@ TEST(FilterScratch, ScratchBytesMayBeAskedWhileProbesRun) {
     f.contains(keys, expect);
     f.set_batch_path(bb::BatchPath::partitioned);
     f.set_threads(1);
-    std::atomic<unsigned> probing{threads - 1};
-    on_threads([&](unsigned t) {
-        if (t == 0) {
-            while (probing.load(std::memory_order_acquire) != 0) EXPECT_LE(f.scratch_bytes(), f.scratch_limit());
-            return;
-        }
-        std::vector<std::uint8_t> got(keys.size());
-        for (int call = 0; call < 3; ++call) {
-            f.contains(keys, got);
-            EXPECT_EQ(got, expect);
-        }
-        probing.fetch_sub(1, std::memory_order_release);
-    });
+    probe_while_asking(f, keys, expect, [&] { EXPECT_LE(f.scratch_bytes(), f.scratch_limit()); });
     EXPECT_GT(f.scratch_bytes(), 0u);
+    f.release_scratch();
+    EXPECT_EQ(f.scratch_bytes(), 0u);
+}
+
+TEST(ScalableScratch, ProbesShareItAndScratchBytesMayBeAskedMeanwhile) {
+    // Large batches go stage by stage (BATCHBLOOM_BATCH_PATH=partitioned says no stage runs
+    // direct): one probe at a time holds the filter's scratch, the others go chunk by chunk,
+    // and all give the chunked probe's answers.
+    bb::ScalableParams sp;
+    sp.initial_capacity = 20'000;
+    bb::ScalableFilter f(sp);
+    f.insert(bb::testing::random_keys(400'000, 72, 0));
+    f.set_threads(1);
+    auto keys = bb::testing::random_keys(200'000, 72, 0);
+    const auto absent = bb::testing::random_keys(100'000, 73, 1);
+    std::copy(absent.begin(), absent.end(), keys.begin() + 100'000);
+    std::vector<std::uint8_t> expect(keys.size());
+    ASSERT_EQ(setenv("BATCHBLOOM_BATCH_PATH", "direct", 1), 0);
+    f.contains(keys, expect);
+    ASSERT_EQ(setenv("BATCHBLOOM_BATCH_PATH", "partitioned", 1), 0);
+    probe_while_asking(f, keys, expect, [&] { (void)f.scratch_bytes(); });
+    ASSERT_EQ(unsetenv("BATCHBLOOM_BATCH_PATH"), 0);
+    EXPECT_GE(f.scratch_bytes(), keys.size() * 13);
     f.release_scratch();
     EXPECT_EQ(f.scratch_bytes(), 0u);
 }

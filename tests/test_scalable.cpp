@@ -6,6 +6,7 @@
 #include <batchbloom/file_kind.hpp>
 #include <batchbloom/scalable.hpp>
 #include <cmath>
+#include <cstdlib>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -226,6 +227,71 @@ TEST(Scalable, BulkProbeIsEveryStageAskedAlone) {
         }
         for (std::size_t i = 0; i < queries.size(); i += 97) EXPECT_EQ(f.contains(queries[i]), bool(want64[i]));
     }
+}
+
+TEST(Scalable, LargeBatchesGoStageByStageAndKeepTheirScratchUntilReleased) {
+    // A batch of 300K keys is probed stage by stage (each stage asked for every key not yet
+    // found, through its own batch path) wherever some stage would not run it direct.
+    // BATCHBLOOM_BATCH_PATH decides that here, whatever this machine measures: partitioned for
+    // every stage, then direct for every stage (chunk by chunk).
+    ScalableFilter f(small_params(20'000));
+    f.insert(bb::testing::random_keys(1'000'000, 31, 0));
+    ASSERT_GE(f.stages().size(), 6u);
+    auto queries = bb::testing::random_keys(300'000, 31, 0);
+    const auto absent = bb::testing::random_keys(150'000, 32, 1);
+    std::copy(absent.begin(), absent.end(), queries.begin() + 150'000);
+    std::vector<std::uint64_t> hashes;
+    std::vector<std::uint8_t> want;
+    for (auto q : queries) {
+        hashes.push_back(f.hash(q));
+        bool any = false;
+        for (const auto& stage : f.stages()) any = any || stage.contains(q);
+        want.push_back(any);
+    }
+    ASSERT_GT(std::count(want.begin() + 150'000, want.end(), 1), 10);  // false positives too
+    // The probe's own scratch: what the filter holds beyond its stages' partitioning scratch.
+    const auto own = [](const ScalableFilter& g) {
+        std::size_t stages = 0;
+        for (const auto& s : g.stages()) stages += s.scratch_bytes();
+        return g.scratch_bytes() - stages;
+    };
+    f.release_scratch();
+    EXPECT_EQ(f.scratch_bytes(), 0u);
+    for (const char* path : {"partitioned", "direct"}) {
+        ASSERT_EQ(setenv("BATCHBLOOM_BATCH_PATH", path, 1), 0);
+        for (const auto& name : bb::available_backends()) {
+            if (name == "cuda") continue;  // the CUDA engine probes in chunks of its own
+            for (unsigned threads : {1u, 2u}) {
+                SCOPED_TRACE(std::string(path) + " " + name + " threads=" + std::to_string(threads));
+                f.set_backend(bb::parse_backend(name));
+                f.set_threads(threads);
+                std::vector<std::uint8_t> out(queries.size(), 7);
+                f.contains(queries, out);
+                EXPECT_EQ(out, want);
+                std::fill(out.begin(), out.end(), 7);
+                f.contains_hashes(hashes, out);
+                EXPECT_EQ(out, want);
+                EXPECT_EQ(f.count(queries), static_cast<std::size_t>(std::count(want.begin(), want.end(), 1)));
+                // 13 bytes per key of the batch, kept for the next probe; none chunk by chunk.
+                if (path == std::string("partitioned"))
+                    EXPECT_GE(own(f), queries.size() * 13);
+                else
+                    EXPECT_EQ(own(f), 0u);
+            }
+        }
+        if (path == std::string("partitioned")) {
+            // A copy answers the same from scratch of its own.
+            const ScalableFilter copy = f;
+            EXPECT_EQ(copy.scratch_bytes(), 0u);
+            std::vector<std::uint8_t> out(queries.size());
+            copy.contains(queries, out);
+            EXPECT_EQ(out, want);
+            EXPECT_GE(own(copy), queries.size() * 13);
+        }
+        f.release_scratch();
+        EXPECT_EQ(f.scratch_bytes(), 0u);
+    }
+    ASSERT_EQ(unsetenv("BATCHBLOOM_BATCH_PATH"), 0);
 }
 
 TEST(Scalable, BadParamsThrow) {

@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <iosfwd>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -125,6 +126,19 @@ public:
     /// Bytes of all stages.
     std::uint64_t bytes() const noexcept;
 
+    /// A large batch of 64-bit keys or hashes (from 128K) against stages some of which are
+    /// larger than the cache is probed stage by stage: each stage is asked at once for every
+    /// key no newer stage has found, through its own batch path (which may partition the
+    /// batch, as Filter does), rather than chunk by chunk on the direct path. The keys still
+    /// unanswered are kept in scratch memory between calls (13 bytes per key, at most as many
+    /// bytes as Filter's scratch cap for a filter of bytes(); a larger batch goes in parts),
+    /// taken by one probe at a time: a concurrent probe of the same filter goes chunk by chunk.
+    /// Bytes held by that scratch and by every stage's (Filter::scratch_bytes), as of the end
+    /// of the last calls that used them.
+    std::size_t scratch_bytes() const noexcept;
+    /// Gives that scratch and every stage's back (the next such probe allocates it again).
+    void release_scratch() noexcept;
+
     friend bool operator==(const ScalableFilter& a, const ScalableFilter& b) noexcept;
 
     // ---- persistence (the family file format, kind "scalable") -------------------------
@@ -140,6 +154,9 @@ private:
     void insert_keys(std::span<const Key> keys);
     template <class Key, bool Hashed = false>
     void contains_keys(std::span<const Key> keys, std::span<std::uint8_t> out) const;
+    /// The stage-by-stage probe (see scratch_bytes) where it applies; false where it does not.
+    template <bool Hashed>
+    bool probe_by_stage_if_it_pays(std::span<const std::uint64_t> keys, std::span<std::uint8_t> out) const;
     template <class Key, bool Hashed = false>
     std::size_t count_keys(std::span<const Key> keys) const;
     /// For load(): params validated and the first stage sized already.
@@ -155,6 +172,19 @@ private:
     KeyKinds key_kinds_ = KeyKinds::none();
     std::vector<Filter> stages_;
     std::vector<std::uint64_t> sizes_;  // keys inserted into each stage
+
+    struct Scratch;  // the stage-by-stage probe's memory (src/filters/scalable.cpp)
+    /// A copy starts with scratch of its own, empty; a moved-from filter has none.
+    struct ScratchPtr {
+        std::unique_ptr<Scratch> p;
+        ScratchPtr();
+        ScratchPtr(const ScratchPtr&);
+        ScratchPtr& operator=(const ScratchPtr&) noexcept { return *this; }
+        ScratchPtr(ScratchPtr&&) noexcept;
+        ScratchPtr& operator=(ScratchPtr&&) noexcept;
+        ~ScratchPtr();
+    };
+    ScratchPtr scratch_;
 };
 
 // The bulk key forms (key_forms.hpp) are instantiated in the library.

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <istream>
+#include <limits>
 #include <memory>
 #include <numeric>
 #include <ostream>
@@ -14,6 +15,7 @@
 #include "engine/engine.hpp"
 #include "engine/machine.hpp"
 #include "engine/parallel.hpp"
+#include "engine/scratch.hpp"
 #include "filters/key_forms.hpp"
 #include "filters/key_hashes.hpp"
 #include "filters/storage.hpp"
@@ -75,6 +77,16 @@ void ScalableParams::validate() const {
     if (!layout::is_known(shape)) throw Error("scalable filter: unknown shape");
 }
 
+// The bound on it is the probe's (scratch_cap below), so the arena's own is none.
+struct ScalableFilter::Scratch : detail::BatchScratch {
+    Scratch() : BatchScratch(std::numeric_limits<std::size_t>::max()) {}
+};
+ScalableFilter::ScratchPtr::ScratchPtr() : p(std::make_unique<Scratch>()) {}
+ScalableFilter::ScratchPtr::ScratchPtr(const ScratchPtr&) : ScratchPtr() {}
+ScalableFilter::ScratchPtr::ScratchPtr(ScratchPtr&&) noexcept = default;
+ScalableFilter::ScratchPtr& ScalableFilter::ScratchPtr::operator=(ScratchPtr&&) noexcept = default;
+ScalableFilter::ScratchPtr::~ScratchPtr() = default;
+
 ScalableFilter::ScalableFilter(const ScalableParams& params, const Hashing& hashing, Backend backend)
     : params_(params), hashing_(hashing), backend_(backend) {
     params_.validate();
@@ -92,7 +104,7 @@ ScalableFilter::ScalableFilter(const ScalableParams& params, const Hashing& hash
 ScalableFilter::ScalableFilter(ScalableFilter&& other) noexcept
     : params_(other.params_), hashing_(other.hashing_), backend_(other.backend_), threads_(other.threads_),
       key_kinds_(std::exchange(other.key_kinds_, KeyKinds::none())), stages_(std::move(other.stages_)),
-      sizes_(std::move(other.sizes_)) {
+      sizes_(std::move(other.sizes_)), scratch_(std::move(other.scratch_)) {
     other.stages_.clear();  // a moved-from vector is only "valid": make it empty
     other.sizes_.clear();
 }
@@ -181,6 +193,67 @@ std::size_t or_answers(std::uint8_t* dst, const std::uint8_t* hits, std::size_t 
     return found;
 }
 
+/// Memory of a stage-by-stage probe of n keys: the keys still asked and their positions in the
+/// batch once compacted, and a stage's answers.
+struct ByStage {
+    static constexpr std::size_t bytes_per_key = sizeof(std::uint64_t) + sizeof(std::uint32_t) + 1;
+    std::uint64_t* kept;
+    std::uint32_t* position;
+    std::uint8_t* hits;
+    ByStage(std::byte* mem, std::size_t n)
+        : kept(reinterpret_cast<std::uint64_t*>(mem)),
+          position(reinterpret_cast<std::uint32_t*>(mem + n * sizeof(std::uint64_t))),
+          hits(reinterpret_cast<std::uint8_t*>(mem + n * (sizeof(std::uint64_t) + sizeof(std::uint32_t)))) {}
+};
+
+/// Probes n 64-bit values stage by stage, newest first (stage 0 here): probe(s, values, m,
+/// answers) asks stage s for m values at once, and the values some stage found are dropped
+/// (compacted into m.kept, with their positions) by the chunked probe's rule
+/// (ScalableFilter::contains_keys). dst: one answer per value. A stage's answers are ORed in
+/// on t threads (the stages' own calls take theirs): on one, that pass was a serial part of
+/// every stage.
+template <class Probe>
+void probe_by_stage(std::size_t stages, const std::uint64_t* values, std::size_t n, std::uint8_t* dst, const ByStage& m,
+                    unsigned t, Probe&& probe) {
+    probe(0, values, n, dst);
+    const std::uint64_t* asked = values;
+    std::size_t left = n;
+    auto found = static_cast<std::size_t>(std::count(dst, dst + n, 1));
+    std::vector<std::size_t> found_by(t);
+    for (std::size_t s = 1; s < stages; ++s) {
+        if (found * (stages - s) >= left) {
+            std::size_t kept = 0;
+            for (std::size_t j = 0; j < left; ++j) {
+                const std::uint32_t p = asked == values ? static_cast<std::uint32_t>(j) : m.position[j];
+                m.kept[kept] = asked[j];
+                m.position[kept] = p;
+                kept += dst[p] ^ 1u;
+            }
+            asked = m.kept;
+            left = kept;
+            found = 0;
+            if (left == 0) return;
+        }
+        probe(s, asked, left, m.hits);
+        const bool moved = asked != values;
+        // Each value's answer is its own byte of dst: the parts never write the same one.
+        detail::each_thread(t, [&](unsigned v) {
+            const detail::Range r = detail::part(left, t, v, 64);
+            std::size_t f = 0;
+            if (moved) {
+                for (std::size_t j = r.begin; j < r.end; ++j) {
+                    dst[m.position[j]] |= m.hits[j];
+                    f += m.hits[j];
+                }
+            } else {
+                f = or_answers(dst + r.begin, m.hits + r.begin, r.size());
+            }
+            found_by[v] = f;
+        });
+        for (const std::size_t f : found_by) found += f;
+    }
+}
+
 }  // namespace
 
 // Probes. The stages share the hashing, so each key is hashed once for all of them, a chunk
@@ -193,6 +266,50 @@ std::size_t or_answers(std::uint8_t* dst, const std::uint8_t* hits, std::size_t 
 // keys (each stage kept in cache over a longer run) measured no faster (bench/RESULTS.md).
 // Threads split the batch (CPU engines). The stages are probed on the direct path: a chunk
 // brings too few keys per cache line of a stage larger than the cache for the partitioned one.
+// So a large batch of 64-bit values, where some stage would not take the direct path for it,
+// goes stage by stage instead (scalable.hpp, scratch_bytes): each stage asked once for all the
+// keys left, through its own batch path. Out of cache that took 35.6-44.7 ns/key where the
+// chunked probe took 46.8-48.8 and the stages alone 42.7-55.1 (100M keys in 7 stages, 20M
+// probes, 50% hits, one thread), but only with its 13 bytes per key kept between calls:
+// allocated in each call, 38.0-58.3 (bench/RESULTS.md).
+template <bool Hashed>
+bool ScalableFilter::probe_by_stage_if_it_pays(std::span<const std::uint64_t> keys, std::span<std::uint8_t> out) const {
+    constexpr std::size_t min_keys = std::size_t(1) << 17;  // below, every stage runs direct
+    const std::size_t n = keys.size();
+    if (n < min_keys || detail::blocked_kernels(backend_).backend == Backend::cuda || !scratch_.p) return false;
+    if (std::all_of(stages_.begin(), stages_.end(),
+                    [&](const Filter& s) { return s.batch_path_for(n, false) == BatchPath::direct; }))
+        return false;
+    // Parts of at most the cap, and few enough keys for 32-bit positions.
+    const std::size_t cap = detail::BatchScratch::default_limit(bytes()) / ByStage::bytes_per_key;
+    const std::size_t part = std::min<std::size_t>({n, cap, std::numeric_limits<std::uint32_t>::max()});
+    if (part < min_keys) return false;
+    detail::BatchScratch::Lease lease(scratch_.p.get(), 1);
+    if (!lease) return false;  // another probe of this filter has it
+    std::byte* mem = nullptr;
+    try {
+        mem = lease.arena(0).get(part * ByStage::bytes_per_key);
+    } catch (const std::bad_alloc&) {
+        return false;
+    }
+    const ByStage m(mem, part);
+    const std::size_t last = stages_.size();
+    for (std::size_t b = 0; b < n; b += part) {
+        const std::size_t len = std::min(part, n - b);
+        probe_by_stage(last, keys.data() + b, len, out.data() + b, m, detail::threads_for(len, detail::resolve_threads(threads_)),
+                       [&](std::size_t s, const std::uint64_t* v, std::size_t count, std::uint8_t* answers) {
+                           const Filter& stage = stages_[last - 1 - s];
+                           const std::span<const std::uint64_t> asked(v, count);
+                           const std::span<std::uint8_t> to(answers, count);
+                           if constexpr (Hashed)
+                               stage.contains_hashes(asked, to);
+                           else
+                               stage.contains(asked, to);
+                       });
+    }
+    return true;
+}
+
 template <class Key, bool Hashed>
 void ScalableFilter::contains_keys(std::span<const Key> keys, std::span<std::uint8_t> out) const {
     if (keys.size() != out.size())
@@ -203,6 +320,8 @@ void ScalableFilter::contains_keys(std::span<const Key> keys, std::span<std::uin
     }
     if (keys.empty()) return;
     const auto& kernels = detail::blocked_kernels(backend_);
+    if constexpr (std::is_same_v<Key, std::uint64_t>)
+        if (probe_by_stage_if_it_pays<Hashed>(keys, out)) return;
     // Newest first; probes only read the blocks. A stage larger than L2 is prefetched as the
     // batch layer prefetches any such filter (without, each of its keys waited on memory).
     const detail::Machine& machine = detail::machine();
@@ -321,6 +440,17 @@ std::uint64_t ScalableFilter::bytes() const noexcept {
     std::uint64_t b = 0;
     for (const auto& s : stages_) b += s.params().bytes();
     return b;
+}
+
+std::size_t ScalableFilter::scratch_bytes() const noexcept {
+    std::size_t held = scratch_.p ? scratch_.p->held() : 0;
+    for (const auto& s : stages_) held += s.scratch_bytes();
+    return held;
+}
+
+void ScalableFilter::release_scratch() noexcept {
+    if (scratch_.p) scratch_.p->release();
+    for (auto& s : stages_) s.release_scratch();
 }
 
 bool operator==(const ScalableFilter& a, const ScalableFilter& b) noexcept {
