@@ -77,7 +77,7 @@ void ScalableParams::validate() const {
     if (!layout::is_known(shape)) throw Error("scalable filter: unknown shape");
 }
 
-// The bound on it is the probe's (scratch_cap below), so the arena's own is none.
+// The probe bounds what it takes (probe_by_stage_if_it_pays), so the scratch's own cap is none.
 struct ScalableFilter::Scratch : detail::BatchScratch {
     Scratch() : BatchScratch(std::numeric_limits<std::size_t>::max()) {}
 };
@@ -268,8 +268,8 @@ void probe_by_stage(std::size_t stages, const std::uint64_t* values, std::size_t
 // brings too few keys per cache line of a stage larger than the cache for the partitioned one.
 // So a large batch of 64-bit values, where some stage would not take the direct path for it,
 // goes stage by stage instead (scalable.hpp, scratch_bytes): each stage asked once for all the
-// keys left, through its own batch path. Out of cache that took 35.6-44.7 ns/key where the
-// chunked probe took 46.8-48.8 and the stages alone 42.7-55.1 (100M keys in 7 stages, 20M
+// keys left, through its own batch path. Out of cache that took 36.9-44.3 ns/key where the
+// chunked probe took 45.3-52.7 and the stages alone 40.2-52.5 (100M keys in 7 stages, 20M
 // probes, 50% hits, one thread), but only with its 13 bytes per key kept between calls:
 // allocated in each call, 38.0-58.3 (bench/RESULTS.md).
 template <bool Hashed>
