@@ -237,6 +237,8 @@ struct Type<bb::ScalableFilter> {
         EXPECT_GT(e.stage_capacity(1), 0u);  // from the params, which stay
         EXPECT_GT(e.stage_fpr(1), 0.0);
         EXPECT_GT(e.fpr_bound(), 0.0);
+        EXPECT_EQ(e.scratch_bytes(), 0u);  // a moved-from filter has no scratch
+        e.release_scratch();
     }
 };
 
