@@ -193,6 +193,33 @@ std::size_t or_answers(std::uint8_t* dst, const std::uint8_t* hits, std::size_t 
     return found;
 }
 
+/// Compacts the `left` values still asked, from[0, left), into to[0, kept) (to may be from):
+/// those whose answer in dst is still 0, with their positions in dst (position[j] already holds
+/// value j's when `moved`, else j is its own). Returns kept.
+std::size_t keep_unanswered(const std::uint64_t* from, std::uint64_t* to, std::uint32_t* position, bool moved,
+                            const std::uint8_t* dst, std::size_t left) {
+    std::size_t kept = 0;
+    for (std::size_t j = 0; j < left; ++j) {
+        const std::uint32_t p = moved ? position[j] : static_cast<std::uint32_t>(j);
+        to[kept] = from[j];
+        position[kept] = p;
+        kept += dst[p] ^ 1u;
+    }
+    return kept;
+}
+
+/// ORs a stage's answers hits[0, m) into dst: at the positions pos[0, m) of compacted values,
+/// or (pos null) into dst[0, m) in order. Returns how many it found.
+std::size_t or_found(std::uint8_t* dst, const std::uint8_t* hits, const std::uint32_t* pos, std::size_t m) {
+    if (pos == nullptr) return or_answers(dst, hits, m);
+    std::size_t found = 0;
+    for (std::size_t j = 0; j < m; ++j) {
+        dst[pos[j]] |= hits[j];
+        found += hits[j];
+    }
+    return found;
+}
+
 /// Memory of a stage-by-stage probe of n keys: the keys still asked and their positions in the
 /// batch once compacted, and a stage's answers.
 struct ByStage {
@@ -222,15 +249,8 @@ void probe_by_stage(std::size_t stages, const std::uint64_t* values, std::size_t
     std::vector<std::size_t> found_by(t);
     for (std::size_t s = 1; s < stages; ++s) {
         if (found * (stages - s) >= left) {
-            std::size_t kept = 0;
-            for (std::size_t j = 0; j < left; ++j) {
-                const std::uint32_t p = asked == values ? static_cast<std::uint32_t>(j) : m.position[j];
-                m.kept[kept] = asked[j];
-                m.position[kept] = p;
-                kept += dst[p] ^ 1u;
-            }
+            left = keep_unanswered(asked, m.kept, m.position, asked != values, dst, left);
             asked = m.kept;
-            left = kept;
             found = 0;
             if (left == 0) return;
         }
@@ -239,16 +259,8 @@ void probe_by_stage(std::size_t stages, const std::uint64_t* values, std::size_t
         // Each value's answer is its own byte of dst: the parts never write the same one.
         detail::each_thread(t, [&](unsigned v) {
             const detail::Range r = detail::part(left, t, v, 64);
-            std::size_t f = 0;
-            if (moved) {
-                for (std::size_t j = r.begin; j < r.end; ++j) {
-                    dst[m.position[j]] |= m.hits[j];
-                    f += m.hits[j];
-                }
-            } else {
-                f = or_answers(dst + r.begin, m.hits + r.begin, r.size());
-            }
-            found_by[v] = f;
+            found_by[v] = or_found(moved ? dst : dst + r.begin, m.hits + r.begin, moved ? m.position + r.begin : nullptr,
+                                   r.size());
         });
         for (const std::size_t f : found_by) found += f;
     }
@@ -372,14 +384,7 @@ void ScalableFilter::contains_keys(std::span<const Key> keys, std::span<std::uin
                         position_buf = std::make_unique_for_overwrite<std::uint32_t[]>(scratch);
                         position = position_buf.get();
                     }
-                    std::size_t kept = 0;
-                    for (std::size_t j = 0; j < left; ++j) {
-                        const std::uint32_t p = moved ? position[j] : static_cast<std::uint32_t>(j);
-                        hashes[kept] = hashes[j];
-                        position[kept] = p;
-                        kept += dst[p] ^ 1u;
-                    }
-                    left = kept;
+                    left = keep_unanswered(hashes, hashes, position, moved, dst, left);
                     moved = true;
                     found = 0;
                     if (left == 0) break;
@@ -387,14 +392,7 @@ void ScalableFilter::contains_keys(std::span<const Key> keys, std::span<std::uin
                 for (std::size_t b = 0; b < left; b += piece) {
                     const std::size_t m = std::min(piece, left - b);
                     kernels.contains_bytes(stages[s], hashes + b, m, hashed, hits);
-                    if (moved) {
-                        for (std::size_t j = 0; j < m; ++j) {
-                            dst[position[b + j]] |= hits[j];
-                            found += hits[j];
-                        }
-                    } else {
-                        found += or_answers(dst + b, hits, m);
-                    }
+                    found += or_found(moved ? dst : dst + b, hits, moved ? position + b : nullptr, m);
                 }
             }
         }
