@@ -42,23 +42,31 @@ void on_threads(Body&& body) {
 }
 
 /// On `threads` threads at once: thread 0 calls ask() over and over while each of the others
-/// probes f for `keys` three times and must get `expect`.
-template <class F, class Ask>
-void probe_while_asking(const F& f, const std::vector<std::uint64_t>& keys, const std::vector<std::uint8_t>& expect,
-                        Ask&& ask) {
+/// calls probe(t) three times.
+template <class Probe, class Ask>
+void probe_while_asking(Probe&& probe, Ask&& ask) {
     std::atomic<unsigned> probing{threads - 1};
     on_threads([&](unsigned t) {
         if (t == 0) {
             while (probing.load(std::memory_order_acquire) != 0) ask();
             return;
         }
-        std::vector<std::uint8_t> got(keys.size());
-        for (int call = 0; call < 3; ++call) {
-            f.contains(keys, got);
-            EXPECT_EQ(got, expect);
-        }
+        for (int call = 0; call < 3; ++call) probe(t);
         probing.fetch_sub(1, std::memory_order_release);
     });
+}
+
+/// probe_while_asking where each probe asks f for `keys` and must get `expect`.
+template <class F, class Ask>
+void probe_while_asking(const F& f, const std::vector<std::uint64_t>& keys, const std::vector<std::uint8_t>& expect,
+                        Ask&& ask) {
+    probe_while_asking(
+        [&](unsigned) {
+            std::vector<std::uint8_t> got(keys.size());
+            f.contains(keys, got);
+            EXPECT_EQ(got, expect);
+        },
+        ask);
 }
 
 /// Thread t's morsel of keys: every threads-th key from t, so morsels interleave in the filter.
@@ -222,15 +230,26 @@ TEST(FilterScratch, ScratchBytesMayBeAskedWhileProbesRun) {
     EXPECT_EQ(f.scratch_bytes(), 0u);
 }
 
+namespace {
+
+/// A scalable filter grown from 20K keys by 400K of seed `seed` (5 stages), probing on one
+/// thread.
+bb::ScalableFilter grown_scalable(std::uint64_t seed) {
+    bb::ScalableParams sp;
+    sp.initial_capacity = 20'000;
+    bb::ScalableFilter f(sp);
+    f.insert(bb::testing::random_keys(400'000, seed, 0));
+    f.set_threads(1);
+    return f;
+}
+
+}  // namespace
+
 TEST(ScalableScratch, ProbesShareItAndScratchBytesMayBeAskedMeanwhile) {
     // Large batches go stage by stage (BATCHBLOOM_BATCH_PATH=partitioned says no stage runs
     // direct): one probe at a time holds the filter's scratch, the others go chunk by chunk,
     // and all give the chunked probe's answers.
-    bb::ScalableParams sp;
-    sp.initial_capacity = 20'000;
-    bb::ScalableFilter f(sp);
-    f.insert(bb::testing::random_keys(400'000, 72, 0));
-    f.set_threads(1);
+    bb::ScalableFilter f = grown_scalable(72);
     auto keys = bb::testing::random_keys(200'000, 72, 0);
     const auto absent = bb::testing::random_keys(100'000, 73, 1);
     std::copy(absent.begin(), absent.end(), keys.begin() + 100'000);
@@ -243,4 +262,29 @@ TEST(ScalableScratch, ProbesShareItAndScratchBytesMayBeAskedMeanwhile) {
     EXPECT_GE(f.scratch_bytes(), keys.size() * 13);
     f.release_scratch();
     EXPECT_EQ(f.scratch_bytes(), 0u);
+}
+
+TEST(ScalableScratch, ItsStagesProbedAtOnceShareOnePartitioningScratch) {
+    // A scalable filter's stages partition in one scratch. Probed at once, each caller thread
+    // asking its own stage on the partitioned path, one of them at a time holds it and the
+    // others run direct, all with the direct path's answers.
+    const bb::ScalableFilter f = grown_scalable(74);
+    ASSERT_GE(f.stages().size(), threads);
+    const auto keys = bb::testing::random_keys(200'000, 74, 0);
+    const auto stage = [&](unsigned t) -> const Filter& { return f.stages()[f.stages().size() - t]; };
+    std::vector<std::vector<std::uint8_t>> expect(threads, std::vector<std::uint8_t>(keys.size()));
+    ASSERT_EQ(setenv("BATCHBLOOM_BATCH_PATH", "direct", 1), 0);
+    for (unsigned t = 1; t < threads; ++t) stage(t).contains(keys, expect[t]);
+    ASSERT_EQ(setenv("BATCHBLOOM_BATCH_PATH", "partitioned", 1), 0);
+    probe_while_asking(
+        [&](unsigned t) {
+            std::vector<std::uint8_t> got(keys.size());
+            stage(t).contains(keys, got);
+            EXPECT_EQ(got, expect[t]);
+        },
+        [&] { EXPECT_LE(f.scratch_bytes(), f.scratch_limit()); });
+    ASSERT_EQ(unsetenv("BATCHBLOOM_BATCH_PATH"), 0);
+    const std::size_t shared = f.stages().front().scratch_bytes();
+    EXPECT_GT(shared, 0u);
+    for (const Filter& s : f.stages()) EXPECT_EQ(s.scratch_bytes(), shared);
 }

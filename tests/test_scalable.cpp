@@ -229,32 +229,44 @@ TEST(Scalable, BulkProbeIsEveryStageAskedAlone) {
     }
 }
 
+namespace {
+
+/// A filter grown to at least 6 stages by 1M keys, and 300K queries (half of them inserted,
+/// half absent) with the answers of asking every stage.
+struct GrownFilter {
+    ScalableFilter f{small_params(20'000)};
+    std::vector<std::uint64_t> queries = bb::testing::random_keys(300'000, 31, 0);
+    std::vector<std::uint8_t> want;
+    GrownFilter() {
+        f.insert(bb::testing::random_keys(1'000'000, 31, 0));
+        EXPECT_GE(f.stages().size(), 6u);
+        const auto absent = bb::testing::random_keys(150'000, 32, 1);
+        std::copy(absent.begin(), absent.end(), queries.begin() + 150'000);
+        for (auto q : queries) {
+            bool any = false;
+            for (const auto& stage : f.stages()) any = any || stage.contains(q);
+            want.push_back(any);
+        }
+    }
+};
+
+}  // namespace
+
 TEST(Scalable, LargeBatchesGoStageByStageAndKeepTheirScratchUntilReleased) {
     // A batch of 300K keys is probed stage by stage (each stage asked for every key not yet
     // found, through its own batch path) wherever some stage would not run it direct.
     // BATCHBLOOM_BATCH_PATH decides that here, whatever this machine measures: partitioned for
     // every stage, then direct for every stage (chunk by chunk).
-    ScalableFilter f(small_params(20'000));
-    f.insert(bb::testing::random_keys(1'000'000, 31, 0));
-    ASSERT_GE(f.stages().size(), 6u);
-    auto queries = bb::testing::random_keys(300'000, 31, 0);
-    const auto absent = bb::testing::random_keys(150'000, 32, 1);
-    std::copy(absent.begin(), absent.end(), queries.begin() + 150'000);
+    GrownFilter grown;
+    ScalableFilter& f = grown.f;
+    const auto& queries = grown.queries;
+    const auto& want = grown.want;
     std::vector<std::uint64_t> hashes;
-    std::vector<std::uint8_t> want;
-    for (auto q : queries) {
-        hashes.push_back(f.hash(q));
-        bool any = false;
-        for (const auto& stage : f.stages()) any = any || stage.contains(q);
-        want.push_back(any);
-    }
+    for (auto q : queries) hashes.push_back(f.hash(q));
     ASSERT_GT(std::count(want.begin() + 150'000, want.end(), 1), 10);  // false positives too
-    // The probe's own scratch: what the filter holds beyond its stages' partitioning scratch.
-    const auto own = [](const ScalableFilter& g) {
-        std::size_t stages = 0;
-        for (const auto& s : g.stages()) stages += s.scratch_bytes();
-        return g.scratch_bytes() - stages;
-    };
+    // The probe's own scratch: what the filter holds beyond the partitioning scratch its
+    // stages share.
+    const auto own = [](const ScalableFilter& g) { return g.scratch_bytes() - g.stages().front().scratch_bytes(); };
     f.release_scratch();
     EXPECT_EQ(f.scratch_bytes(), 0u);
     for (const char* path : {"partitioned", "direct"}) {
@@ -291,6 +303,67 @@ TEST(Scalable, LargeBatchesGoStageByStageAndKeepTheirScratchUntilReleased) {
         f.release_scratch();
         EXPECT_EQ(f.scratch_bytes(), 0u);
     }
+    ASSERT_EQ(unsetenv("BATCHBLOOM_BATCH_PATH"), 0);
+}
+
+TEST(Scalable, StagesShareOnePartitioningScratchAndTheFilterHasOneLimit) {
+    GrownFilter grown;
+    ScalableFilter& f = grown.f;
+    const auto& queries = grown.queries;
+    const auto& want = grown.want;
+    // By default each half is Filter's default cap for a filter of the whole size.
+    const std::size_t half = f.stages().front().scratch_limit();
+    EXPECT_GE(half, std::size_t(256) << 20);
+    EXPECT_EQ(f.scratch_limit(), 2 * half);
+    for (const auto& s : f.stages()) EXPECT_EQ(s.scratch_limit(), half);
+
+    ASSERT_EQ(setenv("BATCHBLOOM_BATCH_PATH", "partitioned", 1), 0);
+    const auto probe_and_check = [&](const ScalableFilter& g) {
+        std::vector<std::uint8_t> out(queries.size(), 7);
+        g.contains(queries, out);
+        EXPECT_EQ(out, want);
+    };
+    f.set_threads(2);
+    probe_and_check(f);
+    // Every stage partitioned the keys left for it in the same memory: each reports it, the
+    // filter counts it once beside the probe's own 13 bytes per key.
+    const std::size_t shared = f.stages().front().scratch_bytes();
+    EXPECT_GT(shared, 0u);
+    for (const auto& s : f.stages()) EXPECT_EQ(s.scratch_bytes(), shared);
+    EXPECT_GE(f.scratch_bytes(), shared + queries.size() * 13);
+    EXPECT_LE(f.scratch_bytes(), f.scratch_limit());
+
+    // A limit set is shared out half and half, what is held above it is given back, and it
+    // holds for stages added later and for copies.
+    const std::size_t limit = std::size_t(8) << 20;  // the probe's half takes the batch in one part
+    f.set_scratch_limit(limit);
+    EXPECT_EQ(f.scratch_limit(), limit);
+    EXPECT_LE(f.scratch_bytes(), limit);
+    probe_and_check(f);
+    EXPECT_GE(f.scratch_bytes(), queries.size() * 13);
+    EXPECT_LE(f.scratch_bytes(), limit);
+    const std::size_t stages_before = f.stages().size();
+    f.insert(bb::testing::random_keys(2'000'000, 33, 0));
+    ASSERT_GT(f.stages().size(), stages_before);
+    EXPECT_EQ(f.scratch_limit(), limit);
+    EXPECT_EQ(f.stages().back().scratch_limit(), limit / 2);
+    EXPECT_LE(f.scratch_bytes(), limit);
+    const ScalableFilter copy = f;
+    EXPECT_EQ(copy.scratch_limit(), limit);
+    EXPECT_EQ(copy.scratch_bytes(), 0u);
+
+    // Too small a half for a stage-by-stage part of 128K keys: chunk by chunk, holding none
+    // of its own; 0: nothing held at all, the stages run direct.
+    ScalableFilter g = GrownFilter().f;
+    for (const std::size_t small : {std::size_t(2) << 20, std::size_t(0)}) {
+        SCOPED_TRACE(small);
+        g.set_scratch_limit(small);
+        probe_and_check(g);
+        EXPECT_EQ(g.scratch_bytes(), g.stages().front().scratch_bytes());
+        EXPECT_LE(g.scratch_bytes(), small);
+    }
+    g.insert(bb::testing::random_keys(300'000, 34, 0));
+    EXPECT_EQ(g.scratch_bytes(), 0u);
     ASSERT_EQ(unsetenv("BATCHBLOOM_BATCH_PATH"), 0);
 }
 

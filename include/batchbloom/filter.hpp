@@ -242,8 +242,11 @@ private:
     BatchPath path_ = BatchPath::automatic;
     KeyKinds key_kinds_ = KeyKinds::none();
     AlignedBuffer storage_;  // params_.bytes() bytes (read-only if mapped), empty only after a move
-    struct Scratch;                    // the partitioned path's memory (src/engine/scratch.hpp)
-    std::unique_ptr<Scratch> scratch_;  // null only when moved from
+    struct Scratch;  // the partitioned path's memory (src/engine/scratch.hpp)
+    /// Null only when moved from. The filter's own, except in a scalable filter, whose stages
+    /// (asked one at a time) share one (ScalableFilter::set_scratch_limit).
+    std::shared_ptr<Scratch> scratch_;
+    friend class ScalableFilter;
 };
 
 // The bulk key forms (key_forms.hpp) are instantiated in the library.

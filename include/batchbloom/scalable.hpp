@@ -26,6 +26,7 @@
 #include <filesystem>
 #include <iosfwd>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -65,8 +66,9 @@ public:
     explicit ScalableFilter(const ScalableParams& params, const Hashing& hashing = {},
                             Backend backend = Backend::automatic);
 
-    ScalableFilter(const ScalableFilter&) = default;
-    ScalableFilter& operator=(const ScalableFilter&) = default;
+    /// A copy has scratch of its own (none held yet) and the same scratch limit.
+    ScalableFilter(const ScalableFilter& other);
+    ScalableFilter& operator=(const ScalableFilter& other);
     /// A moved-from scalable filter is empty, as a moved-from Filter is (filter.hpp, "After a
     /// move"): no stages, size() 0, bytes() 0; probes answer 0, predicted_fpr() is 0; insert
     /// and save throw Error.
@@ -130,14 +132,22 @@ public:
     /// larger than the cache is probed stage by stage: each stage is asked at once for every
     /// key no newer stage has found, through its own batch path (which may partition the
     /// batch, as Filter does), rather than chunk by chunk on the direct path. The keys still
-    /// unanswered are kept in scratch memory between calls (13 bytes per key, at most as many
-    /// bytes as Filter's scratch cap for a filter of bytes(); a larger batch goes in parts),
-    /// taken by one probe at a time: a concurrent probe of the same filter goes chunk by chunk.
-    /// Bytes held by that scratch and by every stage's (Filter::scratch_bytes), as of the end
-    /// of the last calls that used them.
+    /// unanswered are kept in scratch memory between calls (13 bytes per key, at most its half
+    /// of scratch_limit(); a larger batch goes in parts), taken by one probe at a time: a
+    /// concurrent probe of the same filter goes chunk by chunk. The stages' partitioned path
+    /// (Filter::set_scratch_limit) works in one scratch they all share, since they are asked one
+    /// at a time: it holds what the largest call needs, not the sum of every stage's.
+    /// Bytes held by the two, as of the end of the last calls that used them.
     std::size_t scratch_bytes() const noexcept;
-    /// Gives that scratch and every stage's back (the next such probe allocates it again).
+    /// Gives both back (the next calls that need them allocate them again).
     void release_scratch() noexcept;
+    /// The most the two may hold together, half each: the probe's keys of a part, the stages'
+    /// partitioned rounds (a round too small to pay runs direct, and a part too small for a
+    /// stage-by-stage probe goes chunk by chunk; 0: neither ever holds any). By default each
+    /// half is Filter's default cap for a filter of bytes(), growing as stages are added; a
+    /// limit set stays as set. Lowering it below what is held gives the excess back.
+    void set_scratch_limit(std::size_t bytes);
+    std::size_t scratch_limit() const noexcept;
 
     friend bool operator==(const ScalableFilter& a, const ScalableFilter& b) noexcept;
 
@@ -164,6 +174,8 @@ private:
     Params stage_params(std::size_t i) const;
     void add_stage();
     void add_stage(const Params& params);
+    /// Points every stage at the first stage's scratch and sets the two halves' caps.
+    void share_scratch();
 
     ScalableParams params_;
     Hashing hashing_;
@@ -185,6 +197,7 @@ private:
         ~ScratchPtr();
     };
     ScratchPtr scratch_;
+    std::optional<std::size_t> scratch_limit_;  // set_scratch_limit's, if called
 };
 
 // The bulk key forms (key_forms.hpp) are instantiated in the library.

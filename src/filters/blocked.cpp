@@ -39,17 +39,17 @@ Filter::Filter(const Params& params, const Hashing& hashing, Backend backend)
     validate(hashing_);
     set_backend(backend);
     storage_ = detail::allocate_zeroed(params_.bytes(), "the filter");
-    scratch_ = std::make_unique<Scratch>(params_.bytes());
+    scratch_ = std::make_shared<Scratch>(params_.bytes());
 }
 
 Filter::Filter(const Params& params, const Hashing& hashing, const KeyKinds& kinds, AlignedBuffer storage)
     : params_(params), hashing_(hashing), key_kinds_(kinds), storage_(std::move(storage)),
-      scratch_(std::make_unique<Scratch>(params_.bytes())) {}
+      scratch_(std::make_shared<Scratch>(params_.bytes())) {}
 
 Filter::Filter(const Filter& other)
     : BulkSettings(other), params_(other.params_), hashing_(other.hashing_), path_(other.path_),
       key_kinds_(other.key_kinds_), storage_(detail::clone_storage(other.storage_, "the filter")),
-      scratch_(std::make_unique<Scratch>(params_.bytes())) {
+      scratch_(std::make_shared<Scratch>(params_.bytes())) {
     if (other.scratch_) scratch_->set_limit(other.scratch_limit());
 }
 

@@ -77,9 +77,9 @@ void ScalableParams::validate() const {
     if (!layout::is_known(shape)) throw Error("scalable filter: unknown shape");
 }
 
-// The probe bounds what it takes (probe_by_stage_if_it_pays), so the scratch's own cap is none.
+// Its cap is set by share_scratch, which every constructor calls (through add_stage).
 struct ScalableFilter::Scratch : detail::BatchScratch {
-    Scratch() : BatchScratch(std::numeric_limits<std::size_t>::max()) {}
+    Scratch() : BatchScratch(0) {}
 };
 ScalableFilter::ScratchPtr::ScratchPtr() : p(std::make_unique<Scratch>()) {}
 ScalableFilter::ScratchPtr::ScratchPtr(const ScratchPtr&) : ScratchPtr() {}
@@ -101,10 +101,21 @@ ScalableFilter::ScalableFilter(const ScalableParams& params, const Hashing& hash
     add_stage(first_stage);
 }
 
+ScalableFilter::ScalableFilter(const ScalableFilter& other)
+    : params_(other.params_), hashing_(other.hashing_), backend_(other.backend_), threads_(other.threads_),
+      key_kinds_(other.key_kinds_), stages_(other.stages_), sizes_(other.sizes_), scratch_limit_(other.scratch_limit_) {
+    share_scratch();  // the stages' copies each came with scratch of their own
+}
+
+ScalableFilter& ScalableFilter::operator=(const ScalableFilter& other) {
+    if (this != &other) *this = ScalableFilter(other);
+    return *this;
+}
+
 ScalableFilter::ScalableFilter(ScalableFilter&& other) noexcept
     : params_(other.params_), hashing_(other.hashing_), backend_(other.backend_), threads_(other.threads_),
       key_kinds_(std::exchange(other.key_kinds_, KeyKinds::none())), stages_(std::move(other.stages_)),
-      sizes_(std::move(other.sizes_)), scratch_(std::move(other.scratch_)) {
+      sizes_(std::move(other.sizes_)), scratch_(std::move(other.scratch_)), scratch_limit_(other.scratch_limit_) {
     other.stages_.clear();  // a moved-from vector is only "valid": make it empty
     other.sizes_.clear();
 }
@@ -134,6 +145,23 @@ void ScalableFilter::add_stage(const Params& params) {
     f.set_threads(threads_);
     stages_.push_back(std::move(f));
     sizes_.push_back(0);
+    share_scratch();
+}
+
+void ScalableFilter::share_scratch() {
+    const std::size_t half = scratch_limit_ ? *scratch_limit_ / 2 : detail::BatchScratch::default_limit(bytes());
+    if (scratch_.p) scratch_.p->set_limit(scratch_limit_ ? *scratch_limit_ - half : half);
+    for (Filter& s : stages_) s.scratch_ = stages_.front().scratch_;
+    if (!stages_.empty()) stages_.front().set_scratch_limit(half);
+}
+
+void ScalableFilter::set_scratch_limit(std::size_t bytes) {
+    scratch_limit_ = bytes;
+    share_scratch();
+}
+
+std::size_t ScalableFilter::scratch_limit() const noexcept {
+    return (scratch_.p ? scratch_.p->limit() : 0) + (stages_.empty() ? 0 : stages_.front().scratch_limit());
 }
 
 template <class Key, bool Hashed>
@@ -293,7 +321,7 @@ bool ScalableFilter::probe_by_stage_if_it_pays(std::span<const std::uint64_t> ke
                     [&](const Filter& s) { return s.batch_path_for(n, false) == BatchPath::direct; }))
         return false;
     // Parts of at most the cap, and few enough keys for 32-bit positions.
-    const std::size_t cap = detail::BatchScratch::default_limit(bytes()) / ByStage::bytes_per_key;
+    const std::size_t cap = scratch_.p->limit() / ByStage::bytes_per_key;
     const std::size_t part = std::min<std::size_t>({n, cap, std::numeric_limits<std::uint32_t>::max()});
     if (part < min_keys) return false;
     detail::BatchScratch::Lease lease(scratch_.p.get(), 1);
@@ -442,13 +470,13 @@ std::uint64_t ScalableFilter::bytes() const noexcept {
 
 std::size_t ScalableFilter::scratch_bytes() const noexcept {
     std::size_t held = scratch_.p ? scratch_.p->held() : 0;
-    for (const auto& s : stages_) held += s.scratch_bytes();
+    if (!stages_.empty()) held += stages_.front().scratch_bytes();  // every stage's
     return held;
 }
 
 void ScalableFilter::release_scratch() noexcept {
     if (scratch_.p) scratch_.p->release();
-    for (auto& s : stages_) s.release_scratch();
+    if (!stages_.empty()) stages_.front().release_scratch();  // every stage's
 }
 
 bool operator==(const ScalableFilter& a, const ScalableFilter& b) noexcept {
