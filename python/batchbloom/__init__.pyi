@@ -152,6 +152,21 @@ class _Saved(_Probed, Protocol):
     def __getstate__(self) -> bytes: ...
     def __setstate__(self, state: bytes) -> None: ...
 
+class _KeepsScratch(Protocol):
+    """Filters whose batch paths keep memory between calls: Filter and ScalableFilter. Like the
+    engine settings, not part of the filter's value."""
+
+    @property
+    def scratch_limit(self) -> int:
+        """Bytes of scratch the filter may keep between calls (0: none)."""
+    @scratch_limit.setter
+    def scratch_limit(self, n: int) -> None: ...
+    @property
+    def scratch_bytes(self) -> int:
+        """Bytes of scratch held now."""
+    def release_scratch(self) -> None:
+        """Gives the scratch back (the next bulk call that needs it allocates it again)."""
+
 class _Bitwise(_Saved, Protocol):
     """Filters whose bits combine: Filter and ClassicFilter."""
 
@@ -168,7 +183,7 @@ class _Bitwise(_Saved, Protocol):
     def __ior__(self, other: Self) -> Self: ...
     def __iand__(self, other: Self) -> Self: ...
 
-class Filter(_Bitwise):
+class Filter(_Bitwise, _KeepsScratch):
     """A blocked Bloom filter, built and probed in batches.
 
     Bulk calls (insert, contains, count) release the GIL and run on every core unless
@@ -263,7 +278,7 @@ class CountingFilter(_Saved):
     @property
     def params(self) -> Params: ...
 
-class ScalableFilter(_Saved):
+class ScalableFilter(_Saved, _KeepsScratch):
     """A scalable Bloom filter (Almeida et al. 2007): stages of growing capacity and tightening
     FPR; its FPR stays at or below fpr (the whole filter's) at any size."""
 

@@ -8,6 +8,7 @@
 #include <nanobind/stl/string_view.h>
 
 #include <filesystem>
+#include <limits>
 #include <memory>
 #include <vector>
 #include <optional>
@@ -326,6 +327,26 @@ void def_engine(nb::class_<Locked<F>>& cls, const char* backend_doc) {
                 write_locked(self, true, [&](F& f) { f.set_threads(t); });
             },
             nb::for_setter(nb::arg("value").none()), "Threads of the bulk calls; 0 = every core.");
+}
+
+/// scratch_limit, scratch_bytes and release_scratch() of a filter whose partitioned path keeps
+/// memory between calls (Filter, ScalableFilter): like the engine, not part of its value.
+template <class F>
+void def_scratch(nb::class_<Locked<F>>& cls, const char* limit_doc) {
+    using L = Locked<F>;
+    cls.def_prop_rw(
+           "scratch_limit", [](const L& self) { return self.filter.scratch_limit(); },
+           [](L& self, nb::handle bytes) {
+               const auto b = static_cast<std::size_t>(
+                   int_arg(bytes, "scratch_limit", 0, std::numeric_limits<std::size_t>::max()));
+               write_locked(self, true, [&](F& f) { f.set_scratch_limit(b); });
+           },
+           nb::for_setter(nb::arg("value").none()), limit_doc)
+        // Asked without the lock: it may be read while probes run.
+        .def_prop_ro("scratch_bytes", [](const L& self) { return self.filter.scratch_bytes(); },
+                     "Bytes of scratch held now, as of the end of the last bulk call that used it.")
+        .def("release_scratch", [](L& self) { write_locked(self, true, [](F& f) { f.release_scratch(); }); },
+             "Gives the scratch back (the next bulk call that needs it allocates it again).");
 }
 
 /// The fields a blocked filter's repr shares: "shape='word512', blocks=.., k=.., hash='xxh3', seed=..".

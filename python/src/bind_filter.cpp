@@ -69,6 +69,11 @@ void bind_filter(nb::module_& m) {
     def_engine(cls,
                "Engine of the bulk calls: 'auto' (resolved on each call) or an engine name. Not part of\n"
                "the filter's value: not saved, pickled or compared.");
+    def_scratch(cls,
+                "Bytes the partitioned batch path (large batches on filters beyond the cache) may keep\n"
+                "between calls, all threads together; default: the filter's size, at least 256 MiB.\n"
+                "Smaller means more rounds per batch; too small for a useful round (or 0) means the\n"
+                "direct path. Lowering it below what is held gives the excess back.");
     def_set_algebra(cls, "The union: bit for bit the filter of both key sets.",
                     "Bitwise AND: holds the common keys, with a higher FPR than a filter of them.");
     def_keys(cls);

@@ -98,6 +98,10 @@ void bind_scalable(nb::module_& m) {
              "Sum of the stages' predicted FPRs at their current loads.");
     def_hashing(cls);
     def_engine(cls, "Engine of every stage's bulk calls ('auto' or an engine name); not part of the value.");
+    def_scratch(cls,
+                "Bytes of scratch the filter may keep between calls, half for the keys a large probe\n"
+                "carries from stage to stage, half for the partitioned path its stages share; by\n"
+                "default each half is what a Filter of the whole size may keep. 0: none is kept.");
     def_keys(cls);
     def_value(cls);
 }

@@ -105,6 +105,27 @@ def test_copy_is_independent(keys):
         assert g != f
 
 
+def test_partitioned_scratch_is_kept_bounded_and_given_back(rng, monkeypatch):
+    # A filter beyond L2 probed on the partitioned path keeps its buckets between calls.
+    f = batchbloom.Filter(n=2_000_000, fpr=0.01)
+    keys = rng.integers(0, 2**64, size=400_000, dtype=np.uint64)
+    f.insert(keys)
+    f.release_scratch()  # whatever the insert's measured path kept
+    assert f.scratch_bytes == 0 and f.scratch_limit >= 256 << 20
+    monkeypatch.setenv("BATCHBLOOM_BATCH_PATH", "partitioned")
+    assert f.contains(keys).all()
+    held = f.scratch_bytes
+    assert 0 < held <= f.scratch_limit
+    assert f.contains(keys).all() and f.scratch_bytes == held  # reused, not grown again
+    f.scratch_limit = held // 4  # lowered below what is held: given back, answers the same
+    assert f.scratch_limit == held // 4 and f.scratch_bytes == 0
+    assert f.contains(keys).all() and f.scratch_bytes <= held // 4
+    f.release_scratch()
+    assert f.scratch_bytes == 0
+    with pytest.raises(batchbloom.Error):
+        f.scratch_limit = -1
+
+
 def test_no_len_no_hash():
     f = batchbloom.Filter(n=10, fpr=0.1)
     with pytest.raises(TypeError):

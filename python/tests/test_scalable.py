@@ -74,3 +74,32 @@ def test_total_fpr_holds_for_the_whole_filter(rng):
 def test_bad_params(kwargs):
     with pytest.raises(batchbloom.Error):
         batchbloom.ScalableFilter(**kwargs)
+
+
+def test_scratch_is_bounded_settable_and_given_back(rng, monkeypatch):
+    # Large probes go stage by stage; with every stage on the partitioned path they keep
+    # scratch between calls: the probe's and the stages' shared one, under one limit.
+    s = batchbloom.ScalableFilter(20_000)
+    inserted = rng.integers(0, 2**64, size=1_000_000, dtype=np.uint64)
+    s.insert(inserted)
+    queries = np.concatenate([inserted[:150_000], rng.integers(0, 2**64, size=150_000, dtype=np.uint64)])
+    want = s.contains(queries)
+    s.release_scratch()  # whatever the calls' measured paths kept
+    assert s.scratch_bytes == 0 and s.scratch_limit >= 2 * 256 << 20
+    monkeypatch.setenv("BATCHBLOOM_BATCH_PATH", "partitioned")
+    assert (s.contains(queries) == want).all()
+    assert 13 * queries.size <= s.scratch_bytes <= s.scratch_limit
+    s.scratch_limit = 8 << 20
+    assert s.scratch_limit == 8 << 20 and s.scratch_bytes <= 8 << 20
+    assert (s.contains(queries) == want).all() and 0 < s.scratch_bytes <= 8 << 20
+    s.release_scratch()
+    assert s.scratch_bytes == 0
+    s.scratch_limit = 0
+    assert (s.contains(queries) == want).all() and s.scratch_bytes == 0
+    # Not part of the value: a pickled copy is equal and holds none.
+    copy = pickle.loads(pickle.dumps(s))
+    assert copy == s and copy.scratch_bytes == 0
+    with pytest.raises(batchbloom.Error):
+        s.scratch_limit = -1
+    with pytest.raises((batchbloom.Error, TypeError)):
+        s.scratch_limit = "1G"
