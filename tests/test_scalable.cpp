@@ -316,11 +316,12 @@ TEST(Scalable, StagesShareOnePartitioningScratchAndTheFilterHasOneLimit) {
     EXPECT_GE(half, std::size_t(256) << 20);
     EXPECT_EQ(f.scratch_limit(), 2 * half);
     for (const auto& s : f.stages()) EXPECT_EQ(s.scratch_limit(), half);
+    ScalableFilter g = f;  // for the small limits below, before f takes more keys
 
     ASSERT_EQ(setenv("BATCHBLOOM_BATCH_PATH", "partitioned", 1), 0);
-    const auto probe_and_check = [&](const ScalableFilter& g) {
+    const auto probe_and_check = [&](const ScalableFilter& filter) {
         std::vector<std::uint8_t> out(queries.size(), 7);
-        g.contains(queries, out);
+        filter.contains(queries, out);
         EXPECT_EQ(out, want);
     };
     f.set_threads(2);
@@ -354,7 +355,6 @@ TEST(Scalable, StagesShareOnePartitioningScratchAndTheFilterHasOneLimit) {
 
     // Too small a half for a stage-by-stage part of 128K keys: chunk by chunk, holding none
     // of its own; 0: nothing held at all, the stages run direct.
-    ScalableFilter g = GrownFilter().f;
     for (const std::size_t small : {std::size_t(2) << 20, std::size_t(0)}) {
         SCOPED_TRACE(small);
         g.set_scratch_limit(small);
