@@ -74,7 +74,7 @@ public:
     /// and save throw Error.
     ScalableFilter(ScalableFilter&& other) noexcept;
     ScalableFilter& operator=(ScalableFilter&& other) noexcept;
-    ~ScalableFilter() = default;
+    ~ScalableFilter();
 
     const ScalableParams& params() const noexcept { return params_; }
     const Hashing& hashing() const noexcept { return hashing_; }
@@ -186,17 +186,8 @@ private:
     std::vector<std::uint64_t> sizes_;  // keys inserted into each stage
 
     struct Scratch;  // the stage-by-stage probe's memory (src/filters/scalable.cpp)
-    /// A copy starts with scratch of its own, empty; a moved-from filter has none.
-    struct ScratchPtr {
-        std::unique_ptr<Scratch> p;
-        ScratchPtr();
-        ScratchPtr(const ScratchPtr&);
-        ScratchPtr& operator=(const ScratchPtr&) noexcept { return *this; }
-        ScratchPtr(ScratchPtr&&) noexcept;
-        ScratchPtr& operator=(ScratchPtr&&) noexcept;
-        ~ScratchPtr();
-    };
-    ScratchPtr scratch_;
+    /// Every constructor makes its own, a copy's included; null only when moved from.
+    std::unique_ptr<Scratch> scratch_;
     std::optional<std::size_t> scratch_limit_;  // set_scratch_limit's, if called
 };
 

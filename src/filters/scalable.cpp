@@ -81,14 +81,9 @@ void ScalableParams::validate() const {
 struct ScalableFilter::Scratch : detail::BatchScratch {
     Scratch() : BatchScratch(0) {}
 };
-ScalableFilter::ScratchPtr::ScratchPtr() : p(std::make_unique<Scratch>()) {}
-ScalableFilter::ScratchPtr::ScratchPtr(const ScratchPtr&) : ScratchPtr() {}
-ScalableFilter::ScratchPtr::ScratchPtr(ScratchPtr&&) noexcept = default;
-ScalableFilter::ScratchPtr& ScalableFilter::ScratchPtr::operator=(ScratchPtr&&) noexcept = default;
-ScalableFilter::ScratchPtr::~ScratchPtr() = default;
 
 ScalableFilter::ScalableFilter(const ScalableParams& params, const Hashing& hashing, Backend backend)
-    : params_(params), hashing_(hashing), backend_(backend) {
+    : params_(params), hashing_(hashing), backend_(backend), scratch_(std::make_unique<Scratch>()) {
     params_.validate();
     validate(hashing_);
     if (backend != Backend::automatic) resolve_backend(backend);  // throws if unavailable
@@ -97,13 +92,14 @@ ScalableFilter::ScalableFilter(const ScalableParams& params, const Hashing& hash
 
 ScalableFilter::ScalableFilter(const ScalableParams& params, const Hashing& hashing, Backend backend,
                                const Params& first_stage)
-    : params_(params), hashing_(hashing), backend_(backend) {
+    : params_(params), hashing_(hashing), backend_(backend), scratch_(std::make_unique<Scratch>()) {
     add_stage(first_stage);
 }
 
 ScalableFilter::ScalableFilter(const ScalableFilter& other)
     : params_(other.params_), hashing_(other.hashing_), backend_(other.backend_), threads_(other.threads_),
-      key_kinds_(other.key_kinds_), stages_(other.stages_), sizes_(other.sizes_), scratch_limit_(other.scratch_limit_) {
+      key_kinds_(other.key_kinds_), stages_(other.stages_), sizes_(other.sizes_), scratch_(std::make_unique<Scratch>()),
+      scratch_limit_(other.scratch_limit_) {
     share_scratch();  // the stages' copies each came with scratch of their own
 }
 
@@ -119,6 +115,8 @@ ScalableFilter::ScalableFilter(ScalableFilter&& other) noexcept
     other.stages_.clear();  // a moved-from vector is only "valid": make it empty
     other.sizes_.clear();
 }
+
+ScalableFilter::~ScalableFilter() = default;
 
 ScalableFilter& ScalableFilter::operator=(ScalableFilter&& other) noexcept {
     return detail::move_assign(*this, std::move(other));
@@ -150,7 +148,7 @@ void ScalableFilter::add_stage(const Params& params) {
 
 void ScalableFilter::share_scratch() {
     const std::size_t half = scratch_limit_ ? *scratch_limit_ / 2 : detail::BatchScratch::default_limit(bytes());
-    if (scratch_.p) scratch_.p->set_limit(scratch_limit_ ? *scratch_limit_ - half : half);
+    if (scratch_) scratch_->set_limit(scratch_limit_ ? *scratch_limit_ - half : half);
     for (Filter& s : stages_) s.scratch_ = stages_.front().scratch_;
     if (!stages_.empty()) stages_.front().set_scratch_limit(half);
 }
@@ -161,7 +159,7 @@ void ScalableFilter::set_scratch_limit(std::size_t bytes) {
 }
 
 std::size_t ScalableFilter::scratch_limit() const noexcept {
-    return (scratch_.p ? scratch_.p->limit() : 0) + (stages_.empty() ? 0 : stages_.front().scratch_limit());
+    return (scratch_ ? scratch_->limit() : 0) + (stages_.empty() ? 0 : stages_.front().scratch_limit());
 }
 
 template <class Key, bool Hashed>
@@ -316,15 +314,15 @@ template <bool Hashed>
 bool ScalableFilter::probe_by_stage_if_it_pays(std::span<const std::uint64_t> keys, std::span<std::uint8_t> out) const {
     constexpr std::size_t min_keys = std::size_t(1) << 17;  // below, every stage runs direct
     const std::size_t n = keys.size();
-    if (n < min_keys || detail::blocked_kernels(backend_).backend == Backend::cuda || !scratch_.p) return false;
+    if (n < min_keys || detail::blocked_kernels(backend_).backend == Backend::cuda || !scratch_) return false;
     if (std::all_of(stages_.begin(), stages_.end(),
                     [&](const Filter& s) { return s.batch_path_for(n, false) == BatchPath::direct; }))
         return false;
     // Parts of at most the cap, and few enough keys for 32-bit positions.
-    const std::size_t cap = scratch_.p->limit() / ByStage::bytes_per_key;
+    const std::size_t cap = scratch_->limit() / ByStage::bytes_per_key;
     const std::size_t part = std::min<std::size_t>({n, cap, std::numeric_limits<std::uint32_t>::max()});
     if (part < min_keys) return false;
-    detail::BatchScratch::Lease lease(scratch_.p.get(), 1);
+    detail::BatchScratch::Lease lease(scratch_.get(), 1);
     if (!lease) return false;  // another probe of this filter has it
     std::byte* mem = nullptr;
     try {
@@ -469,13 +467,13 @@ std::uint64_t ScalableFilter::bytes() const noexcept {
 }
 
 std::size_t ScalableFilter::scratch_bytes() const noexcept {
-    std::size_t held = scratch_.p ? scratch_.p->held() : 0;
+    std::size_t held = scratch_ ? scratch_->held() : 0;
     if (!stages_.empty()) held += stages_.front().scratch_bytes();  // every stage's
     return held;
 }
 
 void ScalableFilter::release_scratch() noexcept {
-    if (scratch_.p) scratch_.p->release();
+    if (scratch_) scratch_->release();
     if (!stages_.empty()) stages_.front().release_scratch();  // every stage's
 }
 
