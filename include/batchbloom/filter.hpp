@@ -21,6 +21,10 @@
 
 namespace batchbloom {
 
+namespace detail {
+struct KeyMode;  // how an engine reads the values of a bulk call (src/engine/engine.hpp)
+}
+
 /// How bulk operations walk a filter (results are the same on every path).
 enum class BatchPath : std::uint8_t {
     automatic,    ///< direct for filters in L2 and small batches; otherwise the first two or
@@ -235,6 +239,11 @@ private:
     void require_writable(const char* operation) const;
     /// The moved-from state (see "After a move").
     void become_empty() noexcept;
+    /// Bulk calls on 64-bit values read by an engine's key mode (a scalable filter's stages take
+    /// their hashes remixed, ScalableFilter::stage_hash). They record no key kinds.
+    void insert_values(std::span<const std::uint64_t> values, const detail::KeyMode& mode);
+    void contains_values(std::span<const std::uint64_t> values, const detail::KeyMode& mode,
+                         std::span<std::uint8_t> out) const;
     bool is_empty() const noexcept { return storage_.empty(); }
 
     Params params_;

@@ -113,8 +113,19 @@ public:
 
     /// Keys inserted so far (duplicates included).
     std::uint64_t size() const noexcept;
-    /// The stages, oldest first, and the keys each took.
+    /// The stages, oldest first, and the keys each took. Stage i holds stage_hash(i, hash) for
+    /// each key's hash, not the hash itself: ask it with stages()[i].contains_hash(stage_hash(i,
+    /// hash(key))).
     const std::vector<Filter>& stages() const noexcept { return stages_; }
+    /// What stage i is asked for a key of hash `hash`: mix64(hash, a seed of the stage's own,
+    /// 0xA0761D6478BD642F * (i + 1)), so that no order of the keys places a stage's keys in a
+    /// narrow range of its blocks (keys sorted by hash would otherwise fill the first stage's
+    /// first blocks only). A filter saved before stages were remixed (format.md, "scalable")
+    /// loads with stage_hash(i, h) == h, as it was built.
+    std::uint64_t stage_hash(std::size_t i, std::uint64_t hash) const noexcept {
+        return stages_remixed_ ? mix64(hash, stage_seed(i)) : hash;
+    }
+    static constexpr std::uint64_t stage_seed(std::size_t i) noexcept { return 0xA0761D6478BD642FULL * (i + 1); }
     const std::vector<std::uint64_t>& stage_sizes() const noexcept { return sizes_; }
     /// Capacity and target FPR of stage i, allocated or not; stage_capacity throws Error for
     /// i >= 64.
@@ -162,6 +173,9 @@ private:
     friend KeyForms<ScalableFilter>;
     template <class Key, bool Hashed = false>
     void insert_keys(std::span<const Key> keys);
+    /// Inserts keys (or, Hashed, their hashes) into stage i, remixed by stage_hash.
+    template <class Key, bool Hashed>
+    void insert_into_stage(std::size_t i, std::span<const Key> keys);
     template <class Key, bool Hashed = false>
     void contains_keys(std::span<const Key> keys, std::span<std::uint8_t> out) const;
     /// The stage-by-stage probe (see scratch_bytes) where it applies; false where it does not.
@@ -184,6 +198,7 @@ private:
     KeyKinds key_kinds_ = KeyKinds::none();
     std::vector<Filter> stages_;
     std::vector<std::uint64_t> sizes_;  // keys inserted into each stage
+    bool stages_remixed_ = true;        // stage_hash; false only for files saved before it
 
     struct Scratch;  // the stage-by-stage probe's memory (src/filters/scalable.cpp)
     /// Every constructor makes its own, a copy's included; null only when moved from.

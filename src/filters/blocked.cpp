@@ -171,6 +171,23 @@ std::size_t Filter::count_keys(std::span<const Key> keys) const {
 
 template class KeyForms<Filter>;
 
+void Filter::insert_values(std::span<const std::uint64_t> values, const detail::KeyMode& mode) {
+    require_writable("insert");
+    detail::bulk_insert(engine(backend_), ref(params_, storage_.data()), values.data(), values.size(), mode,
+                        batch_config(*this, scratch_.get()));
+}
+
+void Filter::contains_values(std::span<const std::uint64_t> values, const detail::KeyMode& mode,
+                             std::span<std::uint8_t> out) const {
+    check_out(values.size(), out.size());
+    if (is_empty()) {
+        std::fill(out.begin(), out.end(), std::uint8_t{0});
+        return;
+    }
+    detail::bulk_contains_bytes(engine(backend_), ref(params_, storage_.data()), values.data(), values.size(), mode,
+                                out.data(), batch_config(*this, scratch_.get()));
+}
+
 template <class Key>
 void Filter::bitmap_keys(std::span<const Key> keys, std::span<std::uint64_t> bitmap) const {
     const std::size_t words = (keys.size() + 63) / 64;

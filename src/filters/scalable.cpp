@@ -48,6 +48,21 @@ Params params_of(const ScalableParams& p, std::size_t i) {
     return Params::for_fpr(capacity_of(p, i), fpr_of(p, i), p.shape);
 }
 
+/// How stage i's kernels read the keys' hashes: remixed by the stage's seed
+/// (ScalableFilter::stage_hash), or as they are in a file saved before stages were remixed.
+detail::KeyMode stage_mode(bool remixed, std::size_t i) {
+    return remixed ? detail::KeyMode{detail::KeyMode::mix64, ScalableFilter::stage_seed(i)}
+                   : detail::KeyMode{detail::KeyMode::hashed, 0};
+}
+
+/// out[j] = hash_key(h, keys[j]), on the engine's kernels.
+template <class Key>
+void hash_keys(const Hashing& h, const detail::BlockedKernels& kernels, std::span<const Key> keys, std::uint64_t* out) {
+    detail::feed_keys(h, keys, [&](const std::uint64_t* k, std::size_t m, detail::KeyMode mode, std::size_t at) {
+        kernels.hash(k, m, mode, out + at);
+    });
+}
+
 }  // namespace
 
 ScalableParams ScalableParams::for_total_fpr(std::uint64_t initial_capacity, double total_fpr, double growth,
@@ -98,7 +113,8 @@ ScalableFilter::ScalableFilter(const ScalableParams& params, const Hashing& hash
 
 ScalableFilter::ScalableFilter(const ScalableFilter& other)
     : params_(other.params_), hashing_(other.hashing_), backend_(other.backend_), threads_(other.threads_),
-      key_kinds_(other.key_kinds_), stages_(other.stages_), sizes_(other.sizes_), scratch_(std::make_unique<Scratch>()),
+      key_kinds_(other.key_kinds_), stages_(other.stages_), sizes_(other.sizes_),
+      stages_remixed_(other.stages_remixed_), scratch_(std::make_unique<Scratch>()),
       scratch_limit_(other.scratch_limit_) {
     share_scratch();  // the stages' copies each came with scratch of their own
 }
@@ -111,7 +127,8 @@ ScalableFilter& ScalableFilter::operator=(const ScalableFilter& other) {
 ScalableFilter::ScalableFilter(ScalableFilter&& other) noexcept
     : params_(other.params_), hashing_(other.hashing_), backend_(other.backend_), threads_(other.threads_),
       key_kinds_(std::exchange(other.key_kinds_, KeyKinds::none())), stages_(std::move(other.stages_)),
-      sizes_(std::move(other.sizes_)), scratch_(std::move(other.scratch_)), scratch_limit_(other.scratch_limit_) {
+      sizes_(std::move(other.sizes_)), stages_remixed_(other.stages_remixed_), scratch_(std::move(other.scratch_)),
+      scratch_limit_(other.scratch_limit_) {
     other.stages_.clear();  // a moved-from vector is only "valid": make it empty
     other.sizes_.clear();
 }
@@ -182,12 +199,37 @@ void ScalableFilter::insert_keys(std::span<const Key> keys) {
         }
         const std::uint64_t room = stage_capacity(stages_.size() - 1) - sizes_.back();
         const std::size_t take = room < keys.size() ? static_cast<std::size_t>(room) : keys.size();
-        if constexpr (Hashed)
-            stages_.back().insert_hashes(keys.first(take));
-        else
-            stages_.back().insert(keys.first(take));
+        insert_into_stage<Key, Hashed>(stages_.size() - 1, keys.first(take));
         sizes_.back() += take;
         keys = keys.subspan(take);
+    }
+}
+
+template <class Key, bool Hashed>
+void ScalableFilter::insert_into_stage(std::size_t i, std::span<const Key> keys) {
+    Filter& stage = stages_[i];
+    if (!stages_remixed_) {  // as such a file's stages were built: each takes the keys' own hashes
+        if constexpr (Hashed)
+            stage.insert_hashes(keys);
+        else
+            stage.insert(keys);
+        return;
+    }
+    const detail::KeyMode mode = stage_mode(true, i);
+    if constexpr (Hashed) {
+        stage.insert_values(keys, mode);
+    } else {
+        stage.add_key_kinds(detail::kinds_of<Key>(keys.size()));
+        // Hashes of up to 1M keys at a time, so that the stage's batch path still sees large
+        // batches (and may partition them) at 8 MiB of memory.
+        const auto& kernels = detail::blocked_kernels(backend_);
+        const std::size_t chunk = std::min<std::size_t>(keys.size(), std::size_t(1) << 20);
+        const auto hashes = std::make_unique_for_overwrite<std::uint64_t[]>(chunk);
+        for (std::size_t b = 0; b < keys.size(); b += chunk) {
+            const std::size_t n = std::min(chunk, keys.size() - b);
+            hash_keys(hashing_, kernels, keys.subspan(b, n), hashes.get());
+            stage.insert_values(std::span<const std::uint64_t>(hashes.get(), n), mode);
+        }
     }
 }
 
@@ -270,18 +312,19 @@ void probe_by_stage(std::size_t stages, const std::uint64_t* values, std::size_t
                     unsigned t, Probe&& probe) {
     probe(0, values, n, dst);
     const std::uint64_t* asked = values;
+    bool moved = false;  // asked has been compacted (m.position holds where each value was)
     std::size_t left = n;
     auto found = static_cast<std::size_t>(std::count(dst, dst + n, 1));
     std::vector<std::size_t> found_by(t);
     for (std::size_t s = 1; s < stages; ++s) {
         if (found * (stages - s) >= left) {
-            left = keep_unanswered(asked, m.kept, m.position, asked != values, dst, left);
+            left = keep_unanswered(asked, m.kept, m.position, moved, dst, left);
             asked = m.kept;
+            moved = true;
             found = 0;
             if (left == 0) return;
         }
         probe(s, asked, left, m.hits);
-        const bool moved = asked != values;
         // Each value's answer is its own byte of dst: the parts never write the same one.
         detail::each_thread(t, [&](unsigned v) {
             const detail::Range r = detail::part(left, t, v, 64);
@@ -332,17 +375,20 @@ bool ScalableFilter::probe_by_stage_if_it_pays(std::span<const std::uint64_t> ke
     }
     const ByStage m(mem, part);
     const std::size_t last = stages_.size();
+    const auto& kernels = detail::blocked_kernels(backend_);
     for (std::size_t b = 0; b < n; b += part) {
         const std::size_t len = std::min(part, n - b);
-        probe_by_stage(last, keys.data() + b, len, out.data() + b, m, detail::threads_for(len, detail::resolve_threads(threads_)),
+        const std::uint64_t* values = keys.data() + b;
+        if constexpr (!Hashed) {  // hashed once for every stage, where the compaction keeps them
+            hash_keys(hashing_, kernels, keys.subspan(b, len), m.kept);
+            values = m.kept;
+        }
+        probe_by_stage(last, values, len, out.data() + b, m, detail::threads_for(len, detail::resolve_threads(threads_)),
                        [&](std::size_t s, const std::uint64_t* v, std::size_t count, std::uint8_t* answers) {
-                           const Filter& stage = stages_[last - 1 - s];
-                           const std::span<const std::uint64_t> asked(v, count);
-                           const std::span<std::uint8_t> to(answers, count);
-                           if constexpr (Hashed)
-                               stage.contains_hashes(asked, to);
-                           else
-                               stage.contains(asked, to);
+                           const std::size_t i = last - 1 - s;
+                           stages_[i].contains_values(std::span<const std::uint64_t>(v, count),
+                                                      stage_mode(stages_remixed_, i),
+                                                      std::span<std::uint8_t>(answers, count));
                        });
     }
     return true;
@@ -368,7 +414,8 @@ void ScalableFilter::contains_keys(std::span<const Key> keys, std::span<std::uin
         stages.push_back({const_cast<std::byte*>(s->bytes().data()), s->params().blocks, s->params().shape,
                           s->params().k, s->bytes().size() > machine.l2_bytes ? machine.prefetch_distance : 0});
     const std::size_t last = stages.size();
-    constexpr detail::KeyMode hashed{detail::KeyMode::hashed, 0};
+    std::vector<detail::KeyMode> modes;  // newest first, as `stages`
+    for (std::size_t s = 0; s < last; ++s) modes.push_back(stage_mode(stages_remixed_, last - 1 - s));
     // The CUDA engine moves each call's data to the device itself, from one host thread, so
     // it gets chunks of 1M keys at once, not L1-sized pieces (whose answers are ORed in while
     // in L1).
@@ -393,12 +440,9 @@ void ScalableFilter::contains_keys(std::span<const Key> keys, std::span<std::uin
             if constexpr (Hashed) {
                 std::copy_n(keys.data() + begin, n, hashes);
             } else {
-                detail::feed_keys(hashing_, keys.subspan(begin, n),
-                                  [&](const std::uint64_t* k, std::size_t m, detail::KeyMode mode, std::size_t at) {
-                                      kernels.hash(k, m, mode, hashes + at);
-                                  });
+                hash_keys(hashing_, kernels, keys.subspan(begin, n), hashes);
             }
-            kernels.contains_bytes(stages[0], hashes, n, hashed, dst);
+            kernels.contains_bytes(stages[0], hashes, n, modes[0], dst);
             std::size_t left = n;  // keys still asked: hashes[0, left)
             bool moved = false;    // whether they have been compacted (position[] holds where they were)
             // Of the keys still asked, those found since the last compaction (or so many: a key
@@ -417,7 +461,7 @@ void ScalableFilter::contains_keys(std::span<const Key> keys, std::span<std::uin
                 }
                 for (std::size_t b = 0; b < left; b += piece) {
                     const std::size_t m = std::min(piece, left - b);
-                    kernels.contains_bytes(stages[s], hashes + b, m, hashed, hits);
+                    kernels.contains_bytes(stages[s], hashes + b, m, modes[s], hits);
                     found += or_found(moved ? dst : dst + b, hits, moved ? position + b : nullptr, m);
                 }
             }
@@ -431,8 +475,8 @@ void ScalableFilter::contains_hashes(std::span<const std::uint64_t> hashes, std:
 }
 
 bool ScalableFilter::contains_hash(std::uint64_t hash) const {
-    for (auto s = stages_.rbegin(); s != stages_.rend(); ++s)
-        if (s->contains_hash(hash)) return true;
+    for (std::size_t i = stages_.size(); i-- > 0;)
+        if (stages_[i].contains_hash(stage_hash(i, hash))) return true;
     return false;
 }
 
@@ -478,12 +522,14 @@ void ScalableFilter::release_scratch() noexcept {
 }
 
 bool operator==(const ScalableFilter& a, const ScalableFilter& b) noexcept {
-    return a.params_ == b.params_ && a.hashing_ == b.hashing_ && a.sizes_ == b.sizes_ && a.stages_ == b.stages_;
+    return a.params_ == b.params_ && a.hashing_ == b.hashing_ && a.stages_remixed_ == b.stages_remixed_ &&
+           a.sizes_ == b.sizes_ && a.stages_ == b.stages_;
 }
 
 // ---- persistence ------------------------------------------------------------------------
 // Payload: 48 bytes of params — initial capacity (u64), initial FPR, growth, tightening (f64),
-// stage count (u64), reserved zero (u64) — then per stage its key count (u64) and its blocks.
+// stage count (u64), stage hashing (u64: 1 remixed by stage_hash, 0 the keys' own hashes, as
+// files were written before) — then per stage its key count (u64) and its blocks.
 // The header's params are stage 0's and its kind-specific field is the stage count.
 
 namespace {
@@ -512,6 +558,7 @@ void ScalableFilter::save(std::ostream& out) const {
     put<double>(meta, 16, params_.growth);
     put<double>(meta, 24, params_.tightening);
     put<std::uint64_t>(meta, 32, stages_.size());
+    put<std::uint64_t>(meta, 40, stages_remixed_ ? 1 : 0);
     for (std::size_t i = 0; i < stages_.size(); ++i) put<std::uint64_t>(meta, meta_bytes + 8 * i, sizes_[i]);
     std::vector<std::span<const std::byte>> pieces{meta};
     for (const auto& s : stages_) pieces.push_back(s.bytes());
@@ -544,8 +591,11 @@ ScalableFilter ScalableFilter::load(std::istream& stream) {
         p.growth = get<double>(payload, 16);
         p.tightening = get<double>(payload, 24);
         p.shape = h.params().shape;
-        if (get<std::uint64_t>(payload, 32) != stages || get<std::uint64_t>(payload, 40) != 0)
-            throw FormatError("corrupt payload: stage count or reserved field does not match the header");
+        if (get<std::uint64_t>(payload, 32) != stages)
+            throw FormatError("corrupt payload: stage count does not match the header");
+        const std::uint64_t stage_hashing = get<std::uint64_t>(payload, 40);
+        if (stage_hashing > 1)
+            throw FormatError("corrupt payload: stage hashing " + std::to_string(stage_hashing) + " (0 or 1 allowed)");
         try {
             // Check the payload length against the stages the params imply before allocating any.
             p.validate();
@@ -568,6 +618,7 @@ ScalableFilter ScalableFilter::load(std::istream& stream) {
                                   std::to_string(stages) + " stages take " + std::to_string(expected) + " bytes");
             ScalableFilter f(p, h.hashing(), Backend::automatic, stage_params.front());
             f.key_kinds_ = h.key_kinds;
+            f.stages_remixed_ = stage_hashing == 1;
             std::size_t off = meta_bytes + 8 * stages;
             for (std::size_t i = 0; i < stages; ++i) {
                 if (i > 0) f.add_stage(stage_params[i]);
