@@ -6,6 +6,12 @@
 
 namespace batchbloom {
 
+/// The most threads any bulk call of any filter type starts. A larger request (set_threads
+/// cannot refuse one) runs on this many; the option structs (JoinFilterOptions,
+/// parquet::AddOptions), the command line and Python refuse one, naming this range. Without
+/// a cap a huge count reached OpenMP as it was, which overflowed its stack or aborted.
+inline constexpr unsigned max_threads = 1024;
+
 class BulkSettings {
 public:
     /// Engine of the bulk calls; `automatic` (the default) resolves on each call. Which kernels
@@ -14,8 +20,9 @@ public:
     void set_backend(Backend b);
     Backend backend() const noexcept { return backend_; }
 
-    /// Threads the bulk operations may use; 0 (the default) means every core. Batches too
-    /// small to pay for threads run on one. The results never depend on this setting.
+    /// Threads the bulk operations may use; 0 (the default) means every core, and a count above
+    /// max_threads means max_threads. Batches too small to pay for threads run on one. The
+    /// results never depend on this setting.
     void set_threads(unsigned threads) noexcept { threads_ = threads; }
     unsigned threads() const noexcept { return threads_; }
 

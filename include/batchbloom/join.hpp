@@ -51,16 +51,19 @@ struct JoinFilterOptions {
     /// probes whole columns (select, bitmap, count) there in one call; select_chunk stays on
     /// the CPU, as a chunk is too small to pay for the transfers.
     Backend backend = Backend::automatic;
-    /// Threads for the build and the whole-column probes; 0 = every core.
+    /// Threads for the build and the whole-column probes; 0 = every core; at most max_threads
+    /// (bulk_settings.hpp).
     unsigned threads = 0;
-    /// Rows per chunk of a whole-column probe (rounded up to a multiple of 64).
+    /// Rows per chunk of a whole-column probe (rounded up to a multiple of 64); any value from
+    /// the column's length up, SIZE_MAX included, means one chunk.
     std::size_t chunk_rows = std::size_t(1) << 16;
 };
 
 class JoinFilter {
 public:
     /// Builds the filter over the build side's keys. Throws Error for invalid options (FPR
-    /// outside (0, 1), negative bits per key, chunk_rows 0, an unavailable backend). An empty
+    /// outside (0, 1), negative bits per key, chunk_rows 0, threads above max_threads, an unavailable
+    /// backend). An empty
     /// build side gives a filter that rejects every probe row.
     explicit JoinFilter(std::span<const std::uint64_t> build_keys, const JoinFilterOptions& options = {});
     explicit JoinFilter(std::span<const std::uint32_t> build_keys, const JoinFilterOptions& options = {});

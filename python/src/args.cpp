@@ -1,5 +1,6 @@
 #include "args.hpp"
 
+#include <batchbloom/bulk_settings.hpp>
 #include <batchbloom/error.hpp>
 
 #include <nanobind/stl/string.h>
@@ -65,7 +66,7 @@ std::optional<std::uint64_t> optional_int_arg(nb::handle value, const char* name
 }
 
 unsigned threads_arg(nb::handle value) {
-    return static_cast<unsigned>(int_arg(value, "threads", 0, std::numeric_limits<std::uint32_t>::max()));
+    return static_cast<unsigned>(int_arg(value, "threads", 0, batchbloom::max_threads));
 }
 
 double real_arg(nb::handle value, const char* name) {

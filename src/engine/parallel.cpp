@@ -1,5 +1,7 @@
 #include "engine/parallel.hpp"
 
+#include "batchbloom/bulk_settings.hpp"
+
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -8,7 +10,8 @@ namespace batchbloom::detail {
 
 unsigned resolve_threads(unsigned requested) {
 #ifdef _OPENMP
-    return requested == 0 ? static_cast<unsigned>(std::max(1, omp_get_max_threads())) : requested;
+    const unsigned t = requested == 0 ? static_cast<unsigned>(std::max(1, omp_get_max_threads())) : requested;
+    return std::min(t, max_threads);
 #else
     (void)requested;
     return 1;

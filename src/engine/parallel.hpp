@@ -9,7 +9,8 @@
 
 namespace batchbloom::detail {
 
-/// Threads used for `requested` (0 = every core OpenMP offers); 1 without OpenMP.
+/// Threads used for `requested` (0 = every core OpenMP offers), at most max_threads
+/// (bulk_settings.hpp); 1 without OpenMP.
 unsigned resolve_threads(unsigned requested);
 
 /// Below this many keys per thread, starting threads costs more than it saves.

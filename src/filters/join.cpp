@@ -30,6 +30,9 @@ const JoinFilterOptions& checked(const JoinFilterOptions& o) {
         throw Error("join filter: bits_per_key must be positive (or 0 to size by FPR), got " +
                     std::to_string(o.bits_per_key));
     if (o.chunk_rows == 0) throw Error("join filter: chunk_rows must be at least 1");
+    if (o.threads > max_threads)
+        throw Error("join filter: threads must be in [0, " + std::to_string(max_threads) + "] (0: every core), got " +
+                    std::to_string(o.threads));
     return o;
 }
 
@@ -61,7 +64,13 @@ Params params_for(std::uint64_t n, const JoinFilterOptions& o) {
 // best CPU engine, which serves single chunks and the build.
 Backend host_backend(Backend b) { return b == Backend::cuda ? Backend::automatic : b; }
 
-std::size_t round_up_64(std::size_t n) { return (n + 63) / 64 * 64; }
+/// Rows per chunk of a whole-column probe of `rows` rows: chunk_rows rounded up to a multiple of
+/// 64, where a chunk_rows beyond the column (SIZE_MAX included) means one chunk; computed from
+/// the smaller of the two, so the rounding cannot overflow.
+std::size_t chunk_for(std::size_t chunk_rows, std::size_t rows) {
+    const std::size_t n = std::max<std::size_t>(std::min(chunk_rows, rows), 1);
+    return (n + 63) / 64 * 64;
+}
 
 /// Runs body(c) for every chunk c in [0, chunks), on up to `threads` threads.
 template <class Body>
@@ -216,7 +225,7 @@ void JoinFilter::bitmap_keys(std::span<const Key> keys, std::span<std::uint64_t>
         return;
     }
 #endif
-    const std::size_t chunk = round_up_64(options_.chunk_rows);
+    const std::size_t chunk = chunk_for(options_.chunk_rows, keys.size());
     const std::size_t chunks = (keys.size() + chunk - 1) / chunk;
     for_each_chunk(chunks, detail::resolve_threads(options_.threads), [&](std::size_t c) {
         const std::size_t begin = c * chunk, n = std::min(chunk, keys.size() - begin);
@@ -230,7 +239,7 @@ std::vector<std::uint64_t> JoinFilter::select_keys(std::span<const Key> keys) co
     bitmap_keys(keys, bits);
     // Count per chunk, then expand each chunk at its offset: the output is in row order
     // whatever the thread count.
-    const std::size_t chunk_words = round_up_64(options_.chunk_rows) / 64;
+    const std::size_t chunk_words = chunk_for(options_.chunk_rows, keys.size()) / 64;
     const std::size_t chunks = (bits.size() + chunk_words - 1) / chunk_words;
     const unsigned threads = detail::resolve_threads(options_.threads);
     auto words_of = [&](std::size_t c) {

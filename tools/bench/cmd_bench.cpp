@@ -16,6 +16,7 @@
 
 #include <batchbloom/atomic_file.hpp>
 #include <batchbloom/backend.hpp>
+#include <batchbloom/bulk_settings.hpp>
 #include <batchbloom/error.hpp>
 
 #include "bench/bench_json.hpp"
@@ -39,7 +40,6 @@ constexpr std::uint64_t default_keys = 10'000'000;
 constexpr double default_fpr = 0.01;
 constexpr std::uint64_t default_seed = 1;
 constexpr unsigned default_repeat = 3;
-constexpr unsigned max_threads = 1024;
 
 std::string available_list() {
     std::string s;
@@ -131,7 +131,7 @@ std::uint64_t parse_bytes(std::string_view text, const std::string& what) {
 }
 
 /// --threads: a comma list of thread counts; 0 means every core. Repeats are dropped.
-std::vector<unsigned> read_threads(const ParsedArgs& args) {
+std::vector<unsigned> read_thread_counts(const ParsedArgs& args) {
     const auto text = args.value("threads");
     if (!text) return {1};
     std::vector<unsigned> out;
@@ -143,7 +143,9 @@ std::vector<unsigned> read_threads(const ParsedArgs& args) {
             throw UsageError("--threads expects thread counts like 1 or 1,2 (0 = all cores), got '" +
                              std::string(*text) + "'");
         }
-        if (t > max_threads) throw UsageError("--threads: at most " + std::to_string(max_threads) + " threads");
+        if (t > max_threads)
+            throw UsageError("--threads must be in [0, " + std::to_string(max_threads) + "] (0: every core), got " +
+                             std::string(item));
         const unsigned n = t == 0 ? std::max(1u, std::thread::hardware_concurrency()) : static_cast<unsigned>(t);
         if (std::find(out.begin(), out.end(), n) == out.end()) out.push_back(n);
     }
@@ -354,7 +356,7 @@ int run_bench(const ParsedArgs& args) {
     const std::uint64_t repeat = args.u64("repeat", default_repeat);
     if (repeat == 0 || repeat > 1000) throw UsageError("--repeat must be between 1 and 1000");
     const std::vector<Backend> backends = read_backends(args);
-    const std::vector<unsigned> thread_counts = read_threads(args);
+    const std::vector<unsigned> thread_counts = read_thread_counts(args);
     const std::vector<BatchPath> paths = read_paths(args);
     if (args.has("sweep")) return run_sweep_command(args, backends, thread_counts);
     const std::uint64_t limit_buffer = args.value("limit-buffer")

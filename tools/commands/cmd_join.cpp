@@ -109,7 +109,7 @@ int run_join(const ParsedArgs& args) {
     options.shape = read_shape(args);
     options.hashing = read_hashing(args);
     options.backend = read_backend(args);
-    options.threads = static_cast<unsigned>(args.u64("threads", 0));
+    options.threads = read_threads(args);
     const KeyFormat format = args.has("u64") ? KeyFormat::u64 : KeyFormat::text;
 
     const auto key_type = read_key_type(args);
@@ -137,14 +137,15 @@ int run_join(const ParsedArgs& args) {
         run(build.strings(), probe.strings());
 
     const std::size_t probe_rows = integers ? probe.values.size() : probe.ends.size();
+    const std::size_t build_rows = integers ? build.values.size() : build.ends.size();
+    // An empty build side is sized as one key (JoinFilter) but holds none: no FPR to predict.
     std::fprintf(stderr, "batchbloom: join on %s keys: %llu build keys (%llu distinct), %llu probe rows, %llu survive "
                          "(%s%%), predicted FPR %s\n",
-                 integers ? "integer" : "string",
-                 static_cast<unsigned long long>(integers ? build.values.size() : build.ends.size()),
-                 static_cast<unsigned long long>(sized_for), static_cast<unsigned long long>(probe_rows),
-                 static_cast<unsigned long long>(survivors.size()),
+                 integers ? "integer" : "string", static_cast<unsigned long long>(build_rows),
+                 static_cast<unsigned long long>(build_rows == 0 ? 0 : sized_for),
+                 static_cast<unsigned long long>(probe_rows), static_cast<unsigned long long>(survivors.size()),
                  format_number(probe_rows == 0 ? 0.0 : 100.0 * double(survivors.size()) / double(probe_rows), 4).c_str(),
-                 format_number(predicted, 4).c_str());
+                 format_number(build_rows == 0 ? 0.0 : predicted, 4).c_str());
 
     std::string out;
     if (args.has("count")) {

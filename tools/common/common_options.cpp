@@ -1,5 +1,6 @@
 #include "common/common_options.hpp"
 
+#include <batchbloom/bulk_settings.hpp>
 #include <batchbloom/error.hpp>
 
 #include "common/text_format.hpp"
@@ -91,6 +92,14 @@ std::optional<KeyType> read_key_type(const ParsedArgs& args) {
     if (args.has("u64") && type != KeyType::integer)
         throw UsageError("--u64 input holds integer keys; --key-type " + std::string(*name) + " does not apply");
     return type;
+}
+
+unsigned read_threads(const ParsedArgs& args) {
+    const std::uint64_t t = args.u64("threads", 0);
+    if (t > max_threads)
+        throw UsageError("--threads must be in [0, " + std::to_string(max_threads) + "] (0: every core), got " +
+                         std::string(*args.value("threads")));
+    return static_cast<unsigned>(t);
 }
 
 KeyFormat read_key_format(const ParsedArgs& args) { return args.has("u64") ? KeyFormat::u64 : KeyFormat::text; }

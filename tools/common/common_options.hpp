@@ -43,6 +43,8 @@ Shape read_shape(const ParsedArgs& args);
 Hashing read_hashing(const ParsedArgs& args);
 /// --key-type int|string|auto, if given (--u64 input is integers: string is refused with it).
 std::optional<KeyType> read_key_type(const ParsedArgs& args);
+/// --threads, default 0 (every core): at most max_threads (bulk_settings.hpp), else a UsageError.
+unsigned read_threads(const ParsedArgs& args);
 /// --u64 as the KeyReader's format.
 KeyFormat read_key_format(const ParsedArgs& args);
 
