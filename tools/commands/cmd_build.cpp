@@ -1,5 +1,6 @@
 // batchbloom build: read keys, size a filter for them, insert them and save the filter.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <stdexcept>
 #include <string>
@@ -74,13 +75,19 @@ struct HeldKeys {
     }
 };
 
-void warn_overfilled(const FilterFile& f, std::uint64_t n, double distinct, bool exact) {
+// `distinct`: counted exactly, or estimated from the fill. A filter that passes nearly every
+// probe is too full to estimate from (a one-block filter of 100,000 keys estimated 23,657): then
+// only the keys read bound the count.
+void warn_overfilled(const FilterFile& f, std::uint64_t n, double distinct, bool exact, std::uint64_t keys_read) {
+    const bool saturated = !exact && !(f.current_fpr() < 0.99 && std::isfinite(distinct));
+    const std::string how_many = saturated ? "more distinct keys than it can count (" + std::to_string(keys_read) +
+                                                 " keys read)"
+                                           : (exact ? "" : "about ") + format_fixed(distinct, 0) + " distinct keys";
     std::fprintf(stderr,
-                 "batchbloom: warning: %s%s distinct keys for a filter sized for --n %llu: its FPR at this fill is "
+                 "batchbloom: warning: %s for a filter sized for --n %llu: its FPR at this fill is "
                  "%s, not the %s predicted for %llu keys; rebuild with a larger --n (or without --n)\n",
-                 exact ? "" : "about ", format_fixed(distinct, 0).c_str(), static_cast<unsigned long long>(n),
-                 format_fpr(f.current_fpr()).c_str(), format_fpr(f.predicted_fpr(n)).c_str(),
-                 static_cast<unsigned long long>(n));
+                 how_many.c_str(), static_cast<unsigned long long>(n), format_fpr(f.current_fpr()).c_str(),
+                 format_fpr(f.predicted_fpr(n)).c_str(), static_cast<unsigned long long>(n));
 }
 
 CommandSpec build_spec() {
@@ -159,10 +166,11 @@ int run_build(const ParsedArgs& args) {
 
     if (n_option && !filter->grows()) {
         if (distinct && *distinct > n)
-            warn_overfilled(*filter, n, double(*distinct), true);
+            warn_overfilled(*filter, n, double(*distinct), true, reader.keys_read());
         else if (!distinct && reader.keys_read() > n && filter->estimated_keys() > 1.02 * double(n))
             // The fill saturates the estimate; there are never more distinct keys than keys read.
-            warn_overfilled(*filter, n, std::min(filter->estimated_keys(), double(reader.keys_read())), false);
+            warn_overfilled(*filter, n, std::min(filter->estimated_keys(), double(reader.keys_read())), false,
+                            reader.keys_read());
     }
     if (!args.has("quiet"))
         std::fprintf(stderr, "batchbloom: wrote %s (%s filter): %llu keys read, n=%llu%s, %s, predicted FPR %s\n",

@@ -11,6 +11,7 @@
 
 #include "commands/commands.hpp"
 #include "common/common_options.hpp"
+#include "common/file_lock.hpp"
 #include "common/key_input.hpp"
 #include "common/stdout_output.hpp"
 #include "common/text_format.hpp"
@@ -136,7 +137,8 @@ int add(const ParsedArgs& args, const std::string& in) {
     }
     options.ndv = args.u64("ndv");
     options.replace = args.has("replace");
-    options.threads = static_cast<unsigned>(args.u64("threads", 0));
+    options.threads = read_threads(args);
+    const FileLock lock = lock_if_rewritten(*out, {in});  // --out IN: IN is read, then replaced
     const auto added = pq::add_filters(in, std::string(*out), options);
     std::string table = "row_group\tcolumn\tvalues\tdistinct\tfilter_bytes\tfpr\n";
     for (const auto& f : added) {
