@@ -7,10 +7,12 @@
 #include <batchbloom/scalable.hpp>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "format/file_io.hpp"
 #include "support.hpp"
 
 namespace bb = batchbloom;
@@ -418,4 +420,53 @@ TEST(Scalable, SaveLoadRoundTripAndCorruptFiles) {
     expect_format_error(blocked.str(), "holds a blocked filter");
     std::stringstream scalable_file(good);
     EXPECT_THROW(bb::Filter::load(scalable_file), bb::FormatError);
+}
+
+// A file saved before the stages remixed their hashes (payload field 40 = 0) loads and answers
+// as it was built, keys sorted by hash and all; saved again it keeps its stage hashing.
+TEST(Scalable, FilesFromBeforeStageRemixingLoadAsBuilt) {
+    const ScalableParams p = small_params(1'000, 0.05);
+    ScalableFilter fresh(p);  // for the stage parameters the params imply
+    const auto keys = bb::testing::random_keys(6'500, 95, 0);  // 3 stages: 1000 + 2000 + 3500
+    std::vector<bb::Filter> stages;
+    std::vector<std::uint64_t> sizes;
+    for (std::size_t i = 0, at = 0; at < keys.size(); ++i) {
+        const std::size_t take = std::min<std::size_t>(fresh.stage_capacity(i), keys.size() - at);
+        stages.emplace_back(bb::Params::for_fpr(fresh.stage_capacity(i), fresh.stage_fpr(i)));
+        stages.back().insert(std::span(keys).subspan(at, take));  // the keys' own hashes
+        sizes.push_back(take);
+        at += take;
+    }
+    std::vector<std::byte> meta(48 + 8 * stages.size());
+    auto put = [&](std::size_t off, auto v) { std::memcpy(meta.data() + off, &v, sizeof v); };
+    put(0, p.initial_capacity), put(8, p.initial_fpr), put(16, p.growth), put(24, p.tightening);
+    put(32, std::uint64_t{stages.size()}), put(40, std::uint64_t{0});
+    for (std::size_t i = 0; i < sizes.size(); ++i) put(48 + 8 * i, sizes[i]);
+    std::vector<std::span<const std::byte>> pieces{meta};
+    for (const auto& s : stages) pieces.push_back(s.bytes());
+    auto h = bb::io::FileHeader::blocked(bb::FileKind::scalable, stages.front().params(), {},
+                                         bb::KeyKinds::only_integers());
+    h.extra = stages.size();
+    std::stringstream file;
+    bb::io::write_filter(file, h, pieces);
+
+    const ScalableFilter old = ScalableFilter::load(file);
+    EXPECT_EQ(old.count(keys), keys.size());
+    const auto absent = bb::testing::random_keys(50'000, 96, 1);
+    std::vector<std::uint8_t> answers(absent.size());
+    old.contains(absent, answers);
+    for (std::size_t j = 0; j < absent.size(); j += 101) {
+        bool any = false;
+        for (const auto& s : stages) any = any || s.contains(absent[j]);
+        EXPECT_EQ(bool(answers[j]), any);
+        EXPECT_EQ(old.contains(absent[j]), any);
+        EXPECT_EQ(old.stage_hash(1, 12345), 12345u);
+    }
+    std::stringstream again;
+    old.save(again);
+    EXPECT_TRUE(ScalableFilter::load(again) == old);
+    // A filter made now remixes, so it is not the old one even from the same keys.
+    fresh.insert(keys);
+    EXPECT_FALSE(fresh == old);
+    EXPECT_NE(fresh.stage_hash(1, 12345), 12345u);
 }
