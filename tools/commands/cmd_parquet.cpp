@@ -1,6 +1,7 @@
 // batchbloom parquet: the split-block Bloom filters of a Parquet file — list them, probe them
 // with keys, or (parquet add) write a copy of the file with a filter per row group built from
 // the row group's own values.
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <filesystem>
@@ -136,6 +137,7 @@ int add(const ParsedArgs& args, const std::string& in) {
         options.fpp = *p;
     }
     options.ndv = args.u64("ndv");
+    if (options.ndv && *options.ndv == 0) throw UsageError("--ndv must be at least 1");
     options.replace = args.has("replace");
     options.threads = read_threads(args);
     const FileLock lock = lock_if_rewritten(*out, {in});  // --out IN: IN is read, then replaced
@@ -153,6 +155,16 @@ int add(const ParsedArgs& args, const std::string& in) {
                          static_cast<unsigned long long>(*options.ndv), format_number(f.predicted_fpr, 3).c_str());
     }
     write_stdout(table);
+    // Writers cap a filter at max_bitset_bytes; past it the FPR asked for cannot be had.
+    std::size_t capped = 0;
+    double worst = 0;
+    for (const auto& f : added)
+        if (f.bytes == pq::max_bitset_bytes && f.predicted_fpr > options.fpp) ++capped, worst = std::max(worst, f.predicted_fpr);
+    if (capped > 0)
+        std::fprintf(stderr,
+                     "batchbloom: warning: %zu filter(s) hold the most a Parquet filter may (%u bytes) and still miss "
+                     "--fpr %s: predicted FPR up to %s\n",
+                     capped, pq::max_bitset_bytes, format_number(options.fpp, 3).c_str(), format_number(worst, 3).c_str());
     return 0;
 }
 
