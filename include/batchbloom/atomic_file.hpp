@@ -12,7 +12,13 @@ namespace batchbloom {
 ///    (created with O_EXCL under a random name, never at a predictable one), which is
 ///    fsynced and renamed over `path`, and the directory is fsynced: readers, and a crash or
 ///    a kill at any moment, see the old file or the complete new one. A replaced file keeps
-///    its permission bits; a new one gets 0666 less the umask.
+///    its permission bits; a new one gets 0666 less the umask. The temporary file is named
+///    ".NAME.tmp-" and 12 characters of [0-9a-z], and its writer holds an advisory lock
+///    (flock) on it until the rename; temporaries of that naming which nobody holds were left
+///    by writers that died (a SIGKILL mid-save), and each save removes those of its own NAME
+///    before it writes. On a file system whose locks are not shared between the machines that
+///    write to it (NFS mounted with nolock), a save could remove another machine's live
+///    temporary: that machine's save then fails with an error, and no file is torn.
 ///  - a symbolic link (or a chain of them): followed; its final target is replaced as above
 ///    (a dangling link's target is created) and the link stays a link.
 ///  - a character device or a FIFO (/dev/null, /dev/stdout on a terminal or a pipe): written

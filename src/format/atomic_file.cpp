@@ -1,19 +1,26 @@
 #include "batchbloom/atomic_file.hpp"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
+#include <mutex>
 #include <ostream>
 #include <random>
+#include <set>
 #include <streambuf>
 #include <string>
+#include <string_view>
 #include <utility>
+#include <vector>
 
 #include "batchbloom/error.hpp"
 
@@ -136,52 +143,155 @@ Target resolve(const fs::path& path) {
     return t;
 }
 
+// Temporary files are named ".NAME.tmp-" and 12 characters of [0-9a-z]. While its writer lives,
+// a temporary is held under flock(LOCK_EX) from the moment it is created until it is renamed or
+// removed; a temporary nobody holds was left by a writer that died (SIGKILL, a crash, power
+// loss), and the next save of the same file removes it. Locks, not process ids in the name:
+// a pid says nothing about a writer in another pid namespace or on another machine sharing
+// the directory, and pids are reused; the kernel drops a dead process's locks itself.
+constexpr std::size_t suffix_length = 12;
+
+std::string temporary_prefix(const fs::path& target) {
+    std::string prefix = ".";  // (appended piecewise: GCC 12 warns falsely on a chain of + here)
+    prefix += target.filename().string();
+    prefix += ".tmp-";
+    return prefix;
+}
+
+bool is_temporary_of(std::string_view name, std::string_view prefix) {
+    if (name.size() != prefix.size() + suffix_length || !name.starts_with(prefix)) return false;
+    return std::all_of(name.begin() + std::ptrdiff_t(prefix.size()), name.end(),
+                       [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z'); });
+}
+
 std::string random_suffix() {
     static thread_local std::mt19937_64 rng{std::random_device{}()};
     static constexpr char digits[] = "0123456789abcdefghijklmnopqrstuvwxyz";
-    std::string s(12, '0');
+    std::string s(suffix_length, '0');
     for (auto& c : s) c = digits[rng() % 36];
     return s;
 }
 
+bool same_file(const struct stat& a, const struct stat& b) { return a.st_dev == b.st_dev && a.st_ino == b.st_ino; }
+
+// The names of this process's temporaries still being written. On NFS, Linux emulates flock
+// with byte-range locks, which never exclude their own process, so a save on one thread could
+// otherwise take another thread's live temporary for a dead writer's.
+struct LiveTemporaries {
+    std::mutex mutex;
+    std::set<std::string, std::less<>> names;
+};
+LiveTemporaries& live_temporaries() {
+    static auto* live = new LiveTemporaries;  // never destroyed: saves may run during static destruction
+    return *live;
+}
+
+/// A temporary file of this process: registered as live from before it exists until this
+/// object is destroyed, and locked while its descriptor is open.
+class Temporary {
+public:
+    Temporary(fs::path path, std::string name) : path_(std::move(path)), name_(std::move(name)) {
+        auto& live = live_temporaries();
+        const std::lock_guard lock(live.mutex);
+        live.names.insert(name_);
+    }
+    ~Temporary() {
+        if (fd_ >= 0) ::close(fd_);  // after the rename: the file is never visible unlocked under its name
+        auto& live = live_temporaries();
+        const std::lock_guard lock(live.mutex);
+        live.names.erase(name_);
+    }
+    Temporary(const Temporary&) = delete;
+    Temporary& operator=(const Temporary&) = delete;
+
+    const fs::path& path() const { return path_; }
+    int fd() const { return fd_; }
+    void set_fd(int fd) { fd_ = fd; }
+
+private:
+    fs::path path_;
+    std::string name_;
+    int fd_ = -1;
+};
+
+/// Removes `path` if it is a regular file that no live writer holds. The lock is taken before
+/// the name is checked again and kept until the file is unlinked, so a writer that created the
+/// file but had not locked it yet finds it gone once it holds the lock (create_temporary).
+void remove_if_abandoned(const fs::path& path) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0) return;  // a link, unreadable, or gone: not ours to judge
+    struct stat held {}, named {};
+    if (::fstat(fd, &held) == 0 && S_ISREG(held.st_mode) && ::flock(fd, LOCK_EX | LOCK_NB) == 0 &&
+        ::lstat(path.c_str(), &named) == 0 && same_file(held, named))
+        ::unlink(path.c_str());
+    ::close(fd);
+}
+
+/// Removes the temporaries of `target` that writers which died left behind (best effort: a
+/// directory that cannot be listed, or a file that cannot be locked, is left alone).
+void remove_abandoned_temporaries(const fs::path& dir, const fs::path& target) {
+    const std::string prefix = temporary_prefix(target);
+    std::vector<std::string> found;
+    std::error_code ec;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+        std::string name = it->path().filename().string();
+        if (is_temporary_of(name, prefix)) found.push_back(std::move(name));
+    }
+    if (found.empty()) return;
+    auto& live = live_temporaries();
+    const std::lock_guard lock(live.mutex);  // held throughout: no save of ours registers a name meanwhile
+    for (const auto& name : found)
+        if (!live.names.contains(name)) remove_if_abandoned(dir / name);
+}
+
+/// Locks a new temporary's descriptor and tells whether the file is still there under its
+/// name: a save that removed abandoned temporaries may have taken it for one between open and
+/// flock. A file system without locks lets nobody lock, and so nobody remove it.
+bool lock_new_temporary(int fd, const fs::path& path) {
+    while (::flock(fd, LOCK_EX) != 0)
+        if (errno != EINTR) return true;
+    struct stat held {}, named {};
+    return ::fstat(fd, &held) == 0 && ::lstat(path.c_str(), &named) == 0 && same_file(held, named);
+}
+
 /// A new file beside `target`, under a name nobody could have predicted (O_EXCL: never an
-/// existing file or a link planted there). Returns its descriptor and sets `tmp`.
-int create_temporary(const Target& t, const fs::path& user_path, fs::path& tmp) {
+/// existing file or a link planted there), locked as a live writer's (see temporary_prefix).
+std::unique_ptr<Temporary> create_temporary(const Target& t, const fs::path& user_path) {
     const fs::path dir = t.path.has_parent_path() ? t.path.parent_path() : fs::path(".");
+    remove_abandoned_temporaries(dir, t.path);
     for (int attempt = 0;; ++attempt) {
-        std::string name = ".";  // (appended piecewise: GCC 12 warns falsely on a chain of + here)
-        name += t.path.filename().string();
-        name += ".tmp-";
-        name += random_suffix();
-        tmp = dir / name;
-        const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
-        if (fd >= 0) return fd;
-        if (errno != EEXIST || attempt == 100)
-            fail(user_path, "cannot create a temporary file in '" + dir.string() + "'", errno);
+        std::string name = temporary_prefix(t.path) + random_suffix();
+        auto tmp = std::make_unique<Temporary>(dir / name, std::move(name));
+        const int fd = ::open(tmp->path().c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
+        if (fd < 0) {
+            if (errno != EEXIST || attempt == 100)
+                fail(user_path, "cannot create a temporary file in '" + dir.string() + "'", errno);
+            continue;
+        }
+        tmp->set_fd(fd);
+        if (lock_new_temporary(fd, tmp->path())) return tmp;
     }
 }
 
 void replace(const Target& t, const fs::path& user_path, const std::function<void(std::ostream&)>& write) {
-    fs::path tmp;
-    int fd = create_temporary(t, user_path, tmp);
+    const auto tmp = create_temporary(t, user_path);
     try {
         if (t.exists) {
-            ::fchmod(fd, t.st.st_mode & 07777);            // keep the old file's permissions
-            (void)!::fchown(fd, t.st.st_uid, t.st.st_gid);  // and owner, where allowed (root)
+            ::fchmod(tmp->fd(), t.st.st_mode & 07777);            // keep the old file's permissions
+            (void)!::fchown(tmp->fd(), t.st.st_uid, t.st.st_gid);  // and owner, where allowed (root)
         }
-        write_to(fd, user_path, write);
+        write_to(tmp->fd(), user_path, write);
         // Durable before it becomes visible: sync the data, rename, then sync the directory.
-        if (::fsync(fd) != 0) fail(user_path, "", errno);
-        const int rc = ::close(std::exchange(fd, -1));
-        if (rc != 0) fail(user_path, "", errno);
+        // The descriptor stays open, and the file locked, until the rename is done; close has
+        // nothing left to report once fsync succeeded.
+        if (::fsync(tmp->fd()) != 0) fail(user_path, "", errno);
     } catch (...) {
-        if (fd >= 0) ::close(fd);
-        ::unlink(tmp.c_str());
+        ::unlink(tmp->path().c_str());
         throw;
     }
-    if (::rename(tmp.c_str(), t.path.c_str()) != 0) {
+    if (::rename(tmp->path().c_str(), t.path.c_str()) != 0) {
         const int err = errno;
-        ::unlink(tmp.c_str());
+        ::unlink(tmp->path().c_str());
         throw Error("cannot replace '" + user_path.string() + "': " + std::strerror(err));
     }
     const fs::path dir = t.path.has_parent_path() ? t.path.parent_path() : fs::path(".");

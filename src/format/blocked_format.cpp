@@ -61,11 +61,8 @@ Filter load_blocked(std::istream& in, bool exact) {
 void Filter::save(std::ostream& out, const SaveOptions& options) const {
     if (is_empty()) detail::throw_moved_from("save");
     if (options.compression == Compression::zstd) {
-        std::ostringstream plain;
-        save(plain);
-        const std::string z = io::zstd_compress(plain.view(), options.zstd_level);
-        out.write(z.data(), static_cast<std::streamsize>(z.size()));
-        if (!out) throw Error("cannot write the filter: the output stream failed");
+        io::zstd_compress(out, options.zstd_level, header_size + bytes().size(),
+                          [&](std::ostream& plain) { save(plain); });
         return;
     }
     const std::span<const std::byte> payload[] = {bytes()};

@@ -30,21 +30,31 @@ namespace {
 
 using namespace io;
 
-// Spark's n big-endian words; the vector grows only as data arrives.
-std::vector<std::uint64_t> read_spark_words(std::istream& in, std::uint64_t n) {
-    constexpr std::uint64_t chunk = std::uint64_t(1) << 17;  // 1 MiB of words
-    std::vector<std::uint64_t> words;
-    while (words.size() < n) {
-        const std::size_t have = words.size();
-        const auto want = static_cast<std::size_t>(std::min(n - have, chunk));
-        words.resize(have + want);
-        const std::size_t got = read_up_to(in, words.data() + have, want * 8);
-        if (got != want * 8)
-            throw FormatError("truncated payload: " + std::to_string(have * 8 + got) + " of " + std::to_string(n * 8) +
-                              " bytes");
+// Spark's n big-endian words into `words`. A stream that says how much it holds must hold them
+// all, and they are read in place; from one that cannot say (a pipe), they arrive in a vector
+// that grows only as data does, so a corrupt count cannot make the loader allocate more than
+// the input holds.
+void read_spark_words(std::istream& in, std::span<std::uint64_t> words) {
+    const std::uint64_t n = words.size();
+    const auto truncated = [n](std::uint64_t got) {
+        return FormatError("truncated payload: " + std::to_string(got) + " of " + std::to_string(n * 8) + " bytes");
+    };
+    if (const std::int64_t left = io::remaining(in); left >= 0) {
+        if (std::uint64_t(left) < n * 8) throw truncated(std::uint64_t(left));
+        if (const std::size_t got = read_up_to(in, words.data(), n * 8); got != n * 8) throw truncated(got);
+    } else {
+        constexpr std::uint64_t chunk = std::uint64_t(1) << 17;  // 1 MiB of words
+        std::vector<std::uint64_t> read;
+        while (read.size() < n) {
+            const std::size_t have = read.size();
+            const auto want = static_cast<std::size_t>(std::min(n - have, chunk));
+            read.resize(have + want);
+            if (const std::size_t got = read_up_to(in, read.data() + have, want * 8); got != want * 8)
+                throw truncated(have * 8 + got);
+        }
+        std::copy(read.begin(), read.end(), words.begin());
     }
     for (auto& w : words) w = __builtin_bswap64(w);
-    return words;
 }
 
 // Words past m must be zero (the bit operations rely on it).
@@ -82,6 +92,27 @@ void put_be32(std::string& out, std::uint32_t v) {
     for (int shift = 24; shift >= 0; shift -= 8) out.push_back(static_cast<char>((v >> shift) & 0xFF));
 }
 
+// Spark's fields before the words: version, k, (version 2) seed, number of words.
+std::string spark_prefix(const ClassicParams& params, const ClassicHashing& hashing, std::size_t words) {
+    if (hashing.scheme == ClassicScheme::double_hashing)
+        throw Error("only spark_v1 / spark_v2 filters have Spark's serialized form (this one is double_hashing)");
+    std::string out;
+    put_be32(out, hashing.scheme == ClassicScheme::spark_v1 ? 1 : 2);
+    put_be32(out, params.k);
+    if (hashing.scheme == ClassicScheme::spark_v2) put_be32(out, static_cast<std::uint32_t>(hashing.seed));
+    put_be32(out, static_cast<std::uint32_t>(words));
+    return out;
+}
+
+// The words big-endian, as Spark's DataOutputStream writes them, into `dst` (8 bytes a word).
+void put_be64(std::span<const std::uint64_t> words, std::byte* dst) {
+    for (const std::uint64_t w : words) {
+        const std::uint64_t be = __builtin_bswap64(w);
+        std::memcpy(dst, &be, 8);
+        dst += 8;
+    }
+}
+
 }  // namespace
 
 void ClassicFilter::save(std::ostream& out) const {
@@ -103,25 +134,24 @@ ClassicFilter ClassicFilter::load(const std::filesystem::path& path) {
 
 std::vector<std::byte> ClassicFilter::to_spark_bytes() const {
     if (words_.empty()) detail::throw_moved_from("to_spark_bytes");
-    if (hashing_.scheme == ClassicScheme::double_hashing)
-        throw Error("only spark_v1 / spark_v2 filters have Spark's serialized form (this one is double_hashing)");
-    std::string out;
-    put_be32(out, hashing_.scheme == ClassicScheme::spark_v1 ? 1 : 2);
-    put_be32(out, params_.k);
-    if (hashing_.scheme == ClassicScheme::spark_v2) put_be32(out, static_cast<std::uint32_t>(hashing_.seed));
-    put_be32(out, static_cast<std::uint32_t>(words().size()));
-    std::vector<std::byte> bytes(out.size() + params_.bytes());
-    std::memcpy(bytes.data(), out.data(), out.size());
-    for (std::size_t i = 0; i < words().size(); ++i) {
-        const std::uint64_t be = __builtin_bswap64(words()[i]);
-        std::memcpy(bytes.data() + out.size() + 8 * i, &be, 8);
-    }
+    const std::string prefix = spark_prefix(params_, hashing_, words().size());
+    std::vector<std::byte> bytes(prefix.size() + params_.bytes());
+    std::memcpy(bytes.data(), prefix.data(), prefix.size());
+    put_be64(words(), bytes.data() + prefix.size());
     return bytes;
 }
 
 void ClassicFilter::write_spark(std::ostream& out) const {
-    const auto bytes = to_spark_bytes();
-    out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    if (words_.empty()) detail::throw_moved_from("write_spark");
+    const std::string prefix = spark_prefix(params_, hashing_, words().size());
+    out.write(prefix.data(), static_cast<std::streamsize>(prefix.size()));
+    // A chunk at a time: the byte-swapped copy never exists whole (a filter may be gigabytes).
+    std::array<std::byte, std::size_t(1) << 16> chunk;
+    for (std::size_t i = 0; i < words().size() && out; i += chunk.size() / 8) {
+        const auto piece = words().subspan(i, std::min(chunk.size() / 8, words().size() - i));
+        put_be64(piece, chunk.data());
+        out.write(reinterpret_cast<const char*>(chunk.data()), static_cast<std::streamsize>(piece.size() * 8));
+    }
     if (!out) throw Error("cannot write the Spark filter: the output stream failed");
 }
 
@@ -139,9 +169,8 @@ ClassicFilter ClassicFilter::read_spark(std::istream& in) {
     const ClassicParams p{std::uint64_t(words) * 64, static_cast<unsigned>(k)};
     const ClassicHashing h{version == 1 ? ClassicScheme::spark_v1 : ClassicScheme::spark_v2, HashKind::xxh3,
                            static_cast<std::uint32_t>(seed)};
-    const auto read = read_spark_words(in, std::uint64_t(words));
     ClassicFilter f(p, h);
-    std::copy(read.begin(), read.end(), f.mutable_words().begin());  // m = 64 x words: no bits past m
+    read_spark_words(in, f.mutable_words());  // m = 64 x words: no bits past m
     f.add_key_kinds(KeyKinds::not_recorded());  // Spark's form has no place for them
     return f;
 }

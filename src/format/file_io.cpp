@@ -18,7 +18,15 @@ namespace {
     throw FormatError("truncated payload: " + std::to_string(got) + " of " + std::to_string(want) + " bytes");
 }
 
-// Bytes left in a seekable stream, or -1 if it cannot tell.
+std::uint64_t digest(std::span<const std::span<const std::byte>> pieces) {
+    XXH3_state_t state;
+    XXH3_64bits_reset(&state);
+    for (const auto piece : pieces) XXH3_64bits_update(&state, piece.data(), piece.size());
+    return XXH3_64bits_digest(&state);
+}
+
+}  // namespace
+
 std::int64_t remaining(std::istream& in) {
     const auto here = in.tellg();
     if (here < 0) return -1;
@@ -31,15 +39,6 @@ std::int64_t remaining(std::istream& in) {
     }
     return static_cast<std::int64_t>(end - here);
 }
-
-std::uint64_t digest(std::span<const std::span<const std::byte>> pieces) {
-    XXH3_state_t state;
-    XXH3_64bits_reset(&state);
-    for (const auto piece : pieces) XXH3_64bits_update(&state, piece.data(), piece.size());
-    return XXH3_64bits_digest(&state);
-}
-
-}  // namespace
 
 void write_filter(std::ostream& out, FileHeader h, std::span<const std::span<const std::byte>> payload) {
     h.payload_bytes = 0;

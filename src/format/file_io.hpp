@@ -51,6 +51,9 @@ private:
     std::vector<std::span<const std::byte>> pieces_;
 };
 
+/// Bytes left in a seekable stream (a file, a string), or -1 if it cannot tell (a pipe).
+std::int64_t remaining(std::istream& in);
+
 /// Throws FormatError unless the stream is at its end.
 void expect_end(std::istream& in);
 

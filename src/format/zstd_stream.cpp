@@ -6,6 +6,8 @@
 #include <array>
 #include <cstring>
 #include <memory>
+#include <ostream>
+#include <streambuf>
 #include <vector>
 
 #include "batchbloom/error.hpp"
@@ -34,7 +36,10 @@ bool is_zstd(std::string_view prefix) noexcept {
     return prefix.size() >= zstd_magic.size() && std::memcmp(prefix.data(), zstd_magic.data(), zstd_magic.size()) == 0;
 }
 
-std::string zstd_compress(std::string_view data, int level) {
+namespace {
+
+/// A compression context for one frame of `size` bytes at `level`.
+std::unique_ptr<ZSTD_CCtx, CctxFree> compressor(int level, std::uint64_t size) {
     if (level < ZSTD_minCLevel() || level > ZSTD_maxCLevel() || level == 0)
         throw Error("zstd level " + std::to_string(level) + " is out of range (" + std::to_string(ZSTD_minCLevel()) +
                     ".." + std::to_string(ZSTD_maxCLevel()) + ", not 0)");
@@ -47,12 +52,81 @@ std::string zstd_compress(std::string_view data, int level) {
     if (level >= 20)
         check(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_windowLog, max_window_log), "zstd");
     // The content size in the frame header lets other zstd tools size their output too.
-    check(ZSTD_CCtx_setPledgedSrcSize(cctx.get(), data.size()), "zstd");
+    check(ZSTD_CCtx_setPledgedSrcSize(cctx.get(), size), "zstd");
+    return cctx;
+}
+
+/// Compresses what is written to it onto another stream, a block at a time: the bytes pass
+/// through one input and one output buffer of zstd's recommended sizes, never all at once.
+class CompressingBuf : public std::streambuf {
+public:
+    CompressingBuf(ZSTD_CCtx* cctx, std::ostream& out)
+        : cctx_(cctx), out_(out), in_(ZSTD_CStreamInSize()), dst_(ZSTD_CStreamOutSize()) {
+        setp(in_.data(), in_.data() + in_.size());
+    }
+    /// Compresses what is buffered and ends the frame.
+    void finish() {
+        compress(pbase(), std::size_t(pptr() - pbase()), ZSTD_e_end);
+        setp(in_.data(), in_.data() + in_.size());
+    }
+
+protected:
+    int_type overflow(int_type c) override {
+        drain();
+        if (!traits_type::eq_int_type(c, traits_type::eof())) {
+            *pptr() = traits_type::to_char_type(c);
+            pbump(1);
+        }
+        return traits_type::not_eof(c);
+    }
+    std::streamsize xsputn(const char* s, std::streamsize n) override {
+        if (n < std::streamsize(in_.size())) return std::streambuf::xsputn(s, n);
+        drain();  // large pieces go to zstd straight from the caller's memory
+        compress(s, std::size_t(n), ZSTD_e_continue);
+        return n;
+    }
+
+private:
+    void drain() {
+        compress(pbase(), std::size_t(pptr() - pbase()), ZSTD_e_continue);
+        setp(in_.data(), in_.data() + in_.size());
+    }
+    void compress(const char* data, std::size_t n, ZSTD_EndDirective mode) {
+        ZSTD_inBuffer src{data, n, 0};
+        for (;;) {
+            ZSTD_outBuffer dst{dst_.data(), dst_.size(), 0};
+            const std::size_t left = ZSTD_compressStream2(cctx_, &dst, &src, mode);
+            check(left, "zstd compression failed");
+            out_.write(dst_.data(), static_cast<std::streamsize>(dst.pos));
+            if (!out_) throw Error("cannot write the filter: the output stream failed");
+            if (mode == ZSTD_e_end ? left == 0 : src.pos == src.size) return;
+        }
+    }
+
+    ZSTD_CCtx* cctx_;
+    std::ostream& out_;
+    std::vector<char> in_;
+    std::vector<char> dst_;
+};
+
+}  // namespace
+
+std::string zstd_compress(std::string_view data, int level) {
+    const auto cctx = compressor(level, data.size());
     std::string out(ZSTD_compressBound(data.size()), '\0');
     const std::size_t n = ZSTD_compress2(cctx.get(), out.data(), out.size(), data.data(), data.size());
     check(n, "zstd compression failed");
     out.resize(n);
     return out;
+}
+
+void zstd_compress(std::ostream& out, int level, std::uint64_t size, const std::function<void(std::ostream&)>& write) {
+    const auto cctx = compressor(level, size);
+    CompressingBuf buf(cctx.get(), out);
+    std::ostream plain(&buf);
+    plain.exceptions(std::ios::badbit);  // the buffer's own errors (zstd's, out's) reach the caller as they are
+    write(plain);
+    buf.finish();
 }
 
 std::string zstd_decompress(std::istream& in, std::string_view already_read, std::size_t header_bytes,

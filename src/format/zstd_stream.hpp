@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <istream>
+#include <ostream>
 #include <string>
 #include <string_view>
 
@@ -18,6 +19,10 @@ bool is_zstd(std::string_view prefix) noexcept;
 /// One zstd frame (with its content checksum) holding `data`; level as in zstd (1..22, or negative
 /// for the fast levels). Throws Error on an invalid level.
 std::string zstd_compress(std::string_view data, int level);
+/// The same frame for the `size` bytes that `write` puts into the stream it is handed, written
+/// onto `out` as they come (memory: zstd's window and two buffers, whatever `size`). Writing
+/// other than `size` bytes is an Error, as is an invalid level (before anything is written).
+void zstd_compress(std::ostream& out, int level, std::uint64_t size, const std::function<void(std::ostream&)>& write);
 
 /// Decompresses the zstd frame that starts with `already_read` (bytes the caller took from the
 /// stream to recognise the frame) and goes on at the stream's position. A frame can expand far beyond its own

@@ -3,6 +3,7 @@
 
 #include "adapters/filter_adapter.hpp"
 #include "commands/commands.hpp"
+#include "common/file_lock.hpp"
 #include "common/stdout_output.hpp"
 
 namespace batchbloom::cli {
@@ -31,8 +32,10 @@ std::string out_path(const ParsedArgs& args, const char* command) {
 
 int combine(const ParsedArgs& args, const char* command, SetOp op) {
     const auto out = out_path(args, command);
-    const auto result = open_filter_file(std::string(*args.positional(0)));
-    result->combine(op, *open_filter_file(std::string(*args.positional(1))));
+    const std::string a(*args.positional(0)), b(*args.positional(1));
+    const FileLock lock = lock_if_rewritten(out, {a, b});  // --out A: A is read, then replaced
+    const auto result = open_filter_file(a);
+    result->combine(op, *open_filter_file(b));
     write_output(out, [&](std::ostream& o) { result->write(o); });
     return 0;
 }
@@ -62,7 +65,9 @@ CommandSpec fold_spec() {
 }
 int run_fold(const ParsedArgs& args) {
     const auto out = out_path(args, "fold");
-    const auto folded = open_filter_file(std::string(*args.positional(0)))->folded();
+    const std::string in(*args.positional(0));
+    const FileLock lock = lock_if_rewritten(out, {in});
+    const auto folded = open_filter_file(in)->folded();
     write_output(out, [&](std::ostream& o) { folded->write(o); });
     return 0;
 }

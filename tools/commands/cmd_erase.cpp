@@ -6,6 +6,7 @@
 #include "adapters/filter_adapter.hpp"
 #include "commands/commands.hpp"
 #include "commands/key_batches.hpp"
+#include "common/file_lock.hpp"
 #include "common/stdout_output.hpp"
 
 namespace batchbloom::cli {
@@ -24,12 +25,15 @@ CommandSpec erase_spec() {
                  "saturated counter (15); deletable filters cannot erase a key whose bits all lie in\n"
                  "regions with collisions. Erase only keys that were inserted: erasing a false positive\n"
                  "can make a present key test negative. Lines are typed as 'query' types them, except\n"
-                 "that a filter holding both kinds needs --key-type.",
+                 "that a filter holding both kinds needs --key-type.\n" +
+                 rewrite_lock_note(),
     };
 }
 
 int run_erase(const ParsedArgs& args) {
     const std::string path(*args.positional(0));
+    const std::string out(args.value("out").value_or(path));
+    const FileLock lock = lock_if_rewritten(out, {path});
     const auto filter = open_filter_file(path);
     if (!filter->can_erase()) filter->erase(TypedKeys{});  // throws, naming the type, before any input is read
     KeyTyping typing(*filter, path, args, KeyUse::erase);
@@ -38,7 +42,7 @@ int run_erase(const ParsedArgs& args) {
         const EraseCounts c = filter->erase(keys);
         total.erased += c.erased, total.absent += c.absent, total.not_deletable += c.not_deletable;
     });
-    write_output(args.value("out").value_or(path), [&](std::ostream& o) { filter->write(o); });
+    write_output(out, [&](std::ostream& o) { filter->write(o); });
     std::printf("erased %llu of %llu keys; %llu not in the filter", static_cast<unsigned long long>(total.erased),
                 static_cast<unsigned long long>(keys_read), static_cast<unsigned long long>(total.absent));
     if (filter->type_name() == "deletable")

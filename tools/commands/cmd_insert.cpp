@@ -6,6 +6,7 @@
 #include "adapters/filter_adapter.hpp"
 #include "commands/commands.hpp"
 #include "commands/key_batches.hpp"
+#include "common/file_lock.hpp"
 #include "common/stdout_output.hpp"
 
 namespace batchbloom::cli {
@@ -23,18 +24,21 @@ CommandSpec insert_spec() {
                  "scalable filter counts it against its capacity. A filter of any other type keeps its\n"
                  "size, so its FPR rises with every key; a scalable one adds stages as it fills. Spark\n"
                  "files stay in Spark's form. Lines are typed as 'query' types them; a filter that holds\n"
-                 "both kinds takes a decimal line as both, so that every front end finds it.",
+                 "both kinds takes a decimal line as both, so that every front end finds it.\n" +
+                 rewrite_lock_note(),
     };
 }
 
 int run_insert(const ParsedArgs& args) {
     const std::string path(*args.positional(0));
+    const std::string out(args.value("out").value_or(path));
+    const FileLock lock = lock_if_rewritten(out, {path});
     const auto filter = open_filter_file(path);
     KeyTyping typing(*filter, path, args, KeyUse::insert);
     filter->set_threads(1);
     const std::uint64_t keys_read =
         for_each_key_batch(args, typing, [&](const KeyBatch&, const TypedKeys& keys) { filter->insert(keys); });
-    write_output(args.value("out").value_or(path), [&](std::ostream& o) { filter->write(o); });
+    write_output(out, [&](std::ostream& o) { filter->write(o); });
     std::printf("inserted %llu keys\n", static_cast<unsigned long long>(keys_read));
     return 0;
 }

@@ -17,6 +17,8 @@ namespace batchbloom::cli {
 /// (--u64, --key-type, --out, --quiet) and FILE (described by `file`) and INPUT.
 std::vector<OptionSpec> rewrite_options();
 std::vector<PositionalSpec> rewrite_positionals(const std::string& file);
+/// The paragraph of their --help on the lock that serializes rewrites of one FILE.
+std::string rewrite_lock_note();
 
 /// Reads INPUT (the second positional argument; --u64 for binary keys) in batches, types each
 /// batch's keys with `typing` and calls body(batch, keys), with the progress line (--quiet:

@@ -1,0 +1,66 @@
+#include "common/file_lock.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+namespace batchbloom::cli {
+
+namespace {
+
+bool same_file(const struct stat& a, const struct stat& b) { return a.st_dev == b.st_dev && a.st_ino == b.st_ino; }
+
+}  // namespace
+
+FileLock::~FileLock() {
+    if (fd_ >= 0) ::close(fd_);
+}
+
+FileLock::FileLock(FileLock&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+
+FileLock& FileLock::operator=(FileLock&& other) noexcept {
+    if (this != &other) {
+        if (fd_ >= 0) ::close(fd_);
+        fd_ = std::exchange(other.fd_, -1);
+    }
+    return *this;
+}
+
+FileLock FileLock::acquire(std::string_view path) {
+    const std::string p(path);
+    for (;;) {
+        // O_NONBLOCK: a FIFO put at the path meanwhile must not hang the open.
+        const int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        if (fd < 0) return {};
+        FileLock lock(fd);
+        struct stat held {};
+        if (::fstat(fd, &held) != 0 || !S_ISREG(held.st_mode)) return {};
+        while (::flock(fd, LOCK_EX) != 0)
+            if (errno != EINTR)
+                throw std::runtime_error("cannot lock '" + p + "' for the update: " + std::strerror(errno) +
+                                         " (give --out another file to leave it as it is)");
+        struct stat named {};
+        if (::stat(p.c_str(), &named) == 0 && same_file(held, named)) return lock;
+        // Replaced while we waited (or removed): lock what the path names now.
+    }
+}
+
+FileLock lock_if_rewritten(std::string_view out, std::initializer_list<std::string_view> inputs) {
+    if (out == "-") return {};
+    struct stat target {};
+    if (::stat(std::string(out).c_str(), &target) != 0 || !S_ISREG(target.st_mode)) return {};
+    for (const std::string_view in : inputs) {
+        struct stat st {};
+        if (::stat(std::string(in).c_str(), &st) == 0 && same_file(st, target)) return FileLock::acquire(out);
+    }
+    return {};
+}
+
+}  // namespace batchbloom::cli
