@@ -8,10 +8,14 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <span>
 #include <sstream>
+#include <streambuf>
 #include <string>
 #include <vector>
 
+#include "batchbloom/any_filter.hpp"
 #include "batchbloom/filter.hpp"
 #include "batchbloom/params.hpp"
 #include "support.hpp"
@@ -165,6 +169,50 @@ TEST(Compression, FileWithBytesAfterTheFrameIsRejected) {
     f.save(t.path, zstd3);
     std::ofstream(t.path, std::ios::binary | std::ios::app) << "x";
     EXPECT_THROW(Filter::load(t.path), FormatError);
+}
+
+// A stream that cannot seek, as a pipe or a caller's fixed buffer (Python's from_bytes) is: the
+// loader cannot hand back bytes it read past the frame, so it must not read them.
+class UnseekableBuf : public std::streambuf {
+public:
+    explicit UnseekableBuf(std::string& bytes) { setg(bytes.data(), bytes.data(), bytes.data() + bytes.size()); }
+};
+
+TEST(Compression, BytesAfterTheFrameStayInTheStreamEvenWhenItCannotSeek) {
+    const Filter f = filled(Params::for_bits_per_key(50'000, 10), 50'000, 8);
+    std::string bytes = save_to_string(f, zstd3) + "JUNK";
+    UnseekableBuf buf(bytes);
+    std::istream in(&buf);
+    EXPECT_EQ(Filter::load(in), f);
+    const std::string rest(std::istreambuf_iterator<char>(in), {});
+    EXPECT_EQ(rest, "JUNK");
+}
+
+TEST(Compression, EveryLoaderRejectsBytesAfterTheFrame) {
+    const Filter f = filled(Params::for_bits_per_key(1'000, 10), 1'000, 9);
+    const std::string z = save_to_string(f, zstd3);
+    const auto as_bytes = [](const std::string& s) {
+        return std::span<const std::byte>(reinterpret_cast<const std::byte*>(s.data()), s.size());
+    };
+    for (const std::string& junk : {std::string("JUNK"), std::string(1, '\0'), z, std::string(200'000, 'x')}) {
+        const std::string bad = z + junk;
+        const auto rejects = [&](const char* loader, auto&& load, const char* word) {
+            try {
+                load();
+                ADD_FAILURE() << loader << " loaded a frame followed by " << junk.size() << " bytes";
+            } catch (const FormatError& e) {
+                EXPECT_NE(std::string(e.what()).find(word), std::string::npos) << loader << ": " << e.what();
+            }
+        };
+        rejects("load_exactly", [&] { (void)batchbloom::load_exactly<Filter>(as_bytes(bad)); }, "trailing");
+        rejects("load_any(bytes)", [&] { (void)batchbloom::load_any(as_bytes(bad)); }, "trailing");
+        TempFile t;
+        std::ofstream(t.path, std::ios::binary) << bad;
+        rejects("Filter::load(path)", [&] { (void)Filter::load(t.path); }, "trailing");
+        rejects("load_any(path)", [&] { (void)batchbloom::load_any(t.path); }, "trailing");
+        rejects("Filter::map", [&] { (void)Filter::map(t.path); }, "compressed");
+    }
+    EXPECT_EQ(batchbloom::load_exactly<Filter>(as_bytes(z)), f);
 }
 
 // Mitzenmacher's observation on this library's layouts. For each k, the smallest line512 filter

@@ -32,6 +32,13 @@ AnyFilter load_any(const std::filesystem::path& path);
 /// kind the bytes were read as.
 AnyFilter load_any(std::span<const std::byte> bytes);
 
+/// A filter of type F (one of AnyFilter's types) read from a saved file's bytes by F::load; the
+/// whole span must be that one filter, so anything after it (after a zstd frame too) is a
+/// FormatError, by the same check load(path) and load_any make. Front ends that hold bytes
+/// (Python's from_bytes) load through it, so none accepts what another refuses.
+template <class F>
+F load_exactly(std::span<const std::byte> bytes);
+
 /// The kind of a loaded filter (FileKind::classic for Spark's form as well).
 FileKind kind_of(const AnyFilter& filter) noexcept;
 

@@ -13,10 +13,7 @@ CountingBuffer::int_type CountingBuffer::overflow(int_type c) {
     return c;
 }
 
-FixedBuffer::FixedBuffer(char* data, std::size_t size) {
-    setp(data, data + size);
-    setg(data, data, data + size);
-}
+FixedBuffer::FixedBuffer(char* data, std::size_t size) { setp(data, data + size); }
 
 BufferView::BufferView(nb::handle obj) {
     if (PyObject_GetBuffer(obj.ptr(), &view_, PyBUF_C_CONTIGUOUS) != 0) throw nb::python_error();

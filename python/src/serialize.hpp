@@ -3,11 +3,13 @@
 // for shipping filters between processes (e.g. Spark partitions).
 #include <nanobind/nanobind.h>
 
-#include <istream>
+#include <cstddef>
 #include <ostream>
+#include <span>
 #include <streambuf>
 #include <string>
 
+#include <batchbloom/any_filter.hpp>
 #include <batchbloom/error.hpp>
 
 namespace batchbloom::python {
@@ -32,7 +34,6 @@ class FixedBuffer : public std::streambuf {
 public:
     FixedBuffer(char* data, std::size_t size);
     std::size_t written() const { return std::size_t(pptr() - pbase()); }
-    std::size_t unread() const { return std::size_t(egptr() - gptr()); }
 };
 
 /// A contiguous read-only view of a bytes-like object (buffer protocol), released on destruction.
@@ -73,18 +74,16 @@ nb::bytes to_bytes(const F& f) {
     return nb::borrow<nb::bytes>(out);
 }
 
-/// Reads a filter from any contiguous buffer (bytes, bytearray, memoryview, NumPy uint8);
-/// throws FormatError if it is not exactly one valid filter. Checksums run without the GIL.
+/// Reads a filter from any contiguous buffer (bytes, bytearray, memoryview, NumPy uint8) in
+/// place; throws FormatError unless it is exactly one valid filter, by the library's own check
+/// (load_exactly), so from_bytes refuses what load_any and the CLI refuse. Checksums run
+/// without the GIL.
 template <class F>
 F from_bytes(nb::handle obj) {
     BufferView view(obj);
-    FixedBuffer buf(view.data(), view.size());
+    const std::span<const std::byte> bytes(reinterpret_cast<const std::byte*>(view.data()), view.size());
     nb::gil_scoped_release release;
-    std::istream stream(&buf);
-    F f = F::load(stream);
-    if (buf.unread() != 0)
-        throw FormatError("trailing data: " + std::to_string(buf.unread()) + " bytes after the filter");
-    return f;
+    return load_exactly<F>(bytes);
 }
 
 }  // namespace batchbloom::python

@@ -51,3 +51,15 @@ def test_errors(tmp_path):
     with pytest.raises(TypeError, match="path"):
         batchbloom.load_any(42)
     assert not os.path.exists(tmp_path / "missing.bbf")
+
+
+@pytest.mark.parametrize("make", KINDS)
+@pytest.mark.parametrize("junk", [b"JUNK", b"\0", b"x" * 200_000])
+def test_from_bytes_rejects_trailing_bytes_as_load_any_does(make, junk):
+    f = make()
+    f.insert(np.arange(700, dtype=np.uint64))
+    bad = f.to_bytes() + junk
+    with pytest.raises(batchbloom.FormatError, match=rf"trailing data: {len(junk)} bytes after the filter"):
+        type(f).from_bytes(bad)
+    with pytest.raises(batchbloom.FormatError, match=rf"trailing data: {len(junk)} bytes after the filter"):
+        batchbloom.load_any(bad)

@@ -96,3 +96,24 @@ def test_key_kinds_are_recorded_and_saved(tmp_path):
     for g in (batchbloom.CountingFilter(n=100, fpr=0.01), batchbloom.ScalableFilter(100)):
         g.insert(["x"])
         assert type(g).from_bytes(g.to_bytes()).key_kinds == {"bytes"}
+
+
+@pytest.mark.parametrize("junk", [b"JUNK", b"\0", b"x" * 200_000])
+def test_from_bytes_rejects_bytes_after_a_zstd_frame(filt, tmp_path, junk):
+    # A blocked filter's compressed file is one zstd frame around its uncompressed bytes
+    # (docs/format.md); any zstd writer's frame loads, so PyArrow's codec makes one here.
+    pa = pytest.importorskip("pyarrow")
+    frame = pa.compress(filt.to_bytes(), codec="zstd", asbytes=True)
+    assert frame[:4] == b"\x28\xb5\x2f\xfd"
+    assert batchbloom.Filter.from_bytes(frame) == filt
+    bad = frame + junk
+    with pytest.raises(batchbloom.FormatError, match=rf"trailing data: {len(junk)} bytes after the filter"):
+        batchbloom.Filter.from_bytes(bad)
+    with pytest.raises(batchbloom.FormatError, match="trailing"):
+        batchbloom.load_any(bad)
+    (tmp_path / "z.bbf").write_bytes(bad)
+    for load in (batchbloom.Filter.load, batchbloom.load_any):
+        with pytest.raises(batchbloom.FormatError, match="trailing"):
+            load(tmp_path / "z.bbf")
+    with pytest.raises(batchbloom.FormatError, match="compressed"):
+        batchbloom.Filter.map(tmp_path / "z.bbf")

@@ -77,14 +77,22 @@ protected:
     }
 };
 
+}  // namespace
+
 template <class F>
-AnyFilter load_exactly(std::istream& in) {
+F load_exactly(std::span<const std::byte> bytes) {
+    SpanBuf buf(bytes);
+    std::istream in(&buf);
     F f = F::load(in);
     io::expect_end(in);
     return f;
 }
 
-}  // namespace
+template Filter load_exactly<Filter>(std::span<const std::byte>);
+template CountingFilter load_exactly<CountingFilter>(std::span<const std::byte>);
+template DeletableFilter load_exactly<DeletableFilter>(std::span<const std::byte>);
+template ScalableFilter load_exactly<ScalableFilter>(std::span<const std::byte>);
+template ClassicFilter load_exactly<ClassicFilter>(std::span<const std::byte>);
 
 AnyFilter load_any(const std::filesystem::path& path) {
     io::HeaderBytes h{};
@@ -117,15 +125,13 @@ AnyFilter load_any(std::span<const std::byte> bytes) {
     if (got != 0) std::memcpy(h.data(), bytes.data(), got);
     const Form form = detect(h, got);
     try {
-        SpanBuf buf(bytes);
-        std::istream in(&buf);
         switch (form) {
             case Form::blocked:
-            case Form::zstd: return load_exactly<Filter>(in);
-            case Form::counting: return load_exactly<CountingFilter>(in);
-            case Form::deletable: return load_exactly<DeletableFilter>(in);
-            case Form::scalable: return load_exactly<ScalableFilter>(in);
-            case Form::classic: return load_exactly<ClassicFilter>(in);
+            case Form::zstd: return load_exactly<Filter>(bytes);
+            case Form::counting: return load_exactly<CountingFilter>(bytes);
+            case Form::deletable: return load_exactly<DeletableFilter>(bytes);
+            case Form::scalable: return load_exactly<ScalableFilter>(bytes);
+            case Form::classic: return load_exactly<ClassicFilter>(bytes);
             case Form::spark: return ClassicFilter::from_spark_bytes(bytes);
         }
     } catch (const FormatError& e) {

@@ -27,8 +27,9 @@ FileHeader io::parse_blocked_header(const HeaderBytes& b, std::size_t got) {
 
 namespace {
 
-// `exact`: a zstd frame must be followed by nothing (the caller checks that for an uncompressed file).
-Filter load_blocked(std::istream& in, bool exact) {
+// Leaves the stream just past the filter (or its zstd frame); the caller decides whether
+// anything may follow.
+Filter load_blocked(std::istream& in) {
     // The first bytes tell a zstd frame (Filter::save with Compression::zstd) from an uncompressed one.
     HeaderBytes b{};
     std::size_t got = read_up_to(in, b.data(), 4);
@@ -39,10 +40,9 @@ Filter load_blocked(std::istream& in, bool exact) {
                 HeaderBytes inner{};
                 std::memcpy(inner.data(), header.data(), header_size);
                 return header_size + parse_blocked_header(inner, header_size).payload_bytes;
-            },
-            exact);
+            });
         std::istringstream content(std::move(file));
-        Filter f = load_blocked(content, true);
+        Filter f = load_blocked(content);
         expect_end(content);
         return f;
     }
@@ -74,12 +74,8 @@ void Filter::save(const std::filesystem::path& path, const SaveOptions& options)
     write_file(path, [&](std::ostream& out) { save(out, options); });
 }
 
-Filter Filter::load(std::istream& in) {
-    return io::load_stream<Filter>(in, [](std::istream& s) { return load_blocked(s, false); });
-}
+Filter Filter::load(std::istream& in) { return io::load_stream<Filter>(in, load_blocked); }
 
-Filter Filter::load(const std::filesystem::path& path) {
-    return io::load_file<Filter>(path, [](std::istream& s) { return load_blocked(s, true); });
-}
+Filter Filter::load(const std::filesystem::path& path) { return io::load_file<Filter>(path, load_blocked); }
 
 }  // namespace batchbloom

@@ -97,7 +97,10 @@ void PayloadReader::finish() const {
 }
 
 void expect_end(std::istream& in) {
-    if (in.peek() != std::char_traits<char>::eof()) throw FormatError("trailing data after the payload");
+    if (in.peek() == std::char_traits<char>::eof()) return;
+    const std::int64_t left = remaining(in);
+    throw FormatError(left > 0 ? "trailing data: " + std::to_string(left) + " bytes after the filter"
+                               : std::string("trailing data after the filter"));
 }
 
 std::ifstream open_for_load(const std::filesystem::path& path) {

@@ -54,7 +54,8 @@ private:
 /// Bytes left in a seekable stream (a file, a string), or -1 if it cannot tell (a pipe).
 std::int64_t remaining(std::istream& in);
 
-/// Throws FormatError unless the stream is at its end.
+/// Throws FormatError unless the stream is at its end: the one check that nothing follows a
+/// filter (or its zstd frame), for every loader that must read exactly one.
 void expect_end(std::istream& in);
 
 /// Opens a file for reading; throws Error naming the path if it cannot.

@@ -130,7 +130,7 @@ void zstd_compress(std::ostream& out, int level, std::uint64_t size, const std::
 }
 
 std::string zstd_decompress(std::istream& in, std::string_view already_read, std::size_t header_bytes,
-                            const std::function<std::uint64_t(std::string_view header)>& expected_size, bool exact) {
+                            const std::function<std::uint64_t(std::string_view header)>& expected_size) {
     std::unique_ptr<ZSTD_DCtx, DctxFree> dctx(ZSTD_createDCtx());
     if (!dctx) throw std::bad_alloc();
     // The decoder allocates the window a frame header asks for before any content is checked,
@@ -143,13 +143,16 @@ std::string zstd_decompress(std::istream& in, std::string_view already_read, std
     std::uint64_t limit = header_bytes;  // until the inner header is read
     bool limit_known = false;
     std::size_t produced = 0;
-    std::size_t frame_left = 1;  // ZSTD_decompressStream's "more to come" hint; 0 = frame complete
+    // ZSTD_decompressStream's hint: how much input it wants next, never more than the rest of
+    // the frame; 0 once the frame is complete. Reading no more than it asks keeps every byte
+    // after the frame in the stream.
+    std::size_t frame_left = 1;
     ZSTD_inBuffer src{input.data(), already_read.size(), 0};
     bool output_was_full = false;  // then the decoder may hold output without needing input
 
     while (frame_left != 0) {
         if (src.pos == src.size && !output_was_full) {
-            in.read(input.data(), static_cast<std::streamsize>(input.size()));
+            in.read(input.data(), static_cast<std::streamsize>(std::min(input.size(), frame_left)));
             const auto got = static_cast<std::size_t>(in.gcount());
             if (got == 0) throw FormatError("truncated compressed filter: the zstd frame ends early");
             src = ZSTD_inBuffer{input.data(), got, 0};
@@ -177,15 +180,7 @@ std::string zstd_decompress(std::istream& in, std::string_view already_read, std
         throw FormatError("truncated compressed filter: " + std::to_string(produced) + " of " +
                           std::to_string(limit) + " bytes");
 
-    const std::size_t unread = src.size - src.pos;
-    if (exact && (unread != 0 || in.peek() != std::char_traits<char>::eof()))
-        throw FormatError("trailing data after the compressed filter");
-    if (unread != 0) {
-        // Hand the bytes after the frame back to a seekable stream (a stream of several filters).
-        in.clear();
-        in.seekg(-static_cast<std::streamoff>(unread), std::ios::cur);
-        in.clear();
-    }
+    if (src.pos != src.size) throw Error("internal error: the zstd decoder left input unread after the frame");
     return out;
 }
 

@@ -25,12 +25,14 @@ std::string zstd_compress(std::string_view data, int level);
 void zstd_compress(std::ostream& out, int level, std::uint64_t size, const std::function<void(std::ostream&)>& write);
 
 /// Decompresses the zstd frame that starts with `already_read` (bytes the caller took from the
-/// stream to recognise the frame) and goes on at the stream's position. A frame can expand far beyond its own
-/// size, so the output is bounded before it is allocated: once `header_bytes` of output exist,
-/// `expected_size` (which may throw FormatError) tells the exact decompressed size the inner
-/// header promises, and any output beyond it is an error. Input after the frame is an error when
-/// `exact`, otherwise it is left to the stream when the stream can seek back.
+/// stream to recognise the frame, none of them past its end) and goes on at the stream's
+/// position. A frame can expand far beyond its own size, so the output is bounded before it is
+/// allocated: once `header_bytes` of output exist, `expected_size` (which may throw FormatError)
+/// tells the exact decompressed size the inner header promises, and any output beyond it is an
+/// error. No byte after the frame is read, from any stream (a pipe too), so the stream is left
+/// just past the frame: whether anything may follow is for the caller to check, with the check
+/// every uncompressed file gets (expect_end, file_io.hpp).
 std::string zstd_decompress(std::istream& in, std::string_view already_read, std::size_t header_bytes,
-                            const std::function<std::uint64_t(std::string_view header)>& expected_size, bool exact);
+                            const std::function<std::uint64_t(std::string_view header)>& expected_size);
 
 }  // namespace batchbloom::io
