@@ -315,6 +315,40 @@ TEST(ParquetAdd, RefusesAnEncryptedFileWithAPlaintextFooter) {
     std::filesystem::remove(path);
 }
 
+// Files of no rows as the writers make them (make_parquet_fixtures.py): PyArrow's row group has
+// a chunk whose only page is its dictionary (data_page_offset 0) and one with no page at all;
+// DuckDB's and Spark's have no row group.
+TEST(ParquetAdd, EmptyFilesOfEveryWriter) {
+    for (const char* name : {"empty_pyarrow.parquet", "empty_duckdb.parquet", "empty_spark.parquet"}) {
+        SCOPED_TRACE(name);
+        const auto in = data_dir + "/" + name;
+        const auto out = temp_path("empty-out.parquet");
+        const pq::Reader original(in);
+        const std::size_t groups = original.metadata().row_groups.size();
+        const auto added = pq::add_filters(in, out, add_options({"x", "s"}));
+        ASSERT_EQ(added.size(), 2 * groups);
+        for (const auto& a : added) {
+            EXPECT_EQ(a.values, 0);
+            EXPECT_EQ(a.distinct, 0);
+            EXPECT_EQ(a.bytes, pq::min_bitset_bytes);
+        }
+        const pq::Reader r(out);
+        ASSERT_EQ(r.metadata().row_groups.size(), groups);
+        EXPECT_EQ(r.metadata().num_rows, 0);
+        for (std::size_t rg = 0; rg < groups; ++rg) {
+            const auto x = r.bloom_filter(rg, "x"), s = r.bloom_filter(rg, "s");
+            ASSERT_TRUE(x && s);
+            EXPECT_FALSE(x->contains(std::int64_t{0}));
+            EXPECT_FALSE(s->contains(std::string_view("a")));
+        }
+        // Without row groups there is nothing to add: the copy is the file.
+        if (groups == 0) {
+            EXPECT_EQ(read_file(out), read_file(in));
+        }
+        std::filesystem::remove(out);
+    }
+}
+
 TEST(ParquetAdd, CorruptFilesFailCleanly) {
     // Random single-byte changes anywhere in a small file: add_filters succeeds or throws Error
     // (tests/fuzz/fuzz_parquet.cpp searches far wider).

@@ -248,3 +248,58 @@ def test_encrypted_files_are_refused(tmp_path):
         r = cli("parquet", "add", path, "--column", "j", "--out", out, check=False)
         assert r.returncode != 0 and message in r.stderr, r.stderr
         assert not out.exists()
+
+
+EMPTY = pa.table({
+    "i64": pa.array([], pa.int64()), "i32": pa.array([], pa.int32()), "f64": pa.array([], pa.float64()),
+    "f32": pa.array([], pa.float32()), "s": pa.array([], pa.string()), "fb": pa.array([], pa.binary(12)),
+    "lst": pa.array([], pa.list_(pa.int64())),
+})
+EMPTY_LEAVES = ["i64", "i32", "f64", "f32", "s", "fb", "lst.list.element"]
+
+
+def write_empty_duckdb(path):
+    con = duckdb.connect()
+    con.register("t", EMPTY)
+    con.execute(f"COPY (SELECT * FROM t) TO '{path}' (FORMAT parquet)")
+    con.close()
+
+
+EMPTY_WRITERS = {
+    # PyArrow writes a row group of chunks without data pages: a dictionary page only (with
+    # data_page_offset 0), or no page at all.
+    "pyarrow": lambda p: pq.write_table(EMPTY, p),
+    "pyarrow-plain": lambda p: pq.write_table(EMPTY, p, use_dictionary=False, compression="none"),
+    "pyarrow-v2-zstd": lambda p: pq.write_table(EMPTY, p, data_page_version="2.0", compression="zstd"),
+    "pyarrow-delta": lambda p: pq.write_table(EMPTY, p, use_dictionary=False, column_encoding={
+        "i64": "DELTA_BINARY_PACKED", "s": "DELTA_BYTE_ARRAY", "f64": "BYTE_STREAM_SPLIT"}),
+    "duckdb": write_empty_duckdb,  # no row group
+}
+
+
+@pytest.mark.parametrize("writer", EMPTY_WRITERS)
+def test_empty_files_of_every_writer_get_filters_and_still_read(tmp_path, writer):
+    src = tmp_path / "empty.parquet"
+    EMPTY_WRITERS[writer](src)
+    groups = pq.ParquetFile(src).metadata.num_row_groups
+    out = tmp_path / "out.parquet"
+    r = cli("parquet", "add", src, *[a for c in EMPTY_LEAVES for a in ("--column", c)], "--out", out)
+    lines = r.stdout.splitlines()[1:]
+    assert len(lines) == groups * len(EMPTY_LEAVES), r.stdout
+    assert all(line.split("\t")[2:4] == ["0", "0"] for line in lines), r.stdout  # values, distinct
+    back = pq.read_table(out)
+    assert back.num_rows == 0 and back.schema.equals(pq.read_table(src).schema)
+    assert set(chunk_bitsets(out)) == {(g, c) for g in range(groups) for c in EMPTY_LEAVES}
+    assert all(b == bytes(32) for b in chunk_bitsets(out).values())  # the smallest filter, nothing set
+    assert duckdb.execute(f"SELECT count(*) FROM '{out}'").fetchall() == [(0,)]
+
+
+def test_empty_spark_file_gets_no_filter_and_still_reads(tmp_path, spark):
+    """Spark writes a DataFrame of no rows as a file of no row group."""
+    spark.createDataFrame([], "x BIGINT, s STRING").coalesce(1).write.parquet(str(tmp_path / "spark"))
+    src, = (tmp_path / "spark").glob("part-*.parquet")
+    out = tmp_path / "out.parquet"
+    r = cli("parquet", "add", src, "--column", "x", "--column", "s", "--out", out)
+    assert r.stdout.splitlines()[1:] == []
+    assert out.read_bytes() == src.read_bytes()
+    assert pq.read_table(out).schema.names == ["x", "s"] and pq.read_table(out).num_rows == 0

@@ -6,7 +6,9 @@
 Two small files with split-block Bloom filters on five columns (INT64, INT32, BYTE_ARRAY,
 DOUBLE, FLOAT) in two row groups, one written by PyArrow and one by DuckDB, plus
 tiny_pyarrow.parquet and tiny_duckdb.parquet (8 distinct values, under a kilobyte) seed
-the fuzz target tests/fuzz/fuzz_parquet.cpp.
+the fuzz target tests/fuzz/fuzz_parquet.cpp. empty_pyarrow.parquet, empty_duckdb.parquet and
+empty_spark.parquet hold no rows, each as its writer makes such a file (the Spark one only
+where pyspark and a Java runtime are installed).
 
 parquet_expected.txt: for every file, column and row group, DuckDB's parquet_bloom_probe answer
 (DuckDB's own reader; PyArrow exposes no Bloom filter reader to Python) for each probe value.
@@ -73,6 +75,28 @@ def write_tiny_files():
                f"TO '{HERE / 'tiny_duckdb.parquet'}' (FORMAT parquet, COMPRESSION uncompressed)")
 
 
+def write_empty_files():
+    """Columns x (INT64) and s (BYTE_ARRAY), no rows. PyArrow writes one row group whose chunks
+    have no data page: x only its dictionary page, with data_page_offset 0; s (no dictionary)
+    no page at all. DuckDB and Spark write no row group."""
+    t = pa.table({"x": pa.array([], pa.int64()), "s": pa.array([], pa.string())})
+    pq.write_table(t, HERE / "empty_pyarrow.parquet", use_dictionary=["x"])
+    duckdb.sql(f"COPY (SELECT 1::BIGINT AS x, 'a' AS s WHERE false) TO '{HERE / 'empty_duckdb.parquet'}' "
+               "(FORMAT parquet)")
+    try:
+        from pyspark.sql import SparkSession
+    except ImportError:
+        return
+    import shutil
+    import tempfile
+    spark = SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false").getOrCreate()
+    with tempfile.TemporaryDirectory() as tmp:
+        spark.createDataFrame([], "x BIGINT, s STRING").coalesce(1).write.parquet(f"{tmp}/out")
+        part, = pathlib.Path(tmp, "out").glob("part-*.parquet")
+        shutil.copyfile(part, HERE / "empty_spark.parquet")
+    spark.stop()
+
+
 def hex_bits(bits):
     bits = bits + [0] * (-len(bits) % 4)
     return "".join(f"{8 * a + 4 * b + 2 * c + d:x}" for a, b, c, d in zip(*[iter(bits)] * 4))
@@ -101,6 +125,7 @@ def expected_lines():
 def main():
     write_files()
     write_tiny_files()
+    write_empty_files()
     lines = expected_lines()
     (HERE / "parquet_expected.txt").write_text(
         "# written by make_parquet_fixtures.py: FILE COLUMN ROW_GROUP HEX (DuckDB parquet_bloom_probe)\n"

@@ -400,10 +400,17 @@ private:
 }  // namespace
 
 std::uint64_t pages_offset(const ColumnChunk& meta, std::uint64_t data_end) {
-    std::int64_t start = meta.data_page_offset;
-    if (meta.dictionary_page_offset && *meta.dictionary_page_offset > 0 && *meta.dictionary_page_offset < start)
-        start = *meta.dictionary_page_offset;
     constexpr std::int64_t magic = 4;
+    // A chunk of no pages (PyArrow writes one for a column of no rows without a dictionary) has
+    // nothing to read, wherever its offsets point.
+    if (meta.total_compressed_size == 0) return std::uint64_t(magic);
+    std::int64_t start = meta.data_page_offset;
+    // An offset before the first page cannot be one: writers record 0 for "none" (a
+    // dictionary_page_offset of 0 without a dictionary; PyArrow's data_page_offset of 0 for a
+    // chunk of no rows, whose only page is its dictionary).
+    if (const auto dictionary = meta.dictionary_page_offset;
+        dictionary && *dictionary >= magic && (start < magic || *dictionary < start))
+        start = *dictionary;
     if (start < magic || meta.total_compressed_size < 0 || std::uint64_t(start) > data_end ||
         std::uint64_t(meta.total_compressed_size) > data_end - std::uint64_t(start))
         throw FormatError("column '" + meta.path + "': pages at " + std::to_string(start) + " (" +

@@ -16,9 +16,11 @@ protected:
     ~HashSink() = default;
 };
 
-/// Where a chunk's pages start: at its dictionary page when it has one (some writers record a
-/// dictionary_page_offset of 0 for none), else its first data page. Throws FormatError unless
-/// the pages (total_compressed_size bytes) lie in [4, data_end).
+/// Where a chunk's pages start: at its dictionary page when it has one, else its first data
+/// page; an offset below 4 means "no such page" (writers record 0: some for no dictionary,
+/// PyArrow for no data page in a chunk of no rows); a chunk of no pages (total_compressed_size
+/// 0) has nothing to read and gets 4. Throws FormatError unless the pages (total_compressed_size
+/// bytes) lie in [4, data_end).
 std::uint64_t pages_offset(const ColumnChunk& meta, std::uint64_t data_end);
 
 /// Throws Error if the chunk's values cannot be hashed (BOOLEAN or INT96: Parquet defines no
