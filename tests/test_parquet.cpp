@@ -3,6 +3,7 @@
 // checked against DuckDB's own answers for the same values.
 #include <batchbloom/parquet.hpp>
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
 #include <cstring>
 #include <fstream>
@@ -461,4 +462,89 @@ TEST(Parquet, ThriftReaderIsStrict) {
     EXPECT_THROW(parse({0x46, 0x00, 0x00}), bb::FormatError);                    // row_groups of the wrong type
     EXPECT_THROW(parse({0x36, 0x02, 0x00}), bb::FormatError);                    // no row_groups
     EXPECT_EQ(parse({0x36, 0x02, 0x19, 0x0C, 0x00}).num_rows, 1);                // empty row_groups list
+}
+
+// ---- what a footer may cost --------------------------------------------------------------
+
+namespace {
+
+// A footer whose schema is `schema` (the list's elements, already encoded), then one row group
+// with one INT64 column chunk at path "a".
+std::vector<std::byte> footer_with_schema(std::size_t elements, const std::vector<std::byte>& schema) {
+    ThriftOut f;
+    f.list(2, 12, elements);  // FileMetaData.schema
+    f.raw(schema);
+    f.list(2, 12, 1);  // row_groups
+    f.list(1, 12, 1);  // RowGroup.columns
+    f.field(3, 12);    // ColumnChunk.meta_data
+    f.i32(1, 2);       // type INT64
+    f.list(2, 8, 1);   // path_in_schema
+    f.varint(1), f.u8('a');
+    f.stop(), f.stop(), f.stop(), f.stop();  // ColumnMetaData, ColumnChunk, RowGroup, FileMetaData
+    return f.bytes;
+}
+
+long max_rss_kib() {
+    rusage u{};
+    getrusage(RUSAGE_SELF, &u);
+    return u.ru_maxrss;
+}
+
+}  // namespace
+
+// 20 million schema elements in 20 MB took 962 MB when each was kept; the walk keeps none.
+TEST(ParquetFooterLimits, ManySchemaElementsCostNoMemoryEach) {
+    constexpr std::size_t elements = 20'000'000;
+    ThriftOut schema;
+    schema.i32(5, elements - 1), schema.stop();  // the root: num_children
+    schema.bytes.resize(schema.bytes.size() + elements - 2);  // empty SchemaElements, a byte each
+    schema.i32(3, 1), schema.binary(1, "a"), schema.stop();  // the last: optional leaf "a"
+    const auto footer = footer_with_schema(elements, schema.bytes);
+    ASSERT_GT(footer.size(), elements);
+    const long before = max_rss_kib();
+    const auto m = pq::parse_file_metadata(footer);
+    const long grown_mib = (max_rss_kib() - before) / 1024;
+    EXPECT_LT(grown_mib, 64) << "parsing a " << footer.size() / 1'000'000 << " MB footer";
+    const auto& c = m.row_groups.at(0).columns.at(0);
+    EXPECT_TRUE(c.in_schema);
+    EXPECT_EQ(c.max_definition_level, 1);
+}
+
+TEST(ParquetFooterLimits, SchemaDeeperThanTheLimitIsRejected) {
+    const auto nested = [](std::size_t groups) {
+        ThriftOut schema;
+        for (std::size_t i = 0; i < groups; ++i) schema.i32(5, 1), schema.stop();  // num_children 1
+        schema.binary(4, "a"), schema.stop();
+        return footer_with_schema(groups + 1, schema.bytes);
+    };
+    EXPECT_NO_THROW(pq::parse_file_metadata(nested(pq::max_schema_depth)));
+    try {
+        pq::parse_file_metadata(nested(pq::max_schema_depth + 1));
+        ADD_FAILURE() << "a schema deeper than the limit was parsed";
+    } catch (const bb::FormatError& e) {
+        EXPECT_NE(std::string(e.what()).find("schema nested deeper than 1000 levels"), std::string::npos) << e.what();
+    }
+}
+
+// Lists longer than max_footer_entries are refused when their header is read, before anything
+// is reserved for them; the bytes after the header are there, so only the limit can refuse.
+TEST(ParquetFooterLimits, RowGroupsAndColumnChunksOverTheLimitAreRejected) {
+    const auto expect_limit = [](const ThriftOut& f, const char* what) {
+        try {
+            pq::parse_file_metadata(f.bytes);
+            ADD_FAILURE() << what << " over the limit was parsed";
+        } catch (const bb::FormatError& e) {
+            EXPECT_NE(std::string(e.what()).find("over the limit of 1048576"), std::string::npos) << e.what();
+        }
+    };
+    constexpr std::size_t over = pq::max_footer_entries + 1;
+    ThriftOut groups;
+    groups.list(4, 12, over);  // FileMetaData.row_groups
+    groups.bytes.resize(groups.bytes.size() + over);
+    expect_limit(groups, "a row group list");
+    ThriftOut columns;
+    columns.list(4, 12, 1);                        // one row group ...
+    columns.list(1, 12, pq::max_footer_entries);  // ... with a chunk too many
+    columns.bytes.resize(columns.bytes.size() + pq::max_footer_entries);
+    expect_limit(columns, "a column chunk list");
 }

@@ -207,9 +207,26 @@ struct FileMetadata {
     bool encrypted = false;
 };
 
+/// The most row groups and column chunks (over all row groups, counted together) a footer may
+/// describe. They are all the parsed metadata keeps per element of the footer's lists (about
+/// 200 bytes each, plus the column's path), so parsing a footer takes at most a few hundred
+/// MiB whatever its lists declare; a footer over the limit is a FormatError ("... over the
+/// limit of 1048576"), raised when the list that crosses it is read, before anything is
+/// allocated for it. Writers come nowhere near it: a footer needs about 100 MB to describe a
+/// million column chunks.
+inline constexpr std::size_t max_footer_entries = std::size_t(1) << 20;
+
+/// The deepest schema a footer may have (groups within groups, the root included); deeper is
+/// a FormatError. Schema elements cost no memory however many a footer declares: the schema is
+/// walked with only the current path held.
+inline constexpr std::size_t max_schema_depth = 1000;
+
 /// Parses a serialized FileMetaData (the footer between the data and the trailing length and
 /// "PAR1"). Reads only what it needs and skips every other field; throws FormatError on
-/// malformed, truncated or absurdly nested input, and never reads outside `footer`.
+/// malformed, truncated or absurdly nested input or beyond the limits above, and never reads
+/// outside `footer`. Memory beyond `footer` itself: the row groups and column chunks it
+/// returns, sized by the lists' declared lengths only once those are known to fit both the
+/// remaining bytes (every element takes at least one) and max_footer_entries.
 FileMetadata parse_file_metadata(std::span<const std::byte> footer);
 
 /// A Parquet file opened for its metadata and Bloom filters; reads only the footer and, on

@@ -4,8 +4,12 @@
 #include <charconv>
 #include <cstring>
 #include <fstream>
-#include <map>
+#include <optional>
+#include <ranges>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "batchbloom/parquet.hpp"
 #include "interop/parquet/bloom_header.hpp"
@@ -27,56 +31,94 @@ struct SchemaLeaf {
     std::int32_t max_repetition_level = 0;
 };
 
-// The schema is a depth-first list of SchemaElements; each group names its child count. Only
-// what the leaves need is kept: their dotted path, FIXED_LEN width and level maxima.
-std::map<std::string, SchemaLeaf> read_schema(CompactReader& r, Type list_type) {
+struct SchemaElement {
+    std::string_view name;  // into the footer
+    std::int32_t type_length = 0, num_children = 0;
+    ids::Repetition repetition = ids::Repetition::required;
+};
+
+SchemaElement read_schema_element(CompactReader& r) {
     namespace id = ids::schema_element;
-    struct Element {
-        std::string name;
-        std::int32_t type_length = 0, num_children = 0;
-        ids::Repetition repetition = ids::Repetition::required;
-    };
+    SchemaElement e;
+    r.begin_struct();
+    Field f;
+    while (r.next_field(f)) {
+        if (f.id == id::type_length) e.type_length = r.read_i32(f.type);
+        else if (f.id == id::repetition_type) e.repetition = static_cast<ids::Repetition>(r.read_i32(f.type));
+        else if (f.id == id::name) e.name = r.read_binary(f.type);
+        else if (f.id == id::num_children) e.num_children = r.read_i32(f.type);
+        else r.skip(f.type);
+    }
+    return e;
+}
+
+// The schema is a depth-first list of SchemaElements; each group names its child count. Each
+// leaf gives its FIXED_LEN width and level maxima to the column chunks at its dotted path. The
+// walk keeps only the open groups and the current path, never the elements or the leaves, so
+// its memory follows the schema's depth (at most max_schema_depth), not the element count a
+// footer declares.
+void apply_schema(CompactReader& r, Type list_type, std::vector<RowGroup>& row_groups) {
+    const auto by_path = [](const ColumnChunk* c) { return std::string_view(c->path); };
+    std::vector<ColumnChunk*> chunks;
+    for (auto& g : row_groups)
+        for (auto& c : g.columns) chunks.push_back(&c);
+    std::ranges::sort(chunks, {}, by_path);
+
     const auto h = r.read_list_header(list_type);
     if (h.element != Type::structure) r.fail("FileMetaData.schema is not a list of structs");
-    std::vector<Element> elements(h.size);
-    for (auto& e : elements) {
-        r.begin_struct();
-        Field f;
-        while (r.next_field(f)) {
-            if (f.id == id::type_length) e.type_length = r.read_i32(f.type);
-            else if (f.id == id::repetition_type) e.repetition = static_cast<ids::Repetition>(r.read_i32(f.type));
-            else if (f.id == id::name) e.name = r.read_binary(f.type);
-            else if (f.id == id::num_children) e.num_children = r.read_i32(f.type);
-            else r.skip(f.type);
-        }
-    }
-    std::map<std::string, SchemaLeaf> leaves;
-    if (elements.empty()) return leaves;
-    // Walk with an explicit stack of open groups: (children left, path, levels).
     struct Open {
         std::int64_t children_left;
-        std::string path;
+        std::size_t path_size;  // of the group's own path, a prefix of `path`
         SchemaLeaf levels;
     };
-    std::vector<Open> open{{std::max<std::int32_t>(elements[0].num_children, 0), "", {}}};
-    for (std::size_t i = 1; i < elements.size() && !open.empty(); ++i) {
-        const Element& e = elements[i];
+    std::vector<Open> open;
+    std::string path;
+    for (std::size_t i = 0; i < h.size; ++i) {
+        const SchemaElement e = read_schema_element(r);
+        if (i == 0) {  // the root: its name is no part of any path
+            open.push_back({std::max<std::int32_t>(e.num_children, 0), 0, {}});
+            continue;
+        }
+        if (open.empty()) continue;  // past the tree the root describes
         Open& parent = open.back();
         --parent.children_left;
         SchemaLeaf levels = parent.levels;
         if (e.repetition == ids::Repetition::optional) ++levels.max_definition_level;
         if (e.repetition == ids::Repetition::repeated) ++levels.max_definition_level, ++levels.max_repetition_level;
-        std::string path = parent.path.empty() ? e.name : parent.path + "." + e.name;
+        path.resize(parent.path_size);
+        if (!path.empty()) path += '.';
+        path += e.name;
         if (e.num_children > 0) {
-            open.push_back({e.num_children, std::move(path), levels});
+            if (open.size() >= max_schema_depth)
+                r.fail("schema nested deeper than " + std::to_string(max_schema_depth) + " levels");
+            open.push_back({e.num_children, path.size(), levels});
         } else {
             levels.type_length = e.type_length;
-            leaves[path] = levels;
+            for (ColumnChunk* c : std::ranges::equal_range(chunks, std::string_view(path), {}, by_path)) {
+                c->in_schema = true;
+                c->type_length = levels.type_length;
+                c->max_definition_level = levels.max_definition_level;
+                c->max_repetition_level = levels.max_repetition_level;
+            }
         }
         while (!open.empty() && open.back().children_left <= 0) open.pop_back();
     }
-    return leaves;
 }
+
+// Row groups and column chunks are the footer's only entries kept per element; each list's
+// declared length counts against max_footer_entries before anything is allocated for it.
+class EntryBudget {
+public:
+    void take(CompactReader& r, std::size_t n, const char* what) {
+        if (n > max_footer_entries - used_)
+            r.fail(std::string(what) + " of " + std::to_string(n) + " entries makes " + std::to_string(used_ + n) +
+                   " row groups and column chunks, over the limit of " + std::to_string(max_footer_entries));
+        used_ += n;
+    }
+
+private:
+    std::size_t used_ = 0;
+};
 
 std::optional<std::int64_t> read_distinct_count(CompactReader& r) {
     std::optional<std::int64_t> n;
@@ -181,7 +223,7 @@ ColumnChunk read_column_chunk(CompactReader& r) {
     return *meta;
 }
 
-RowGroup read_row_group(CompactReader& r) {
+RowGroup read_row_group(CompactReader& r, EntryBudget& budget) {
     RowGroup g;
     bool have_columns = false;
     r.begin_struct();
@@ -190,6 +232,8 @@ RowGroup read_row_group(CompactReader& r) {
         if (f.id == ids::row_group::columns) {
             const auto h = r.read_list_header(f.type);
             if (h.element != Type::structure) r.fail("RowGroup.columns is not a list of structs");
+            budget.take(r, h.size, "a row group's list of column chunks");
+            g.columns.reserve(g.columns.size() + h.size);
             for (std::size_t i = 0; i < h.size; ++i) g.columns.push_back(read_column_chunk(r));
             have_columns = true;
         } else if (f.id == ids::row_group::num_rows) {
@@ -256,18 +300,24 @@ FileMetadata parse_file_metadata(std::span<const std::byte> footer) {
     CompactReader r(footer, "Parquet footer");
     FileMetadata m;
     bool have_row_groups = false;
-    std::map<std::string, SchemaLeaf> leaves;
+    EntryBudget budget;
+    // The schema is walked once the column chunks are known (it may come before or after
+    // them), from a copy of the reader at its start; the first pass only checks its syntax.
+    std::optional<std::pair<CompactReader, Type>> schema;
     r.begin_struct();
     Field f;
     while (r.next_field(f)) {
         if (f.id == id::schema) {
-            leaves = read_schema(r, f.type);
+            schema.emplace(r, f.type);
+            r.skip(f.type);
         } else if (f.id == id::num_rows) {
             m.num_rows = r.read_i64(f.type);
         } else if (f.id == id::row_groups) {
             const auto h = r.read_list_header(f.type);
             if (h.element != Type::structure) r.fail("FileMetaData.row_groups is not a list of structs");
-            for (std::size_t i = 0; i < h.size; ++i) m.row_groups.push_back(read_row_group(r));
+            budget.take(r, h.size, "FileMetaData.row_groups");
+            m.row_groups.reserve(m.row_groups.size() + h.size);
+            for (std::size_t i = 0; i < h.size; ++i) m.row_groups.push_back(read_row_group(r, budget));
             have_row_groups = true;
         } else if (f.id == id::encryption_algorithm) {
             m.encrypted = true;
@@ -277,16 +327,7 @@ FileMetadata parse_file_metadata(std::span<const std::byte> footer) {
         }
     }
     if (!have_row_groups) r.fail("FileMetaData without row_groups");
-    for (auto& g : m.row_groups) {
-        for (auto& c : g.columns) {
-            const auto it = leaves.find(c.path);
-            if (it == leaves.end()) continue;
-            c.in_schema = true;
-            c.type_length = it->second.type_length;
-            c.max_definition_level = it->second.max_definition_level;
-            c.max_repetition_level = it->second.max_repetition_level;
-        }
-    }
+    if (schema) apply_schema(schema->first, schema->second, m.row_groups);
     return m;
 }
 

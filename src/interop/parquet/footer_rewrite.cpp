@@ -49,14 +49,19 @@ bool is_distinct_entry(std::span<const std::byte> entry) {
 void rewrite_key_values(CompactReader& r, CompactWriter& w, const Field& f, const std::optional<std::string>& distinct) {
     const auto h = r.read_list_header(f.type);
     if (h.element != Type::structure) r.fail("key_value_metadata is not a list of structs");
-    std::vector<std::span<const std::byte>> kept;
-    for (std::size_t i = 0; i < h.size; ++i) {
-        const auto entry = r.skip_raw(Type::structure);
-        if (!is_distinct_entry(entry)) kept.push_back(entry);
+    // The list's new length precedes its entries, so a first pass (on a copy of the reader)
+    // counts the kept ones; nothing is held per entry, however many the list declares.
+    std::size_t kept = 0;
+    {
+        CompactReader count = r;
+        for (std::size_t i = 0; i < h.size; ++i) kept += !is_distinct_entry(count.skip_raw(Type::structure));
     }
     w.field(f.id, Type::list);
-    w.list_header(Type::structure, kept.size() + (distinct ? 1 : 0));
-    for (const auto entry : kept) w.raw(entry);
+    w.list_header(Type::structure, kept + (distinct ? 1 : 0));
+    for (std::size_t i = 0; i < h.size; ++i) {
+        const auto entry = r.skip_raw(Type::structure);
+        if (!is_distinct_entry(entry)) w.raw(entry);
+    }
     if (distinct) write_key_value(w, distinct_values_key, *distinct);
 }
 
