@@ -33,6 +33,14 @@ def register(con: Any, bloom: Any, *, name: str = "bloom_may_contain", key_type:
     Returns the filter."""
     if isinstance(bloom, (str, os.PathLike, bytes, bytearray, memoryview)):
         bloom = load_any(bloom)
+    elif not callable(getattr(bloom, "contains", None)):
+        # DuckDB would call the function only at query time; a wrong argument fails here instead.
+        raise TypeError(
+            f"bloom must be a batchbloom filter, a path to a saved one or its bytes, not {type(bloom).__name__}"
+        )
+    for arg, value in (("name", name), ("key_type", key_type)):
+        if not isinstance(value, str):
+            raise TypeError(f"{arg} must be a str, not {type(value).__name__}")
 
     def may_contain(keys):
         return _arrow.mask(keys, bloom)

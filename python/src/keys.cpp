@@ -256,6 +256,9 @@ bool IterableKeys::next(KeyBatch& batch) {
         } else if (kind_ == 2 && string_key(item, s)) {
             batch.strings_.push_back(s);
             batch.owners_.push_back(std::move(item));  // keeps the bytes alive without the GIL
+        } else if (!int_like(item) && !PyBytes_Check(item.ptr()) && !PyUnicode_Check(item.ptr())) {
+            throw nb::type_error(
+                ("keys must be int, str or bytes; got " + key_type_name(item) + " at index " + std::to_string(pos_)).c_str());
         } else {
             throw nb::type_error(("key " + std::to_string(pos_) + " is a " + key_type_name(item) +
                                   "; a sequence of keys holds " + (kind_ == 2 ? "only bytes and str" : "only ints") +

@@ -67,3 +67,21 @@ def test_string_keys_and_other_filter_types(con):
     bbd.register(con, grown, name="mult5", key_type="INTEGER")
     hits = rows(con, "SELECT count(*) FROM range(5000) r(i) WHERE mult5(i::INTEGER)")[0][0]
     assert hits == grown.count(np.arange(5000, dtype=np.int32))
+
+
+@pytest.mark.parametrize(
+    "bloom, kwargs, message",
+    [
+        (None, {}, r"^bloom must be a batchbloom filter, a path to a saved one or its bytes, not NoneType$"),
+        (42, {}, r"^bloom must be a batchbloom filter, a path to a saved one or its bytes, not int$"),
+        ([1, 2], {}, r"^bloom must be a batchbloom filter, a path to a saved one or its bytes, not list$"),
+        (batchbloom.Filter(10, 0.1), {"name": None}, r"^name must be a str, not NoneType$"),
+        (batchbloom.Filter(10, 0.1), {"key_type": 5}, r"^key_type must be a str, not int$"),
+    ],
+)
+def test_register_rejects_what_is_no_filter_at_once(con, bloom, kwargs, message):
+    with pytest.raises(TypeError, match=message):
+        bbd.register(con, bloom, **kwargs)
+    # Nothing was registered: the function does not exist.
+    with pytest.raises(duckdb.Error):
+        rows(con, "SELECT bloom_may_contain(1::BIGINT)")
