@@ -120,7 +120,10 @@ std::string bench_json(const MachineInfo& m, const LineReadLimit& limit, std::sp
             .add("fpr", number(r.measured_fpr()))
             .add("predicted_fpr", number(r.predicted_fpr))
             .add("repeat", number(std::uint64_t{run.repeat}))
-            .add("seed", number(run.seed));
+            .add("seed", number(run.seed))
+            .add("cold", r.cold ? "true" : "false")
+            .add("insert_first_ns_per_key", number(r.cold ? r.insert_first_ns_per_key() : std::nan("")))
+            .add("probe_first_ns_per_key", number(r.cold ? r.probe_first_ns_per_key() : std::nan("")));
         if (r.path == "automatic") {
             Object chosen;
             chosen.str("insert", r.chosen_insert).str("probe", r.chosen_probe);

@@ -17,9 +17,9 @@ std::string mebibytes(std::uint64_t bytes) {
 
 }  // namespace
 
-std::vector<BenchColumn> bench_columns(const LineReadLimit& limit) {
+std::vector<BenchColumn> bench_columns(const LineReadLimit& limit, bool cold) {
     const double limit_rate = limit.best.lines_per_s;
-    return {
+    std::vector<BenchColumn> columns = {
         {{"engine"}, [](const BenchResult& r) { return r.backend; }},
         {{"threads"}, [](const BenchResult& r) { return std::to_string(r.threads); }},
         {{"path"},
@@ -54,6 +54,11 @@ std::vector<BenchColumn> bench_columns(const LineReadLimit& limit) {
              return r.size_limit_lines_per_s > 0 ? format_fixed(r.probe_over_size_limit(), 2) : std::string("-");
          }},
     };
+    if (cold) {
+        columns.push_back({{"insert", "1st call", "ns/key"}, [](const BenchResult& r) { return format_fixed(r.insert_first_ns_per_key(), 2); }});
+        columns.push_back({{"probe", "1st call", "ns/key"}, [](const BenchResult& r) { return format_fixed(r.probe_first_ns_per_key(), 2); }});
+    }
+    return columns;
 }
 
 void print_size_context(std::FILE* out, const MachineInfo& machine, const Params& p, std::uint64_t keys,

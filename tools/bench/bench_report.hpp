@@ -24,7 +24,8 @@ struct BenchColumn {
 };
 
 /// The table's columns, in order. `limit` feeds the probe/limit column.
-std::vector<BenchColumn> bench_columns(const LineReadLimit& limit);
+/// `cold`: with the first calls' columns (--cold).
+std::vector<BenchColumn> bench_columns(const LineReadLimit& limit, bool cold = false);
 
 /// Label of the limit row.
 inline constexpr const char* limit_row_label = "random 64B line reads (prefetched)";

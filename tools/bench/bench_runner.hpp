@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <batchbloom/backend.hpp>
 #include <batchbloom/filter.hpp>
@@ -18,7 +19,11 @@ namespace batchbloom::cli {
 struct BenchSetup {
     Params params;
     Hashing hashing;
-    unsigned repeat = 1;  ///< each phase runs this many times; the fastest run counts
+    unsigned repeat = 1;  ///< each phase runs this many times; the fastest run counts (cold: the median)
+    /// Cold mode (--cold): read before every timed call, so that neither the filter nor the keys
+    /// start in any cache, as in a program that calls the library between other work. Each
+    /// phase then reports the median of its calls after the first, and the first apart.
+    const std::vector<std::uint64_t>* flush = nullptr;
 };
 
 struct BenchResult {
@@ -33,6 +38,10 @@ struct BenchResult {
     Params params;
     double insert_seconds = 0;
     double probe_mixed_seconds = 0;   ///< contains(span, out) over the 50%-hit set
+    /// The first call of each phase on this filter (with the automatic path, where a kind of call
+    /// not yet measured in this process measures); NaN unless cold.
+    double insert_first_seconds = 0, probe_first_seconds = 0;
+    bool cold = false;
     double probe_absent_seconds = 0;  ///< count(span) over the absent set
     std::uint64_t absent_hits = 0;    ///< false positives among the absent keys
     std::uint64_t mixed_hits = 0;
@@ -50,6 +59,8 @@ struct BenchResult {
     double probe_absent_mkeys_per_s() const { return static_cast<double>(queries) / probe_absent_seconds / 1e6; }
     double probe_mixed_ns_per_key() const { return probe_mixed_seconds * 1e9 / static_cast<double>(queries); }
     double probe_absent_ns_per_key() const { return probe_absent_seconds * 1e9 / static_cast<double>(queries); }
+    double insert_first_ns_per_key() const { return insert_first_seconds * 1e9 / static_cast<double>(keys); }
+    double probe_first_ns_per_key() const { return probe_first_seconds * 1e9 / static_cast<double>(queries); }
     /// 50%-hit probe rate over the line read rate at this filter's size.
     double probe_over_size_limit() const {
         return size_limit_lines_per_s > 0 ? probe_mixed_mkeys_per_s() * 1e6 / size_limit_lines_per_s : 0;
@@ -65,6 +76,9 @@ struct BenchRun {
 std::string backend_label(Backend backend);
 
 std::string_view path_name(BatchPath path);
+
+/// Reads every cache line of `buffer` (cold mode's flush between timed calls).
+void read_through(const std::vector<std::uint64_t>& buffer);
 
 /// Runs every phase on `backend` with `threads` threads (>= 1) on batch path `path`. Throws
 /// Error if the engine is not available here.

@@ -299,7 +299,7 @@ CommandSpec bench_spec() {
         .name = "bench",
         .synopsis =
             "[--keys N | --sizes LIST] [--queries N] [--fpr P | --bits-per-key B] [--shape S] "
-            "[--backend NAME|all] [--threads LIST] [--paths LIST] [--repeat R] [--sweep [--sweep-filters LIST] [--keys-per-line LIST] [--scratch-limit BYTES]] [--seed S] [--json FILE] [--plot FILE.png]",
+            "[--backend NAME|all] [--threads LIST] [--paths LIST] [--repeat R] [--cold [--cold-buffer BYTES]] [--sweep [--sweep-filters LIST] [--keys-per-line LIST] [--scratch-limit BYTES]] [--seed S] [--json FILE] [--plot FILE.png]",
         .summary =
             "Measure bulk insert and probe throughput and the false-positive rate of each engine on random "
             "64-bit keys,\nbeside this machine's random cache-line read rate.",
@@ -313,6 +313,9 @@ CommandSpec bench_spec() {
                     {"threads", "LIST", "threads per bulk call, e.g. 1 or 1,2; 0 = all cores (default 1)"},
                     {"paths", "LIST", "batch paths: direct, partitioned, auto, e.g. direct,partitioned,auto (default auto)"},
                     {"repeat", "R", "run each phase R times and keep the fastest (default 3; --sweep: the median of 5)"},
+                    {"cold", "", "read a buffer several times the last-level cache before every timed call; report the median of\n"
+                                 "                          the calls after the first, and the first call of each phase apart"},
+                    {"cold-buffer", "BYTES", "--cold: the buffer read between calls (default: 4x L3, at least 256M)"},
                     {"sweep", "", "instead: time each batch path over filter sizes and batch densities (one engine)"},
                     {"sweep-filters", "LIST", "--sweep filter sizes: L2, L3, 4xL3, or sizes like 1G (default L2,L3,4xL3,1G)"},
                     {"keys-per-line", "LIST", "--sweep batch sizes in keys per filter line (default 0.1,1,10)"},
@@ -363,6 +366,7 @@ int run_bench(const ParsedArgs& args) {
                                            ? parse_bytes(*args.value("limit-buffer"), "--limit-buffer")
                                            : default_limit_buffer_bytes;
     if (limit_buffer < (std::uint64_t(1) << 20)) throw UsageError("--limit-buffer must be at least 1M");
+    if (args.value("cold-buffer") && !args.has("cold")) throw UsageError("--cold-buffer goes with --cold");
     std::optional<std::filesystem::path> json_path, plot_path;
     if (const auto v = args.value("json")) json_path = std::filesystem::path(*v);
     if (const auto v = args.value("plot")) plot_path = std::filesystem::path(*v);
@@ -402,9 +406,25 @@ int run_bench(const ParsedArgs& args) {
     }
     if (plot_path) check_plot_tools();
 
-    std::printf("# batchbloom bench: engines %s; threads %s; best of %llu run(s) per phase; key seed %llu; hash xxh3\n",
-                join_backends(backends).c_str(), join_numbers(thread_counts).c_str(),
-                static_cast<unsigned long long>(repeat), static_cast<unsigned long long>(seed));
+    // Cold mode's buffer, read through before every timed call: several times the last level.
+    std::vector<std::uint64_t> flush;
+    if (args.has("cold")) {
+        const std::uint64_t bytes = args.value("cold-buffer")
+                                        ? parse_bytes(*args.value("cold-buffer"), "--cold-buffer")
+                                        : std::max<std::uint64_t>(4 * machine.l3_bytes, std::uint64_t(256) << 20);
+        if (bytes < (std::uint64_t(1) << 20)) throw UsageError("--cold-buffer must be at least 1M");
+        flush.assign(bytes / 8, 1);  // written once: every page faulted in before any timing
+    }
+    if (flush.empty())
+        std::printf("# batchbloom bench: engines %s; threads %s; best of %llu run(s) per phase; key seed %llu; hash xxh3\n",
+                    join_backends(backends).c_str(), join_numbers(thread_counts).c_str(),
+                    static_cast<unsigned long long>(repeat), static_cast<unsigned long long>(seed));
+    else
+        std::printf("# batchbloom bench --cold: engines %s; threads %s; %s read before every timed call; median of the\n"
+                    "# %llu run(s) per phase after the first, the first apart ('1st'); key seed %llu; hash xxh3\n",
+                    join_backends(backends).c_str(), join_numbers(thread_counts).c_str(),
+                    human_bytes(flush.size() * 8).c_str(), static_cast<unsigned long long>(repeat > 1 ? repeat - 1 : 1),
+                    static_cast<unsigned long long>(seed));
     std::printf("# machine: %s, %u cores, L2 %s, L3 %s; compiler %s\n", machine.cpu.c_str(), machine.cores,
                 machine.l2_bytes ? human_bytes(machine.l2_bytes).c_str() : "?",
                 machine.l3_bytes ? human_bytes(machine.l3_bytes).c_str() : "?", machine.compiler.c_str());
@@ -438,7 +458,7 @@ int run_bench(const ParsedArgs& args) {
         }
         std::fflush(stdout);
 
-        const BenchSetup setup{params[s], Hashing{}, static_cast<unsigned>(repeat)};
+        const BenchSetup setup{params[s], Hashing{}, static_cast<unsigned>(repeat), flush.empty() ? nullptr : &flush};
         const Workload work = make_workload(keys, queries, seed);
         std::optional<Filter> reference;
         std::optional<BenchResult> first;
@@ -490,7 +510,7 @@ int run_bench(const ParsedArgs& args) {
 
     std::printf("# probe/limit = 50%%-hit probe rate / the single-thread limit in the last row; probe/limit at size =\n"
                 "# the same over the line read rate of a buffer the size of the filter on the row's threads (above each size's runs)\n");
-    print_bench_table(stdout, bench_columns(limit), results, &limit);
+    print_bench_table(stdout, bench_columns(limit, !flush.empty()), results, &limit);
     print_filter_types_table(stdout, type_rows);
     for (const auto& n : notes) std::printf("# note: %s\n", n.c_str());
     std::fflush(stdout);
