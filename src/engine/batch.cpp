@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <limits>
 #include <cstring>
 #include <new>
 #include <vector>
@@ -317,13 +318,16 @@ void grow_scratch(const FilterRef& f, std::size_t keys, unsigned t, BatchScratch
 /// for more repeats the pair until its class is decided (two pairs that agree, else a third:
 /// path_choice.hpp), so that one large call decides and later calls measure nothing; the rest
 /// of its keys run on the decided path, else on the one its last pair measured faster.
-/// Each direct slice is timed over its second half only, and where the call holds two rounds
+/// Each direct slice is timed over its second half only (for a filter the last level keeps,
+/// after enough keys to bring it in: see below), and where the call holds two rounds
 /// beyond the slice, the first pair runs one round untimed before the timed one: the dirty
 /// lines earlier work left and the switch between the paths are then charged to neither. The
 /// scratch is grown before the clock starts, and given back if direct wins, unless a call that
 /// chose the partitioned path uses it too.
 /// run(partitioned, begin, len) processes keys [begin, begin + len) and returns whether the
 /// partitioned path really ran (without scratch it falls back to direct).
+double floor_for(const BlockedKernels& e, const FilterRef& f, unsigned t, Op op);
+
 template <class Run>
 void on_chosen_path(const BlockedKernels& e, const FilterRef& f, std::size_t n, unsigned t, BatchPath path, Op op,
                     BatchScratch* scratch, bool ordered, Run&& run) {
@@ -337,22 +341,47 @@ void on_chosen_path(const BlockedKernels& e, const FilterRef& f, std::size_t n, 
     const auto seconds = [](clock::time_point a, clock::time_point b) { return std::chrono::duration<double>(b - a).count(); };
     // Slices and rounds are multiples of 64 keys, so bitmap words are not split.
     const PathClass c = path_class(f, e.backend, n, t, op);
-    const std::size_t d = measuring_slice(n), half = d / 128 * 64;
-    const std::size_t m = std::min(n - d, std::max<std::size_t>(round_keys(f, n - d, t, scratch, ordered), 64));
-    const auto g0 = clock::now();
-    grow_scratch(f, m, t, scratch, ordered);
-    const double grow_s = seconds(g0, clock::now());
+    const std::size_t d = measuring_slice(n), timed = d - d / 128 * 64;
+    // The direct slice's untimed first part: half the slice, and for a filter the last level
+    // can keep, enough keys to touch its lines about three times over (95% of them), so that
+    // the timed part runs on the filter as a whole call mostly does. Without, a call after other
+    // work (the filter evicted) timed its cold start: 32K keys on a 1.2 MiB filter at 3x a whole
+    // direct call's time per key, and partitioned was chosen where it is 2-3x slower.
+    std::size_t warm = d - timed;
+    if (filter_bytes(f) <= machine().l3_bytes)
+        warm = std::max(warm, std::min<std::size_t>(3 * (filter_bytes(f) / 64), n / 4) / 64 * 64);
+    const std::size_t slice = warm + timed;
+    const std::size_t m =
+        n > slice ? std::min(n - slice, std::max<std::size_t>(round_keys(f, n - slice, t, scratch, ordered), 64)) : 0;
+    double grow_s = 0;
     std::size_t at = 0, direct_keys = 0, partitioned_keys = 0;  // run while measuring
     BatchPath decided = BatchPath::automatic;
     bool partitioned_faster = false;
-    for (unsigned pair = 0; decided == BatchPath::automatic && n - at >= d + m; ++pair) {
-        const bool settle = pair == 0 && n - d >= 2 * m;
-        run(false, at, half);
+    for (unsigned pair = 0; decided == BatchPath::automatic && m > 0 && n - at >= slice + m; ++pair) {
+        const bool settle = pair == 0 && n - slice >= 2 * m;
+        run(false, at, warm);
         const auto t0 = clock::now();
-        run(false, at + half, d - half);
+        run(false, at + warm, timed);
         const auto t1 = clock::now();
-        at += d;
-        direct_keys += d;
+        at += slice;
+        direct_keys += slice;
+        const double direct_s = seconds(t0, t1) / double(timed);
+        if (pair == 0) {
+            // Partitioning cannot beat its own rate on a filter the cache holds: a direct rate
+            // well below that decides without a partitioned round, and grows no scratch for one.
+            // The margin covers what the floor's short calls do not amortize (their rounds and
+            // threads start), so it stays a floor.
+            constexpr double floor_margin = 1.25;
+            const double floor_s = floor_for(e, f, t, op);
+            if (direct_s * floor_margin < floor_s) {
+                record_direct_below_floor(c, direct_s, floor_s);
+                decided = BatchPath::direct;
+                break;
+            }
+            const auto g0 = clock::now();
+            grow_scratch(f, m, t, scratch, ordered);
+            grow_s = seconds(g0, clock::now());
+        }
         if (settle) {
             (run(true, at, m) ? partitioned_keys : direct_keys) += m;
             at += m;
@@ -363,7 +392,7 @@ void on_chosen_path(const BlockedKernels& e, const FilterRef& f, std::size_t n, 
         at += m;
         (measured ? partitioned_keys : direct_keys) += m;
         if (!measured) break;  // no scratch: nothing to compare
-        const double direct_s = seconds(t0, t1) / double(d - half), partitioned_s = seconds(t2, t3) / double(m);
+        const double partitioned_s = seconds(t2, t3) / double(m);
         partitioned_faster = partitioned_s < direct_s;
         decided = record_path_times(c, direct_s, partitioned_s);
     }
@@ -391,7 +420,7 @@ bool insert_range(const BlockedKernels& e, const FilterRef& f, const std::uint64
                 insert_partitioned(e, f, keys, n, mode, t, lease);
                 return true;
             }
-            if (t > 1 && filter_bytes(f) <= machine().l2_bytes && copies_affordable(t, filter_bytes(f), n)) {
+            if (private_copies_pay(f, t, n) && lease.per_thread() >= filter_bytes(f)) {  // within the scratch limit
                 insert_into_copies(e, f, keys, n, mode, t, lease);
                 return false;
             }
@@ -467,6 +496,45 @@ bool count_range(const BlockedKernels& e, const FilterRef& f, const std::uint64_
         e, f, keys, n, mode, t, partitioned, scratch, false,
         [&total](const Round& b, unsigned r, unsigned) { total += b.count_found(r); },
         [](const Round&, std::size_t, std::size_t) {}, direct_range);
+}
+
+/// What partitioned_floor measures (path_choice.hpp): the partitioned path on a filter of twice
+/// L2 (four regions, held in the cache), 32K keys per thread, the faster of two timed calls
+/// after one that grows the scratch: about half a millisecond, once per process and kind of call.
+struct FloorCall {
+    const BlockedKernels& e;
+    FilterRef like;
+    unsigned t;
+    Op op;
+};
+
+double measure_partitioned_floor(const void* context) {
+    const FloorCall& c = *static_cast<const FloorCall*>(context);
+    const std::uint64_t block = block_bytes(c.like);
+    AlignedBuffer bits(std::max<std::uint64_t>(2 * machine().l2_bytes / block, 1) * block, AlignedBuffer::Init::zeroed);
+    const FilterRef f{bits.data(), bits.size() / block, c.like.shape, c.like.k, 0};
+    const std::size_t n = (std::size_t(1) << 15) * c.t;
+    std::vector<std::uint64_t> keys(n);
+    for (std::size_t i = 0; i < n; ++i) keys[i] = i;  // hashed by the kernels (mix64 mode)
+    std::vector<std::uint8_t> out(c.op == Op::probe ? n : 0);
+    BatchScratch scratch(std::size_t(64) << 20);
+    const KeyMode mode{KeyMode::mix64, 0x5ca1ab1e};
+    double best = std::numeric_limits<double>::infinity();
+    for (int r = 0; r < 3; ++r) {
+        const auto t0 = std::chrono::steady_clock::now();
+        if (c.op == Op::insert)
+            insert_range(c.e, f, keys.data(), n, mode, c.t, true, &scratch);
+        else
+            bytes_range(c.e, f, keys.data(), n, mode, out.data(), c.t, true, &scratch);
+        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        if (r > 0) best = std::min(best, s);
+    }
+    return best / double(n);
+}
+
+double floor_for(const BlockedKernels& e, const FilterRef& f, unsigned t, Op op) {
+    const FloorCall call{e, f, t, op};
+    return partitioned_floor(e.backend, f, t, op, measure_partitioned_floor, &call);
 }
 
 }  // namespace

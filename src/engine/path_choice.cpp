@@ -8,9 +8,11 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <tuple>
 
 #include "batchbloom/error.hpp"
 #include "engine/machine.hpp"
+#include "engine/parallel.hpp"
 
 namespace batchbloom::detail {
 namespace {
@@ -91,11 +93,17 @@ PathClass path_class(const FilterRef& f, Backend engine, std::size_t n, unsigned
     return c * density_classes + log2_within(scaled, density_classes);
 }
 
+bool private_copies_pay(const FilterRef& f, unsigned t, std::size_t n) {
+    const std::uint64_t bytes = f.blocks * layout::info(f.shape).block_bytes;
+    return t > 1 && t * bytes <= std::max(machine().l2_bytes, machine().l3_bytes) && copies_affordable(t, bytes, n);
+}
+
 BatchPath choose_path(const FilterRef& f, Backend engine, std::size_t n, unsigned threads, BatchPath path, Op op) {
     if (path != BatchPath::automatic) return path;
     if (const BatchPath e = env_path(); e != BatchPath::automatic) return e;
     const std::uint64_t bytes = f.blocks * layout::info(f.shape).block_bytes;
     if (bytes <= machine().l2_bytes || n < min_partitioned_keys) return BatchPath::direct;
+    if (op == Op::insert && private_copies_pay(f, threads, n)) return BatchPath::direct;
     const std::uint8_t c = choices[path_class(f, engine, n, threads, op)].load(std::memory_order_relaxed);
     return c == 0 ? BatchPath::automatic : static_cast<BatchPath>(c - 1);
 }
@@ -130,6 +138,27 @@ BatchPath record_path_times(PathClass c, double direct_s_per_key, double partiti
     const BatchPath best = partitioned ? BatchPath::partitioned : BatchPath::direct;
     choices[c].store(static_cast<std::uint8_t>(best) + 1, std::memory_order_relaxed);
     return best;
+}
+
+double partitioned_floor(Backend engine, const FilterRef& f, unsigned threads, Op op, double (*measure)(const void*),
+                         const void* context) {
+    static std::mutex floors_mutex;
+    static std::map<std::tuple<Backend, Shape, unsigned, unsigned, Op>, double> floors;
+    const auto key = std::make_tuple(engine, f.shape, f.k, threads, op);
+    const std::lock_guard lock(floors_mutex);  // concurrent first calls measure once, not at once
+    const auto it = floors.find(key);
+    if (it != floors.end()) return it->second;
+    return floors[key] = measure(context);
+}
+
+void record_direct_below_floor(PathClass c, double direct_s_per_key, double floor_s_per_key) {
+    const std::lock_guard lock(records_mutex);
+    if (choices[c].load(std::memory_order_relaxed) != 0) return;  // decided by a concurrent call
+    Record& p = records[c];
+    p.direct[0] = direct_s_per_key;
+    p.partitioned[0] = floor_s_per_key;
+    p.pairs = 1;
+    choices[c].store(static_cast<std::uint8_t>(BatchPath::direct) + 1, std::memory_order_relaxed);
 }
 
 void record_measuring_call(PathClass c, std::size_t direct_keys, std::size_t partitioned_keys, double scratch_s) {

@@ -32,6 +32,13 @@ enum class Op : std::uint8_t { insert, probe };
 /// name.
 BatchPath choose_path(const FilterRef& f, Backend engine, std::size_t n, unsigned threads, BatchPath path, Op op);
 
+/// Whether t threads inserting n keys take private copies of the filter (each thread inserts
+/// its share into its own, then the copies are ORed in): while all t copies stay in the cache
+/// (L2, or the last level) and are affordable (copies_affordable). Each thread then hashes only
+/// its share, where block ranges make every thread read and hash every key (two threads ran
+/// slower than one). No partitioning beats them: such inserts take the direct path unmeasured.
+bool private_copies_pay(const FilterRef& f, unsigned t, std::size_t n);
+
 /// The keys of each direct slice a measuring call of n keys runs (one per measuring pair).
 std::size_t measuring_slice(std::size_t n);
 
@@ -44,6 +51,18 @@ PathClass path_class(const FilterRef& f, Backend engine, std::size_t n, unsigned
 /// the measurements agree (see above). Returns the class's path, automatic while it is
 /// undecided.
 BatchPath record_path_times(PathClass c, double direct_s_per_key, double partitioned_s_per_key);
+
+/// The partitioned path's seconds per key on a filter the cache holds, for calls like a class
+/// of `engine`, filter shape and k, `threads` and `op`: measure() once per process and kind.
+/// It is a floor: on a larger filter the same scatter, in-region work and reordering also wait
+/// for the regions to stream in. A direct rate below it decides direct without running (or
+/// growing the scratch for) a partitioned round.
+double partitioned_floor(Backend engine, const FilterRef& f, unsigned threads, Op op, double (*measure)(const void*),
+                         const void* context);
+
+/// Decides class c for the direct path from one direct measurement below the partitioned
+/// floor (recorded as one pair: the direct rate and the floor).
+void record_direct_below_floor(PathClass c, double direct_s_per_key, double floor_s_per_key);
 
 /// Adds a measuring call's work to class c: the keys it ran on each path while the class was
 /// undecided, and the seconds it spent growing the scratch before it measured.
