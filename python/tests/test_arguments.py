@@ -106,3 +106,64 @@ def test_every_filter_type_has_the_same_engine_settings(make):
         f.backend = None
     with pytest.raises(ValueError, match=r"threads must be an int in \[0, 1024\]"):
         f.threads = -1
+
+
+KEYS = np.arange(200_000, dtype=np.uint64)
+
+
+@pytest.mark.parametrize(
+    "option, value, error",
+    [
+        # chunk_rows: 1 .. 2**32, past the column means one chunk
+        ("chunk_rows", 0, r"chunk_rows must be an int in \[1, 4294967296\]"),
+        ("chunk_rows", 1, None),
+        ("chunk_rows", 63, None),
+        ("chunk_rows", 2**32 - 1, None),
+        ("chunk_rows", 2**32, None),
+        ("chunk_rows", 2**32 + 1, r"chunk_rows must be an int in \[1, 4294967296\]"),
+        ("chunk_rows", 2**64 - 1, r"chunk_rows must be an int"),
+        ("chunk_rows", -1, r"chunk_rows must be an int"),
+        # threads: 0 (every core) .. max_threads
+        ("threads", 0, None),
+        ("threads", 1, None),
+        ("threads", 1023, None),
+        ("threads", 1024, None),
+        ("threads", 1025, r"threads must be an int in \[0, 1024\]"),
+        ("threads", 2**32 - 1, r"threads must be an int in \[0, 1024\]"),
+        ("threads", -1, r"threads must be an int in \[0, 1024\]"),
+        # sizing
+        ("fpr", 0.0, r"FPR must be in \(0, 1\)"),
+        ("fpr", 1.0, r"FPR must be in \(0, 1\)"),
+        ("fpr", float("nan"), r"FPR must be in \(0, 1\)"),
+        ("fpr", 1e-200, r"need more than 2\^32 - 1 blocks"),
+        ("expected_keys", 2**64 - 1, r"need more than 2\^32 - 1 blocks"),
+        ("expected_keys", 2**64, r"expected_keys must be an int"),
+    ],
+)
+def test_join_filter_options_through_their_limits(option, value, error):
+    """Every join option at 0, 1, max - 1, max, past max and absurd values: refused with the
+    option's name and range, or every build row found (no overflow, no dropped rows)."""
+    if error is not None:
+        with pytest.raises(ValueError, match=error):
+            batchbloom.JoinFilter(KEYS, **{option: value}).select(KEYS)
+        return
+    j = batchbloom.JoinFilter(KEYS, **{option: value})
+    assert np.array_equal(j.select(KEYS), np.arange(KEYS.size))
+    assert j.count(KEYS) == KEYS.size
+
+
+@pytest.mark.parametrize("threads", [0, 1, 2, 1024])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda t: batchbloom.Filter(n=200_000, fpr=0.01, threads=t),
+        lambda t: batchbloom.CountingFilter(n=200_000, fpr=0.01, threads=t),
+        lambda t: batchbloom.DeletableFilter(n=200_000, fpr=0.01, threads=t),
+        lambda t: batchbloom.ScalableFilter(10_000, threads=t),
+        lambda t: batchbloom.ClassicFilter(n=200_000, fpr=0.01, threads=t),
+    ],
+)
+def test_every_filter_type_runs_on_any_allowed_thread_count(make, threads):
+    f = make(threads)
+    f.insert(KEYS)
+    assert f.count(KEYS) == KEYS.size
