@@ -156,14 +156,15 @@ def test_join_filter_options_through_their_limits(option, value, error):
 @pytest.mark.parametrize(
     "make",
     [
-        lambda t: batchbloom.Filter(n=200_000, fpr=0.01, threads=t),
-        lambda t: batchbloom.CountingFilter(n=200_000, fpr=0.01, threads=t),
-        lambda t: batchbloom.DeletableFilter(n=200_000, fpr=0.01, threads=t),
-        lambda t: batchbloom.ScalableFilter(10_000, threads=t),
-        lambda t: batchbloom.ClassicFilter(n=200_000, fpr=0.01, threads=t),
+        lambda: batchbloom.Filter(n=200_000, fpr=0.01),
+        lambda: batchbloom.CountingFilter(n=200_000, fpr=0.01),
+        lambda: batchbloom.DeletableFilter(n=200_000, fpr=0.01),
+        lambda: batchbloom.ScalableFilter(10_000),
+        lambda: batchbloom.ClassicFilter(n=200_000, fpr=0.01),
     ],
 )
 def test_every_filter_type_runs_on_any_allowed_thread_count(make, threads):
-    f = make(threads)
+    f = make()
+    f.threads = threads
     f.insert(KEYS)
-    assert f.count(KEYS) == KEYS.size
+    assert f.threads == threads and f.count(KEYS) == KEYS.size
