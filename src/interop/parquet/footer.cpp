@@ -58,11 +58,17 @@ SchemaElement read_schema_element(CompactReader& r) {
 // its memory follows the schema's depth (at most max_schema_depth), not the element count a
 // footer declares.
 void apply_schema(CompactReader& r, Type list_type, std::vector<RowGroup>& row_groups) {
-    const auto by_path = [](const ColumnChunk* c) { return std::string_view(c->path); };
+    // Iterator algorithms, not std::ranges ones: clang 14 (the fuzz build) cannot instantiate
+    // libstdc++ 12's ranges.
+    struct ByPath {
+        bool operator()(const ColumnChunk* a, const ColumnChunk* b) const { return a->path < b->path; }
+        bool operator()(const ColumnChunk* a, std::string_view b) const { return a->path < b; }
+        bool operator()(std::string_view a, const ColumnChunk* b) const { return a < b->path; }
+    };
     std::vector<ColumnChunk*> chunks;
     for (auto& g : row_groups)
         for (auto& c : g.columns) chunks.push_back(&c);
-    std::ranges::sort(chunks, {}, by_path);
+    std::sort(chunks.begin(), chunks.end(), ByPath{});
 
     const auto h = r.read_list_header(list_type);
     if (h.element != Type::structure) r.fail("FileMetaData.schema is not a list of structs");
@@ -94,7 +100,9 @@ void apply_schema(CompactReader& r, Type list_type, std::vector<RowGroup>& row_g
             open.push_back({e.num_children, path.size(), levels});
         } else {
             levels.type_length = e.type_length;
-            for (ColumnChunk* c : std::ranges::equal_range(chunks, std::string_view(path), {}, by_path)) {
+            const auto [first, last] = std::equal_range(chunks.begin(), chunks.end(), std::string_view(path), ByPath{});
+            for (auto it = first; it != last; ++it) {
+                ColumnChunk* c = *it;
                 c->in_schema = true;
                 c->type_length = levels.type_length;
                 c->max_definition_level = levels.max_definition_level;
