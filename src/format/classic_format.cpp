@@ -34,27 +34,24 @@ using namespace io;
 // all, and they are read in place; from one that cannot say (a pipe), they arrive in a vector
 // that grows only as data does, so a corrupt count cannot make the loader allocate more than
 // the input holds.
-void read_spark_words(std::istream& in, std::span<std::uint64_t> words) {
-    const std::uint64_t n = words.size();
-    const auto truncated = [n](std::uint64_t got) {
-        return FormatError("truncated payload: " + std::to_string(got) + " of " + std::to_string(n * 8) + " bytes");
-    };
-    if (const std::int64_t left = io::remaining(in); left >= 0) {
-        if (std::uint64_t(left) < n * 8) throw truncated(std::uint64_t(left));
-        if (const std::size_t got = read_up_to(in, words.data(), n * 8); got != n * 8) throw truncated(got);
-    } else {
-        constexpr std::uint64_t chunk = std::uint64_t(1) << 17;  // 1 MiB of words
-        std::vector<std::uint64_t> read;
-        while (read.size() < n) {
-            const std::size_t have = read.size();
-            const auto want = static_cast<std::size_t>(std::min(n - have, chunk));
-            read.resize(have + want);
-            if (const std::size_t got = read_up_to(in, read.data() + have, want * 8); got != want * 8)
-                throw truncated(have * 8 + got);
-        }
-        std::copy(read.begin(), read.end(), words.begin());
+FormatError truncated_spark(std::uint64_t got, std::uint64_t words) {
+    return FormatError("truncated payload: " + std::to_string(got) + " of " + std::to_string(words * 8) + " bytes");
+}
+
+/// The `n` words of a Spark filter from `in` as it stores them (big-endian), where its size is
+/// unknown (a pipe): read in chunks as they arrive, so a word count the stream does not hold
+/// ends as "truncated" rather than as an allocation of what it claims.
+std::vector<std::uint64_t> read_spark_words_as_they_come(std::istream& in, std::uint64_t n) {
+    constexpr std::uint64_t chunk = std::uint64_t(1) << 17;  // 1 MiB of words
+    std::vector<std::uint64_t> read;
+    while (read.size() < n) {
+        const std::size_t have = read.size();
+        const auto want = static_cast<std::size_t>(std::min(n - have, chunk));
+        read.resize(have + want);
+        if (const std::size_t got = read_up_to(in, read.data() + have, want * 8); got != want * 8)
+            throw truncated_spark(have * 8 + got, n);
     }
-    for (auto& w : words) w = __builtin_bswap64(w);
+    return read;
 }
 
 // Words past m must be zero (the bit operations rely on it).
@@ -169,8 +166,21 @@ ClassicFilter ClassicFilter::read_spark(std::istream& in) {
     const ClassicParams p{std::uint64_t(words) * 64, static_cast<unsigned>(k)};
     const ClassicHashing h{version == 1 ? ClassicScheme::spark_v1 : ClassicScheme::spark_v2, HashKind::xxh3,
                            static_cast<std::uint32_t>(seed)};
+    // The stream must hold the words before the filter is allocated for them: read in place
+    // where its size is known, else as they arrive (a pipe).
+    const std::uint64_t n = std::uint64_t(words);
+    const std::int64_t left = io::remaining(in);
+    if (left >= 0 && std::uint64_t(left) < n * 8) throw truncated_spark(std::uint64_t(left), n);
+    std::vector<std::uint64_t> arrived;
+    if (left < 0) arrived = read_spark_words_as_they_come(in, n);
     ClassicFilter f(p, h);
-    read_spark_words(in, f.mutable_words());  // m = 64 x words: no bits past m
+    const auto dst = f.mutable_words();  // m = 64 x words: no bits past m
+    if (left < 0) {
+        std::copy(arrived.begin(), arrived.end(), dst.begin());
+    } else if (const std::size_t got = read_up_to(in, dst.data(), n * 8); got != n * 8) {
+        throw truncated_spark(got, n);
+    }
+    for (auto& w : dst) w = __builtin_bswap64(w);
     f.add_key_kinds(KeyKinds::not_recorded());  // Spark's form has no place for them
     return f;
 }
