@@ -147,6 +147,12 @@ TEST(SparkFormat, RejectsMalformedInput) {
     expect_format_error(with(4, 0x7F), "huge k");
     expect_format_error(with(12, 0x80), "negative word count");  // v2: version, k, seed, words
     expect_format_error(with(15, 0xFF), "word count past the data");
+    // The largest word count on a few bytes: refused before 16 GB are allocated for it (the
+    // sanitizer build aborts on such an allocation; fuzz_blocked found it).
+    auto huge = with(12, 0x7F);
+    for (std::size_t i = 13; i < 16; ++i) huge[i] = std::byte{0xFF};
+    huge.resize(31);
+    expect_format_error(huge, "2^31 - 1 words in 31 bytes");
     auto trailing = good;
     trailing.push_back(std::byte{0});
     expect_format_error(trailing, "trailing byte");
