@@ -793,3 +793,34 @@ TEST(BatchPath, PartitionedPathFallsBackToDirectWithoutScratchMemory) {
     EXPECT_EXIT(partitioned_calls_without_scratch_memory(), ::testing::ExitedWithCode(0), "");
 #endif
 }
+
+// A decided kind of call is measured again every 16th call, four times a process at most: one
+// noisy measurement's verdict is not kept for good. Answers stay the reference's throughout.
+TEST(BatchPathChoice, ADecidedKindIsMeasuredAgainAFewTimes) {
+    if (std::getenv("BATCHBLOOM_BATCH_PATH") != nullptr) GTEST_SKIP() << "BATCHBLOOM_BATCH_PATH overrides the choice";
+    const Params p = Params::make(Shape::word512, 2 * bb::detail::machine().l2_bytes / 64 + 7, 8);
+    const auto keys = bb::testing::random_keys(300'000, 53, 0);
+    Filter ref(p, {}, bb::Backend::scalar);
+    ref.set_batch_path(bb::BatchPath::direct);
+    ref.insert(keys);
+    bb::detail::forget_path_times();
+    Filter f(p);
+    f.set_threads(1);
+    if (bb::detail::blocked_kernels(f.backend()).backend == bb::Backend::cuda) GTEST_SKIP() << "the device takes whole calls";
+    auto insert = [&] {
+        f.clear();
+        f.insert(keys);
+        ASSERT_TRUE(f == ref);
+    };
+    for (int call = 0; call < 4 && f.batch_path_for(keys.size(), true) == bb::BatchPath::automatic; ++call) insert();
+    ASSERT_NE(f.batch_path_for(keys.size(), true), bb::BatchPath::automatic);
+    const unsigned measured = f.batch_path_measurement(keys.size(), true).calls;
+    for (int call = 0; call < 15; ++call) insert();
+    EXPECT_EQ(f.batch_path_measurement(keys.size(), true).calls, measured);  // 15 calls on the decided path
+    insert();                                                                 // the 16th measures again
+    EXPECT_GT(f.batch_path_measurement(keys.size(), true).calls, measured);
+    for (int call = 0; call < 5 * 19; ++call) insert();  // every reopening done (each decides within 3 calls)
+    const unsigned settled = f.batch_path_measurement(keys.size(), true).calls;
+    for (int call = 0; call < 40; ++call) insert();
+    EXPECT_EQ(f.batch_path_measurement(keys.size(), true).calls, settled);
+}

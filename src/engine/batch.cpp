@@ -331,7 +331,7 @@ double floor_for(const BlockedKernels& e, const FilterRef& f, unsigned t, Op op)
 template <class Run>
 void on_chosen_path(const BlockedKernels& e, const FilterRef& f, std::size_t n, unsigned t, BatchPath path, Op op,
                     BatchScratch* scratch, bool ordered, Run&& run) {
-    const BatchPath p = choose_path(f, e.backend, n, t, path, op);
+    const BatchPath p = choose_path(f, e.backend, n, t, path, op, true);
     if (p != BatchPath::automatic) {
         if (p == BatchPath::partitioned && scratch != nullptr) scratch->keep();
         run(p == BatchPath::partitioned, 0, n);

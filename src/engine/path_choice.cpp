@@ -46,7 +46,14 @@ struct Record {
     double direct[max_measurements] = {}, partitioned[max_measurements] = {};
     unsigned pairs = 0, calls = 0;
     double direct_keys = 0, partitioned_keys = 0, scratch_s = 0;
+    unsigned decided_calls = 0, reopened = 0;  // calls since a decision; decisions measured again
 };
+
+/// A decided class is measured again every this many of its calls, at most max_reopens times
+/// a process: a verdict that one noisy measurement got wrong is not kept for the process, and
+/// a machine's state that changed (another guest on the cache, memory handed back) is seen. A
+/// new verdict needs the same agreement as the first (two pairs, else the median of three).
+constexpr unsigned reopen_every = 16, max_reopens = 4;
 std::mutex records_mutex;
 std::map<PathClass, Record> records;  // by class, from its first measurement on
 
@@ -98,14 +105,17 @@ bool private_copies_pay(const FilterRef& f, unsigned t, std::size_t n) {
     return t > 1 && t * bytes <= std::max(machine().l2_bytes, machine().l3_bytes) && copies_affordable(t, bytes, n);
 }
 
-BatchPath choose_path(const FilterRef& f, Backend engine, std::size_t n, unsigned threads, BatchPath path, Op op) {
+BatchPath choose_path(const FilterRef& f, Backend engine, std::size_t n, unsigned threads, BatchPath path, Op op,
+                      bool call) {
     if (path != BatchPath::automatic) return path;
     if (const BatchPath e = env_path(); e != BatchPath::automatic) return e;
     const std::uint64_t bytes = f.blocks * layout::info(f.shape).block_bytes;
     if (bytes <= machine().l2_bytes || n < min_partitioned_keys) return BatchPath::direct;
     if (op == Op::insert && private_copies_pay(f, threads, n)) return BatchPath::direct;
-    const std::uint8_t c = choices[path_class(f, engine, n, threads, op)].load(std::memory_order_relaxed);
-    return c == 0 ? BatchPath::automatic : static_cast<BatchPath>(c - 1);
+    const PathClass k = path_class(f, engine, n, threads, op);
+    const std::uint8_t c = choices[k].load(std::memory_order_relaxed);
+    if (c == 0 || (call && measure_again(k))) return BatchPath::automatic;
+    return static_cast<BatchPath>(c - 1);
 }
 
 std::size_t measuring_slice(std::size_t n) {
@@ -149,6 +159,19 @@ double partitioned_floor(Backend engine, const FilterRef& f, unsigned threads, O
     const auto it = floors.find(key);
     if (it != floors.end()) return it->second;
     return floors[key] = measure(context);
+}
+
+bool measure_again(PathClass c) {
+    const std::lock_guard lock(records_mutex);
+    const auto it = records.find(c);
+    if (it == records.end() || choices[c].load(std::memory_order_relaxed) == 0) return false;  // decided by a rule
+    Record& r = it->second;
+    if (++r.decided_calls < reopen_every || r.reopened >= max_reopens) return false;
+    r.decided_calls = 0;
+    ++r.reopened;
+    r.pairs = 0;
+    choices[c].store(0, std::memory_order_relaxed);
+    return true;
 }
 
 void record_direct_below_floor(PathClass c, double direct_s_per_key, double floor_s_per_key) {

@@ -13,7 +13,7 @@
 // rounds, so one round measures it), as many such pairs as the call has room for until the
 // class is decided, then the rest on the faster path. Two measurements that agree on the
 // faster path per key decide, else a third (the median of the three); the choice is kept for
-// the class for the rest of the process. An explicit
+// the class, measured again every 16th call a few times a process (measure_again). An explicit
 // Filter::set_batch_path, then the environment variable BATCHBLOOM_BATCH_PATH (direct,
 // partitioned or automatic), override the measurement.
 #include <cstddef>
@@ -29,8 +29,10 @@ enum class Op : std::uint8_t { insert, probe };
 /// The path a call of n keys on `threads` threads of `engine` takes: direct or partitioned, or
 /// automatic when it should measure both (the class has not been measured yet). `path` is the
 /// filter's setting. Throws Error if BATCHBLOOM_BATCH_PATH holds something else than a path's
-/// name.
-BatchPath choose_path(const FilterRef& f, Backend engine, std::size_t n, unsigned threads, BatchPath path, Op op);
+/// name. `call`: for a call about to run (not a query such as Filter::batch_path_for), which
+/// counts towards measuring a decided class again (measure_again).
+BatchPath choose_path(const FilterRef& f, Backend engine, std::size_t n, unsigned threads, BatchPath path, Op op,
+                      bool call = false);
 
 /// Whether t threads inserting n keys take private copies of the filter (each thread inserts
 /// its share into its own, then the copies are ORed in): while all t copies stay in the cache
@@ -59,6 +61,11 @@ BatchPath record_path_times(PathClass c, double direct_s_per_key, double partiti
 /// growing the scratch for) a partitioned round.
 double partitioned_floor(Backend engine, const FilterRef& f, unsigned threads, Op op, double (*measure)(const void*),
                          const void* context);
+
+/// Counts a call of class c on its decided path; true (the class undecided again) when the
+/// call should measure instead: every 16th call of a class decided by measurement, at most 4
+/// times a process, so that a wrong verdict is corrected within a few calls.
+bool measure_again(PathClass c);
 
 /// Decides class c for the direct path from one direct measurement below the partitioned
 /// floor (recorded as one pair: the direct rate and the floor).
