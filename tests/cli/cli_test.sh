@@ -878,6 +878,24 @@ section_limits() {
     expect_fail 'n' "$BB" build --fpr 0.01 --n 18446744073709551616 --out x.bbf k.txt
     expect_fail 'zstd' "$BB" build --fpr 0.01 --zstd 23 --out x.bbf k.txt
     expect_fail 'seed' "$BB" build --fpr 0.01 --hash murmur3 --seed 4294967296 --out x.bbf k.txt
+    expect_fail 'seed' "$BB" build --fpr 0.01 --seed 18446744073709551616 --out x.bbf k.txt
+    expect_fail 'seed' "$BB" build --fpr 0.01 --seed -1 --out x.bbf k.txt
+    for v in 0 -1 nan 1e300; do
+        expect_fail 'bits.per.key|bits/key' "$BB" build --bits-per-key $v --out x.bbf k.txt
+    done
+    expect_fail 'zstd' "$BB" build --fpr 0.01 --zstd 0 --out x.bbf k.txt
+    expect_fail 'zstd' "$BB" build --fpr 0.01 --zstd -1 --out x.bbf k.txt
+    for v in 0.5 nan; do
+        expect_fail 'growth' "$BB" build --fpr 0.01 --format scalable --growth $v --out x.bbf k.txt
+    done
+    for v in 0 1; do
+        expect_fail 'tightening' "$BB" build --fpr 0.01 --format scalable --tightening $v --out x.bbf k.txt
+    done
+    for v in 0 3 1024; do
+        expect_fail 'bits per region' "$BB" build --fpr 0.01 --format deletable --region-bits $v --out x.bbf k.txt
+    done
+    expect_fail 'n must be at least 1' "$BB" size --n 0 --fpr 0.01
+    expect_fail 'fpr' "$BB" join --build jb.txt --probe jb.txt --fpr 0
     [[ ! -e x.bbf ]] || fail "a refused build wrote its output"
 
     # Parquet: no filter sized for no value; an FPR past what a Parquet filter can hold is
