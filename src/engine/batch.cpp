@@ -501,40 +501,29 @@ bool count_range(const BlockedKernels& e, const FilterRef& f, const std::uint64_
 /// What partitioned_floor measures (path_choice.hpp): the partitioned path on a filter of twice
 /// L2 (four regions, held in the cache), 32K keys per thread, the faster of two timed calls
 /// after one that grows the scratch: about half a millisecond, once per process and kind of call.
-struct FloorCall {
-    const BlockedKernels& e;
-    FilterRef like;
-    unsigned t;
-    Op op;
-};
-
-double measure_partitioned_floor(const void* context) {
-    const FloorCall& c = *static_cast<const FloorCall*>(context);
-    const std::uint64_t block = block_bytes(c.like);
-    AlignedBuffer bits(std::max<std::uint64_t>(2 * machine().l2_bytes / block, 1) * block, AlignedBuffer::Init::zeroed);
-    const FilterRef f{bits.data(), bits.size() / block, c.like.shape, c.like.k, 0};
-    const std::size_t n = (std::size_t(1) << 15) * c.t;
-    std::vector<std::uint64_t> keys(n);
-    for (std::size_t i = 0; i < n; ++i) keys[i] = i;  // hashed by the kernels (mix64 mode)
-    std::vector<std::uint8_t> out(c.op == Op::probe ? n : 0);
-    BatchScratch scratch(std::size_t(64) << 20);
-    const KeyMode mode{KeyMode::mix64, 0x5ca1ab1e};
-    double best = std::numeric_limits<double>::infinity();
-    for (int r = 0; r < 3; ++r) {
-        const auto t0 = std::chrono::steady_clock::now();
-        if (c.op == Op::insert)
-            insert_range(c.e, f, keys.data(), n, mode, c.t, true, &scratch);
-        else
-            bytes_range(c.e, f, keys.data(), n, mode, out.data(), c.t, true, &scratch);
-        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        if (r > 0) best = std::min(best, s);
-    }
-    return best / double(n);
-}
-
-double floor_for(const BlockedKernels& e, const FilterRef& f, unsigned t, Op op) {
-    const FloorCall call{e, f, t, op};
-    return partitioned_floor(e.backend, f, t, op, measure_partitioned_floor, &call);
+double floor_for(const BlockedKernels& e, const FilterRef& like, unsigned t, Op op) {
+    return partitioned_floor(e.backend, like, t, op, [&] {
+        const std::uint64_t block = block_bytes(like);
+        AlignedBuffer bits(std::max<std::uint64_t>(2 * machine().l2_bytes / block, 1) * block, AlignedBuffer::Init::zeroed);
+        const FilterRef f{bits.data(), bits.size() / block, like.shape, like.k, 0};
+        const std::size_t n = (std::size_t(1) << 15) * t;
+        std::vector<std::uint64_t> keys(n);
+        for (std::size_t i = 0; i < n; ++i) keys[i] = i;  // hashed by the kernels (mix64 mode)
+        std::vector<std::uint8_t> out(op == Op::probe ? n : 0);
+        BatchScratch scratch(std::size_t(64) << 20);
+        const KeyMode mode{KeyMode::mix64, 0x5ca1ab1e};
+        double best = std::numeric_limits<double>::infinity();
+        for (int r = 0; r < 3; ++r) {
+            const auto t0 = std::chrono::steady_clock::now();
+            if (op == Op::insert)
+                insert_range(e, f, keys.data(), n, mode, t, true, &scratch);
+            else
+                bytes_range(e, f, keys.data(), n, mode, out.data(), t, true, &scratch);
+            const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            if (r > 0) best = std::min(best, s);
+        }
+        return best / double(n);
+    });
 }
 
 }  // namespace

@@ -1,6 +1,9 @@
 #include "engine/parallel.hpp"
 
 #include "batchbloom/bulk_settings.hpp"
+#include "batchbloom/error.hpp"
+
+#include <string>
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -16,6 +19,12 @@ unsigned resolve_threads(unsigned requested) {
     (void)requested;
     return 1;
 #endif
+}
+
+void check_threads_option(unsigned threads, const char* owner) {
+    if (threads > max_threads)
+        throw Error(std::string(owner) + ": threads must be in [0, " + std::to_string(max_threads) +
+                    "] (0: every core), got " + std::to_string(threads));
 }
 
 }  // namespace batchbloom::detail

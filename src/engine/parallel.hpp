@@ -16,6 +16,10 @@ unsigned resolve_threads(unsigned requested);
 /// Below this many keys per thread, starting threads costs more than it saves.
 inline constexpr std::size_t min_keys_per_thread = std::size_t(1) << 15;
 
+/// Throws Error unless an option struct's thread count is within [0, max_threads]
+/// (bulk_settings.hpp), naming `owner`'s option.
+void check_threads_option(unsigned threads, const char* owner);
+
 /// Threads for a batch of n keys, at most `threads` (resolved).
 inline unsigned threads_for(std::size_t n, unsigned threads) {
     return static_cast<unsigned>(std::clamp<std::size_t>(n / min_keys_per_thread, 1, std::max(threads, 1u)));

@@ -150,15 +150,15 @@ BatchPath record_path_times(PathClass c, double direct_s_per_key, double partiti
     return best;
 }
 
-double partitioned_floor(Backend engine, const FilterRef& f, unsigned threads, Op op, double (*measure)(const void*),
-                         const void* context) {
+double partitioned_floor(Backend engine, const FilterRef& f, unsigned threads, Op op,
+                         const std::function<double()>& measure) {
     static std::mutex floors_mutex;
     static std::map<std::tuple<Backend, Shape, unsigned, unsigned, Op>, double> floors;
     const auto key = std::make_tuple(engine, f.shape, f.k, threads, op);
     const std::lock_guard lock(floors_mutex);  // concurrent first calls measure once, not at once
     const auto it = floors.find(key);
     if (it != floors.end()) return it->second;
-    return floors[key] = measure(context);
+    return floors[key] = measure();
 }
 
 bool measure_again(PathClass c) {

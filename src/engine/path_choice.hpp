@@ -18,6 +18,7 @@
 // partitioned or automatic), override the measurement.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 
 #include "batchbloom/filter.hpp"
 #include "engine/engine.hpp"
@@ -59,8 +60,8 @@ BatchPath record_path_times(PathClass c, double direct_s_per_key, double partiti
 /// It is a floor: on a larger filter the same scatter, in-region work and reordering also wait
 /// for the regions to stream in. A direct rate below it decides direct without running (or
 /// growing the scratch for) a partitioned round.
-double partitioned_floor(Backend engine, const FilterRef& f, unsigned threads, Op op, double (*measure)(const void*),
-                         const void* context);
+double partitioned_floor(Backend engine, const FilterRef& f, unsigned threads, Op op,
+                         const std::function<double()>& measure);
 
 /// Counts a call of class c on its decided path; true (the class undecided again) when the
 /// call should measure instead: every 16th call of a class decided by measurement, at most 4

@@ -30,9 +30,7 @@ const JoinFilterOptions& checked(const JoinFilterOptions& o) {
         throw Error("join filter: bits_per_key must be positive (or 0 to size by FPR), got " +
                     std::to_string(o.bits_per_key));
     if (o.chunk_rows == 0) throw Error("join filter: chunk_rows must be at least 1");
-    if (o.threads > max_threads)
-        throw Error("join filter: threads must be in [0, " + std::to_string(max_threads) + "] (0: every core), got " +
-                    std::to_string(o.threads));
+    detail::check_threads_option(o.threads, "join filter");
     return o;
 }
 

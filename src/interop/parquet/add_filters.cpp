@@ -15,7 +15,6 @@
 #include <string>
 
 #include "batchbloom/atomic_file.hpp"
-#include "batchbloom/bulk_settings.hpp"
 #include "batchbloom/parquet.hpp"
 #include "engine/parallel.hpp"
 #include "interop/parquet/bloom_header.hpp"
@@ -124,9 +123,7 @@ std::vector<AddedFilter> add_filters(const std::filesystem::path& in_path, const
     (void)optimal_bytes(1, options.fpp);  // rejects an fpp outside (0, 1) before any work
     if (options.ndv && *options.ndv == 0)
         throw Error("add_filters: ndv must be at least 1 (a filter sized for no value passes every probe)");
-    if (options.threads > max_threads)
-        throw Error("add_filters: threads must be in [0, " + std::to_string(max_threads) + "] (0: every core), got " +
-                    std::to_string(options.threads));
+    detail::check_threads_option(options.threads, "add_filters");
     std::ifstream in(in_path, std::ios::binary);
     if (!in) io_error(in_path, "open");
     const RawFooter footer = read_raw_footer(in, in_path);
