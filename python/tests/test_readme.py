@@ -1,4 +1,4 @@
-"""Every ```python block of README.md runs (in a temporary directory): the examples stay true.
+"""Every ```python block of README.md and docs/guide.md runs (in a temporary directory): the examples stay true.
 A block that uses PySpark runs after the session-wide local Spark session exists, so its
 SparkSession.builder.getOrCreate() is that session (skipped without PySpark and Java)."""
 import re
@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
-README = Path(__file__).resolve().parents[2] / "README.md"
-BLOCKS = re.findall(r"^```python\n(.*?)^```", README.read_text(encoding="utf-8"), flags=re.S | re.M)
+ROOT = Path(__file__).resolve().parents[2]
+BLOCKS = [code for doc in (ROOT / "README.md", ROOT / "docs" / "guide.md")
+          for code in re.findall(r"^```python\n(.*?)^```", doc.read_text(encoding="utf-8"), flags=re.S | re.M)]
 
 
 def test_readme_has_python_examples():
@@ -19,4 +20,4 @@ def test_readme_python_block(code, request, tmp_path, monkeypatch):
     if "pyspark" in code:
         request.getfixturevalue("spark")
     monkeypatch.chdir(tmp_path)
-    exec(compile(code, "README.md python block", "exec"), {"__name__": "readme"})
+    exec(compile(code, "documented python block", "exec"), {"__name__": "readme"})

@@ -64,7 +64,7 @@ private:
 }  // namespace
 
 std::string bench_json(const MachineInfo& m, const LineReadLimit& limit, std::span<const BenchResult> results,
-                       const BenchRunInfo& run) {
+                       std::span<const FilterTypeBenchRow> filter_types, const BenchRunInfo& run) {
     Object machine;
     machine.str("cpu", m.cpu)
         .add("cores", number(std::uint64_t{m.cores}))
@@ -131,7 +131,25 @@ std::string bench_json(const MachineInfo& m, const LineReadLimit& limit, std::sp
         }
         s += (i ? ",\n    " : "\n    ") + o.text();
     }
-    s += results.empty() ? "]\n}\n" : "\n  ]\n}\n";
+    s += results.empty() ? "]" : "\n  ]";
+    s += ",\n  \"filter_types\": [";
+    for (std::size_t i = 0; i < filter_types.size(); ++i) {
+        const FilterTypeBenchRow& r = filter_types[i];
+        const double keys = double(r.keys), queries = double(r.queries);
+        Object o;
+        o.str("type", r.engine)
+            .add("keys", number(r.keys))
+            .add("queries", number(r.queries))
+            .add("bits_per_key", number(r.bits_per_key))
+            .add("k", number(std::uint64_t{r.k}))
+            .add("insert_ns_per_key", number(r.insert_seconds * 1e9 / keys))
+            .add("probe_ns_per_key", number(r.probe_mixed_seconds * 1e9 / queries))
+            .add("probe_miss_ns_per_key", number(r.probe_absent_seconds * 1e9 / queries))
+            .add("fpr", number(double(r.absent_hits) / queries))
+            .add("predicted_fpr", number(r.predicted_fpr));
+        s += (i ? ",\n    " : "\n    ") + o.text();
+    }
+    s += filter_types.empty() ? "]\n}\n" : "\n  ]\n}\n";
     return s;
 }
 

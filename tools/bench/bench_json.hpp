@@ -4,7 +4,9 @@
 //   {"machine": {"cpu", "cores", "l2_bytes", "l3_bytes", "compiler", ...},
 //    "limit":   {"random_line_reads_per_s", ...},
 //    "results": [{"backend", "threads", "keys", "bits_per_key", "insert_keys_per_s",
-//                 "probe_keys_per_s", "probe_miss_keys_per_s", "fpr", "predicted_fpr", ...}, ...]}
+//                 "probe_keys_per_s", "probe_miss_keys_per_s", "fpr", "predicted_fpr", ...}, ...],
+//    "filter_types": [{"type", "keys", "bits_per_key", "k", "insert_ns_per_key", "probe_ns_per_key",
+//                      "probe_miss_ns_per_key", "fpr", "predicted_fpr"}, ...]}
 //
 // Rates are per second; "probe_keys_per_s" is the 50%-hit probe, "probe_miss_keys_per_s" the
 // probe of absent keys, "fpr" the false positives among those absent keys / queries.
@@ -12,6 +14,7 @@
 #include <span>
 #include <string>
 
+#include "bench/bench_filter_types.hpp"
 #include "bench/bench_machine.hpp"
 #include "bench/bench_runner.hpp"
 #include "bench/memory_limit.hpp"
@@ -24,6 +27,6 @@ struct BenchRunInfo {
 };
 
 std::string bench_json(const MachineInfo& machine, const LineReadLimit& limit, std::span<const BenchResult> results,
-                       const BenchRunInfo& run);
+                       std::span<const FilterTypeBenchRow> filter_types, const BenchRunInfo& run);
 
 }  // namespace batchbloom::cli

@@ -521,7 +521,7 @@ int run_bench(const ParsedArgs& args) {
     }
 
     if (json_path || plot_path) {
-        const std::string text = bench_json(machine, limit, results, {static_cast<unsigned>(repeat), seed});
+        const std::string text = bench_json(machine, limit, results, type_rows, {static_cast<unsigned>(repeat), seed});
         std::optional<TempFile> temp;
         if (!json_path) temp.emplace();
         const std::filesystem::path& jp = json_path ? *json_path : temp->path();
