@@ -11,17 +11,24 @@ for each (B, match) a fact table fact_<B>_<match>(key, amount) of 20M rows in 8 
 fraction `match` of the rows has a key among the B selected ones and the rest a key of the
 other dim rows (every fact key is in dim: a star join). The query:
 
-    SELECT count(*), sum(f.amount), sum(d.label)
-    FROM fact f JOIN (SELECT * FROM dim WHERE attr < B) d ON f.key = d.key
+    SELECT count(*), sum(f.amount)
+    FROM fact f LEFT SEMI JOIN (SELECT key FROM dim WHERE attr < B) d ON f.key = d.key
 
-Variants: `plain` (Spark's own plan, runtime Bloom filter off), `rdd` (the pre-filter of the
-former Spark example: filter built and probed row by row in rdd.mapPartitions), `module`
-(batchbloom.spark.build over d's keys, then batchbloom.spark.filter on f before the join),
-`udf` (the same filter as f.where(batchbloom.spark.may_contain("key", filter))), and
-`runtime` (spark.sql.optimizer.runtime.bloomFilter.enabled, with broadcast joins off and its
-size thresholds opened so that it applies; it only acts on shuffle joins). Each is timed wall
-clock, end to end (filter build included), and its jobs' stages are summed from Spark's status
-REST API: shuffle write and read bytes.
+with the key a long (`--key int`) or its decimal text on both sides (`--key string`).
+
+Variants, each timed wall clock end to end (filter build included), its jobs' stages summed from
+Spark's status REST API (shuffle write and read bytes):
+- `plain`: a shuffle join (runtime Bloom filter and broadcast joins off);
+- `spark`: Spark's own plan under its defaults (runtime filter, broadcast threshold, AQE);
+- `broadcast`: the semi join with the build side broadcast (a hint);
+- `runtime`: Spark's runtime Bloom filter, broadcast joins off and its size thresholds opened so
+  that it applies (it only acts on shuffle joins);
+- `native`: batchbloom.spark.build_native over d's keys, then batchbloom.spark.filter, probed
+  inside the JVM by Spark's might_contain, before the shuffle join;
+- `semi_join`: batchbloom.spark.semi_join under Spark's defaults (it returns Spark's own plan
+  where the build side would be broadcast);
+- `module` / `udf`: a batchbloom.Filter probed in Python (mapInArrow / an Arrow UDF);
+- `rdd`: the pre-filter of the former Spark example, row by row in rdd.mapPartitions.
 """
 import argparse
 import json
@@ -118,6 +125,11 @@ RUNTIME_CONF = {
 }
 
 
+# Variants run under Spark's own defaults (runtime filter, broadcast threshold, AQE): Spark's own
+# plan, and batchbloom.spark.semi_join, which must never be slower than it.
+DEFAULT_PLAN = ("spark", "semi_join", "broadcast")
+
+
 def stage_metrics(spark, group):
     """Shuffle write/read and input bytes summed over the stages of the jobs of `group`."""
     sc = spark.sparkContext
@@ -159,29 +171,52 @@ def run(args):
     fact = spark.read.parquet(os.path.join(args.data, fact_name(args.build, args.match)))
     d = dim.where(F.col("attr") < args.build)
 
+    if args.key == "string":  # the same keys as text, on both sides
+        dim = dim.withColumn("key", F.col("key").cast("string"))
+        fact = fact.withColumn("key", F.col("key").cast("string"))
+        d = dim.where(F.col("attr") < args.build)
+    keys = d.select("key")
+
     def answer(joined):
-        return tuple(joined.agg(F.count(F.lit(1)), F.sum("amount"), F.sum("label")).collect()[0])
+        return tuple(joined.agg(F.count(F.lit(1)), F.sum("amount")).collect()[0])
+
+    def semi(probe):
+        return probe.join(keys, "key", "left_semi")
 
     def plain():
-        return answer(fact.join(d, "key")), {}
+        return answer(semi(fact)), {}
+
+    def broadcast():
+        return answer(fact.join(F.broadcast(keys), "key", "left_semi")), {}
 
     def rdd():
-        candidates, nbytes = rdd_prefilter(spark, fact, d.select("key"))
-        return answer(candidates.join(d, "key")), {"filter_bytes": nbytes}
+        candidates, nbytes = rdd_prefilter(spark, fact, keys)
+        return answer(semi(candidates)), {"filter_bytes": nbytes}
 
     def module():
         bloom = bbs.build(d, "key", fpr=0.01)
-        return answer(bbs.filter(fact, "key", bloom).join(d, "key")), {"filter_bytes": bloom.nbytes}
+        return answer(semi(bbs.filter(fact, "key", bloom))), {"filter_bytes": bloom.nbytes}
 
     def udf():
         bloom = bbs.build(d, "key", fpr=0.01)
-        return answer(fact.where(bbs.may_contain("key", bloom)).join(d, "key")), {"filter_bytes": bloom.nbytes}
+        return answer(semi(fact.where(bbs.may_contain("key", bloom)))), {"filter_bytes": bloom.nbytes}
+
+    def native():
+        bloom = bbs.build_native(d, "key", fpr=0.01)
+        return answer(semi(bbs.filter(fact, "key", bloom))), {"filter_bytes": bloom.nbytes}
+
+    def semi_join():
+        return answer(bbs.semi_join(fact, d, "key", fpr=0.01)), {}
 
     def runtime():
-        plan = fact.join(d, "key")._jdf.queryExecution().optimizedPlan().toString()
-        return answer(fact.join(d, "key")), {"runtime_filter_in_plan": "might_contain" in plan}
+        plan = semi(fact)._jdf.queryExecution().optimizedPlan().toString()
+        return answer(semi(fact)), {"runtime_filter_in_plan": "might_contain" in plan}
 
-    variants = {"plain": plain, "rdd": rdd, "module": module, "udf": udf, "runtime": runtime}
+    def spark_plan():
+        return answer(semi(fact)), {}
+
+    variants = {"plain": plain, "spark": spark_plan, "broadcast": broadcast, "rdd": rdd, "module": module, "udf": udf, "native": native,
+                "semi_join": semi_join, "runtime": runtime}
     results = []
     spark.conf.set("spark.sql.optimizer.runtime.bloomFilter.enabled", "false")
     t = time.perf_counter()
@@ -196,17 +231,20 @@ def run(args):
         for rep in range(args.reps):
             for k, v in defaults.items():
                 spark.conf.set(k, v)
-            spark.conf.set("spark.sql.optimizer.runtime.bloomFilter.enabled", "false")
             if name == "runtime":
                 for k, v in RUNTIME_CONF.items():
                     spark.conf.set(k, v)
+            elif name not in DEFAULT_PLAN:  # a shuffle join, as the issue's plain join
+                spark.conf.set("spark.sql.optimizer.runtime.bloomFilter.enabled", "false")
+                spark.conf.set("spark.sql.autoBroadcastJoinThreshold", "-1")
             group = f"{name}-{rep}"
             spark.sparkContext.setJobGroup(group, group)
             t = time.perf_counter()
             got, extra = variants[name]()
             wall = time.perf_counter() - t
             metrics = stage_metrics(spark, group)
-            r = {"variant": name, "rep": rep, "build_keys": args.build, "match": args.match, "fact_rows": FACT_ROWS,
+            r = {"variant": name, "rep": rep, "key": args.key, "build_keys": args.build, "match": args.match,
+                 "fact_rows": FACT_ROWS,
                  "wall_s": round(wall, 2), "answer_ok": got == expected, **metrics, **extra}
             print(json.dumps(r), flush=True)
             if got != expected:
@@ -245,7 +283,8 @@ def main():
     r.add_argument("--data", required=True)
     r.add_argument("--build", type=int, choices=BUILDS, required=True)
     r.add_argument("--match", type=float, choices=MATCHES, required=True)
-    r.add_argument("--variants", default="plain,module,runtime,rdd")
+    r.add_argument("--key", choices=("int", "string"), default="int", help="join on the key as a long or as text")
+    r.add_argument("--variants", default="plain,spark,broadcast,runtime,native,semi_join,udf,module")
     r.add_argument("--reps", type=int, default=1)
     r.add_argument("--cores", type=int, default=2)
     r.add_argument("--memory", default="6g")

@@ -10,8 +10,15 @@
   partition filters all have the same parameters and are OR-ed on the executors in a tree
   (`treeAggregate`); only the union reaches the driver. It is bit for bit the filter of all
   the keys.
-- filter(): the filter is broadcast once; each Arrow batch of the probe side is probed in one
-  batched call and the rows are selected by Arrow (`RecordBatch.filter`), in `mapInArrow`.
+- build_native(): a filter Spark probes itself, inside the JVM: Spark's own BloomFilter (the
+  format its runtime join filter uses), built from the keys as Spark's runtime filter takes
+  them (integers as longs, strings and binary as Spark's `xxhash64`), vectorized like build().
+  filter(), may_contain() and semi_join() given such a filter probe with Spark's
+  `might_contain` expression, so the large side never leaves the JVM.
+- filter() with a batchbloom.Filter (build()): the filter is broadcast once; each Arrow batch
+  of the probe side is probed in one batched call and the rows are selected by Arrow
+  (`RecordBatch.filter`), in `mapInArrow`. Every row crosses into Python and back, which
+  costs more than the probe: docs/which-path.md has the figures.
 - build_spark(): the same, into Spark's own BloomFilter (format versions 1 and 2): the result's
   `to_spark_bytes()` is what `org.apache.spark.util.sketch.BloomFilter.readFrom` reads, bit for
   bit the filter `DataFrame.stat.bloomFilter(column, n, fpp)` builds.
@@ -27,11 +34,13 @@ from typing import Any, Union
 
 from pyspark.broadcast import Broadcast
 from pyspark.sql import Column, DataFrame
+from pyspark.sql import functions as F
+from pyspark.sql import types as T
 
 from . import arrow as _arrow
 from ._core import ClassicFilter, Filter
 
-__all__ = ["build", "build_spark", "filter", "may_contain", "semi_join"]
+__all__ = ["build", "build_native", "build_spark", "filter", "may_contain", "semi_join"]
 
 _FILTER_SCHEMA = "filter binary"
 
@@ -117,13 +126,100 @@ def build_spark(
     return _union_of_partitions(df, column, lambda: ClassicFilter.spark(n, fpp, scheme=scheme, seed=seed), depth)
 
 
+_INTEGRAL = (T.LongType, T.IntegerType, T.ShortType, T.ByteType)
+
+
+def _spark_key(column: Union[str, Column], data_type: Any = None) -> Column:
+    """A key as Spark's runtime join filter hashes it into its BloomFilter: integers as longs,
+    strings and binary as xxhash64 (seed 42); null stays null (xxhash64 of null is the seed, which
+    would match). Without the column's type, a CASE on typeof() that Spark folds away when it
+    resolves the column (integers and strings; binary needs the type)."""
+    c = F.col(column) if isinstance(column, str) else column
+    if isinstance(data_type, _INTEGRAL):
+        return c.cast("bigint")
+    hashed = F.when(c.isNotNull(), F.xxhash64(c))
+    if isinstance(data_type, (T.StringType, T.BinaryType)):
+        return hashed
+    if data_type is not None:
+        raise TypeError(f"key column type {data_type.simpleString()}: long, int, short, byte, string or binary")
+    return F.when(F.typeof(c).isin("bigint", "int", "smallint", "tinyint"), c.cast("bigint")).otherwise(hashed)
+
+
+def _column_type(df: DataFrame, column: Union[str, Column]) -> Any:
+    return df.select(column).schema.fields[0].dataType
+
+
+def _spark_scheme(spark) -> str:
+    # BloomFilter.readFrom reads version 2 (which fixes version 1's undersizing of large filters,
+    # SPARK-47547) from Spark 4.1 on.
+    major, minor = (int(x) for x in spark.version.split(".")[:2])
+    return "spark_v2" if (major, minor) >= (4, 1) else "spark_v1"
+
+
+def build_native(
+    df: DataFrame,
+    column: Union[str, Column],
+    *,
+    fpr: float = 0.01,
+    n: int | None = None,
+    depth: int = 2,
+) -> ClassicFilter:
+    """A filter of the non-null keys of df[column] that Spark probes inside the JVM: Spark's own
+    BloomFilter (format version 2 from Spark 4.1, else 1), sized as BloomFilter.create(n, fpr),
+    holding each key as Spark's runtime join filter does (integers as longs, strings and binary
+    as xxhash64). filter(), may_contain() and semi_join() probe it with Spark's might_contain
+    expression, with no Python in the probe. Save it with save() or to_spark_bytes() and use it
+    in later jobs. n defaults to the rows with a non-null key (an upper bound of the distinct
+    keys; pass n from approx_count_distinct when keys repeat a lot)."""
+    key = _spark_key(column, _column_type(df, column)).alias("key")
+    keys = df.select(key)
+    if n is None:
+        n = _key_count(keys, "key")
+    n = max(int(n), 1)
+    scheme = _spark_scheme(df.sparkSession)
+    return _union_of_partitions(keys, "key", lambda: ClassicFilter.spark(n, fpr, scheme=scheme), depth)
+
+
+def _native_contains(key: Union[str, Column], bloom: Any, data_type: Any = None) -> Column | None:
+    """Spark's might_contain(bloom, key) as a Column, probed inside the JVM; None where that is
+    not possible: bloom is not a Spark-format filter of keys as build_native() inserts them
+    (a filter recording string keys was built with Spark's putString, which might_contain cannot
+    probe), or the session has no JVM (Spark Connect) or no such expression (before Spark 4.0)."""
+    from pyspark.sql import SparkSession
+
+    if isinstance(bloom, Broadcast):
+        bloom = bloom.value
+    if not isinstance(bloom, ClassicFilter) or not bloom.scheme.startswith("spark"):
+        return None
+    if bloom.key_kinds != frozenset({"integers"}):
+        return None
+    spark = SparkSession.active()
+    jvm = getattr(spark, "_jvm", None)
+    if jvm is None:
+        return None
+    try:
+        expressions = jvm.org.apache.spark.sql.catalyst.expressions
+        classic = jvm.org.apache.spark.sql.classic
+        data = expressions.Literal.create(bytearray(bloom.to_spark_bytes()), jvm.org.apache.spark.sql.types.DataTypes.BinaryType)
+        child = classic.ExpressionUtils.expression(_spark_key(key, data_type)._jc)
+        probe = expressions.BloomFilterMightContain(data, child)
+        origin = jvm.org.apache.spark.sql.catalyst.trees.CurrentOrigin.get()
+        return Column(jvm.org.apache.spark.sql.Column(classic.ExpressionColumnNode.apply(probe, origin)))
+    except Exception:  # py4j: a Spark without these classes
+        return None
+
+
 def filter(df: DataFrame, column: str, bloom: Any) -> DataFrame:  # noqa: A001 - the verb, as DataFrame's
     """The rows of df whose key in `column` (a name) may be in `bloom`: every row whose key was
     inserted, about the filter's FPR of the others, no null keys. `bloom` is any batchbloom
-    filter, or a Broadcast of one (made once and reused across queries). Lazy, like any
-    DataFrame transformation; the schema is df's."""
+    filter, or a Broadcast of one (made once and reused across queries). A filter from
+    build_native() is probed inside the JVM (`df.where(might_contain(...))`); any other goes
+    through Python in mapInArrow. Lazy, like any DataFrame transformation; the schema is df's."""
     if column not in df.columns:
         raise ValueError(f"no column {column!r} in {df.columns}")
+    native = _native_contains(column, bloom, _column_type(df, column))
+    if native is not None:
+        return df.where(native)
     index = df.columns.index(column)
     bc = _broadcast(bloom, df.sparkSession)
 
@@ -143,9 +239,14 @@ def _broadcast(bloom, spark):
 
 def may_contain(column: Union[str, Column], bloom: Any) -> Column:
     """A boolean Column, True where the row's key may be in `bloom` (False for a null key), for
-    `df.where(may_contain("k", bloom))` or a select. A scalar Arrow UDF: only the key column
-    goes to Python and a boolean comes back, one batched probe per Arrow batch (filter() sends
-    whole rows). Needs PySpark 4.1 or later (pyspark.sql.functions.arrow_udf)."""
+    `df.where(may_contain("k", bloom))` or a select. A filter from build_native() is probed
+    inside the JVM (Spark's might_contain; null for a null key, which where() drops), for long,
+    int, short, byte and string keys. Any other filter goes through a scalar Arrow UDF: only the
+    key column goes to Python and a boolean comes back, one batched probe per Arrow batch (needs
+    PySpark 4.1 or later, pyspark.sql.functions.arrow_udf)."""
+    native = _native_contains(column, bloom)
+    if native is not None:
+        return native
     try:
         from pyspark.sql.functions import arrow_udf
     except ImportError as e:
@@ -164,6 +265,26 @@ def semi_join(
     probe: DataFrame, build_side: DataFrame, column: str, *, fpr: float = 0.01, n: int | None = None
 ) -> DataFrame:
     """probe LEFT SEMI JOIN build_side ON column, with the probe side pre-filtered by a Bloom
-    filter of build_side's keys. The same rows as the plain semi join."""
-    bloom = build(build_side, column, fpr=fpr, n=n)
-    return filter(probe, column, bloom).join(build_side.select(column), on=column, how="left_semi")
+    filter of build_side's keys (build_native(), probed inside the JVM where the session allows,
+    else build() and Python). The same rows as the plain semi join. Where Spark would broadcast
+    the build side (its estimated size within spark.sql.autoBroadcastJoinThreshold), no filter
+    can pay for itself and the plain semi join is returned."""
+    keys = build_side.select(column)
+    plain = probe.join(keys, on=column, how="left_semi")
+    if _broadcastable(keys):
+        return plain
+    bloom = build_native(build_side, column, fpr=fpr, n=n)
+    if _native_contains(column, bloom, _column_type(probe, column)) is None:
+        bloom = build(build_side, column, fpr=fpr, n=n)
+    return filter(probe, column, bloom).join(keys, on=column, how="left_semi")
+
+
+def _broadcastable(df: DataFrame) -> bool:
+    """Whether Spark's planner would broadcast df as a join side: its size estimate (the one the
+    planner uses) within spark.sql.autoBroadcastJoinThreshold."""
+    spark = df.sparkSession
+    limit = spark._jvm.org.apache.spark.sql.internal.SQLConf.get().autoBroadcastJoinThreshold() if hasattr(spark, "_jvm") else -1
+    if limit < 0:
+        return False
+    size = int(str(df._jdf.queryExecution().optimizedPlan().stats().sizeInBytes()))
+    return size <= limit

@@ -115,3 +115,81 @@ def test_spark_format_version_1(spark, sides):
     assert java_bytes(own, spark) == ours.to_spark_bytes() and ours.scheme == "spark_v1"
     with pytest.raises(ValueError, match="versions"):
         bbs.build_spark(build, "k", version=3)
+
+
+# ---- the JVM-native path: build_native() filters, probed by Spark's might_contain ----------
+
+def plan_of(df):
+    return df._jdf.queryExecution().executedPlan().toString()
+
+
+@pytest.mark.parametrize("column", ["k", "s", "i"])
+def test_native_filter_is_probed_in_the_jvm(spark, sides, column):
+    build, probe, every = sides
+    keys = set(build_keys(build, column))
+    f = bbs.build_native(build, column, fpr=0.01)
+    assert isinstance(f, batchbloom.ClassicFilter) and f.scheme.startswith("spark") and f.key_kinds == {"integers"}
+    kept = bbs.filter(probe, column, f)
+    plan = plan_of(kept)
+    assert "might_contain" in plan and "MapInArrow" not in plan and "ArrowEvalPython" not in plan
+    rows = kept.collect()
+    # Every matching row is kept (no false negatives), nulls never; about 1% of the others.
+    assert {r["payload"] for r in every if r[column] in keys} <= {r["payload"] for r in rows}
+    assert all(r[column] is not None for r in rows)
+    others = sum(1 for r in every if r[column] is not None and r[column] not in keys)
+    false_positives = sum(1 for r in rows if r[column] not in keys)
+    assert false_positives <= 0.02 * others + 10
+    if column != "s":  # integers go in as longs (Spark's putLong): the Python probe agrees row by row
+        assert sorted(r["payload"] for r in rows) == sorted(
+            r["payload"] for r in every if r[column] is not None and int(r[column]) in f)
+    # may_contain: the same rows, from a Column that knows nothing of the DataFrame
+    assert sorted(r["payload"] for r in probe.where(bbs.may_contain(column, f)).collect()) == sorted(
+        r["payload"] for r in rows)
+
+
+def test_native_filter_equals_sparks_runtime_hashing(spark, sides):
+    # Strings go in as Spark's xxhash64 (seed 42), as Spark's runtime join filter takes them: a
+    # JVM BloomFilter read from the bytes finds every build key's xxhash64.
+    build, _, _ = sides
+    f = bbs.build_native(build, "s")
+    jf = spark.sparkContext._jvm.org.apache.spark.util.sketch.BloomFilter.readFrom(bytearray(f.to_spark_bytes()))
+    hashes = [r[0] for r in build.where("s IS NOT NULL").selectExpr("xxhash64(s)").collect()]
+    assert all(jf.mightContainLong(h) for h in hashes)
+    assert f.contains(hashes).all()
+
+
+def test_putstring_filters_stay_in_python(spark, sides):
+    # build_spark() puts strings as Spark's putString, which might_contain cannot probe: such a
+    # filter goes through Python, and still answers exactly.
+    build, probe, every = sides
+    f = bbs.build_spark(build, "s", fpp=0.01)
+    kept = bbs.filter(probe, "s", f)
+    assert "might_contain" not in plan_of(kept)
+    assert sorted(r["payload"] for r in kept.collect()) == sorted(
+        r["payload"] for r in every if r["s"] is not None and r["s"] in f)
+
+
+def test_semi_join_probes_in_the_jvm_unless_the_build_side_broadcasts(spark, sides):
+    build, probe, _ = sides
+    plain = sorted(r["payload"] for r in probe.join(build.select("k"), on="k", how="left_semi").collect())
+    old = spark.conf.get("spark.sql.autoBroadcastJoinThreshold")
+    try:
+        spark.conf.set("spark.sql.autoBroadcastJoinThreshold", "-1")  # no broadcast: the filter pays
+        joined = bbs.semi_join(probe, build, "k")
+        assert "might_contain" in plan_of(joined)
+        assert sorted(r["payload"] for r in joined.collect()) == plain
+        spark.conf.set("spark.sql.autoBroadcastJoinThreshold", str(1 << 30))  # Spark broadcasts it
+        joined = bbs.semi_join(probe, build, "k")
+        assert "might_contain" not in plan_of(joined)
+        assert sorted(r["payload"] for r in joined.collect()) == plain
+    finally:
+        spark.conf.set("spark.sql.autoBroadcastJoinThreshold", old)
+
+
+def test_native_filter_saved_and_reused(spark, sides, tmp_path):
+    build, probe, _ = sides
+    f = bbs.build_native(build, "k")
+    f.save(str(tmp_path / "keys.bbf"))
+    again = batchbloom.ClassicFilter.load(str(tmp_path / "keys.bbf"))
+    assert again == f and again.key_kinds == {"integers"}
+    assert bbs.filter(probe, "k", again).count() == bbs.filter(probe, "k", f).count()
