@@ -18,6 +18,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -302,5 +304,44 @@ struct AddedFilter {
 /// left as it was.
 std::vector<AddedFilter> add_filters(const std::filesystem::path& in, const std::filesystem::path& out,
                                      const AddOptions& options);
+
+// ---- adding filters to a dataset ----------------------------------------------------------
+
+/// The Parquet files of a dataset, sorted: each path that is a file, and under each directory
+/// (recursively, hive partition directories `key=value/` included) every file named
+/// `*.parquet` or `*.parq`, skipping names starting with `_` or `.` (`_SUCCESS`,
+/// `_common_metadata`, checksum and temporary files) as Spark and Arrow do. Throws Error for a
+/// path that does not exist.
+std::vector<std::filesystem::path> dataset_files(std::span<const std::filesystem::path> paths);
+
+/// What add_filters_to_dataset() did with one file.
+struct DatasetFile {
+    enum class Outcome : std::uint8_t {
+        added,    ///< rewritten in place with the filters in `filters`
+        skipped,  ///< every named column already had a filter in every row group (not replace)
+        failed,   ///< left as it was; `error` says why
+    };
+    std::filesystem::path path;
+    Outcome outcome = Outcome::failed;
+    std::vector<AddedFilter> filters;
+    std::string error;
+};
+
+/// Called after each file, from the thread that did it but never by two threads at once:
+/// the file's result, the files done so far and the total.
+using DatasetProgress = std::function<void(const DatasetFile& file, std::size_t done, std::size_t total)>;
+/// Called before a file is read and rewritten; what it returns is held until the file is in
+/// place (e.g. a lock on the file against other writers).
+using DatasetFileGuard = std::function<std::shared_ptr<void>(const std::filesystem::path& file)>;
+
+/// add_filters(file, file, options) for every file, each rewritten in place atomically (a
+/// temporary, then rename: a reader sees the old file or the new one, an interruption leaves
+/// the old one). Files whose named columns all have filters already are skipped unless
+/// options.replace, so running it again after an interruption does only the files left. Files
+/// are done in parallel: options.threads threads in all (0: every core), shared between files
+/// and the chunks of each. A file that fails (not Parquet, a column missing, ...) is reported
+/// and the others go on. Returns one result per file, in the order given.
+std::vector<DatasetFile> add_filters_to_dataset(std::span<const std::filesystem::path> files, const AddOptions& options,
+                                                const DatasetProgress& progress = {}, const DatasetFileGuard& guard = {});
 
 }  // namespace batchbloom::parquet

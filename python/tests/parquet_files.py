@@ -25,6 +25,27 @@ def run_cli(*args, check=True):
         raise AssertionError(f"batchbloom {' '.join(map(str, args))} failed ({r.returncode}):\n{r.stderr}")
     return r
 
+def profiled(con, profile, sql, params=()):
+    """(result rows, row groups read, row groups there were) of a DuckDB query, summed over its
+    scans, from DuckDB's JSON profile written to `profile`."""
+    import json
+
+    con.execute("PRAGMA enable_profiling='json'")
+    con.execute(f"PRAGMA profiling_output='{profile}'")
+    rows = con.execute(sql, list(params)).fetchall()
+    con.execute("PRAGMA disable_profiling")
+
+    def scans(node):
+        if "row_groups_scanned" in node:
+            yield node
+        for child in node.get("children", []) + node.get("operator", []):
+            yield from scans(child)
+
+    found = list(scans(json.loads(profile.read_text())))
+    assert found, "DuckDB's profile has no row_groups_scanned metric (DuckDB too old?)"
+    return rows, sum(int(f["row_groups_scanned"]) for f in found), sum(int(f["total_row_groups_to_scan"]) for f in found)
+
+
 # What follows numBytes in every writer's BloomFilterHeader: algorithm BLOCK, hash XXHASH,
 # compression UNCOMPRESSED (each a union holding an empty struct), then the header's STOP.
 HEADER_TAIL = bytes.fromhex("1c1c0000" * 3 + "00")

@@ -15,12 +15,11 @@
   already have filters (without --replace), encrypted files, unknown columns.
 """
 import decimal
-import json
 import random
 
 import pytest
 
-from parquet_files import chunk_bitsets, duckdb, fold, pa, pq, requires_cli, run_cli as cli
+from parquet_files import chunk_bitsets, duckdb, fold, pa, pq, profiled, requires_cli, run_cli as cli
 
 pytestmark = requires_cli
 
@@ -99,21 +98,7 @@ def interleaved_table(rows, groups):
 
 def scan(con, tmp_path, path, col, value):
     """(rows, row groups DuckDB read, row groups in the file) for `col = value` (DuckDB's profiler)."""
-    prof = tmp_path / "profile.json"
-    con.execute("PRAGMA enable_profiling='json'")
-    con.execute(f"PRAGMA profiling_output='{prof}'")
-    rows = con.execute(f"SELECT * FROM '{path}' WHERE {col} = ? ORDER BY n", [value]).fetchall()
-    con.execute("PRAGMA disable_profiling")
-
-    def scans(node):
-        if "row_groups_scanned" in node:
-            yield node
-        for child in node.get("children", []) + node.get("operator", []):
-            yield from scans(child)
-
-    found = list(scans(json.loads(prof.read_text())))
-    assert len(found) == 1, "DuckDB's profile has no row_groups_scanned metric (DuckDB too old?)"
-    return rows, int(found[0]["row_groups_scanned"]), int(found[0]["total_row_groups_to_scan"])
+    return profiled(con, tmp_path / "profile.json", f"SELECT * FROM '{path}' WHERE {col} = ? ORDER BY n", [value])
 
 
 def test_duckdb_skips_every_row_group_for_absent_values(tmp_path):

@@ -292,7 +292,10 @@ section_bench() {
 import json, sys
 d = json.load(open(sys.argv[1]))
 engines = sys.argv[2].split()
-assert set(d) == {"machine", "limit", "results"}, sorted(d)
+assert set(d) == {"machine", "limit", "results", "filter_types"}, sorted(d)
+types = {t["type"].split()[0] for t in d["filter_types"]}
+assert {"classic", "counting", "scalable"} <= types, d["filter_types"]
+assert all(t["probe_ns_per_key"] > 0 and 0 <= t["fpr"] < 1 for t in d["filter_types"]), d["filter_types"]
 m = d["machine"]
 assert isinstance(m["cpu"], str) and m["cpu"], m
 assert isinstance(m["cores"], int) and m["cores"] >= 1, m

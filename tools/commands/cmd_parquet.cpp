@@ -5,8 +5,11 @@
 #include <charconv>
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 #include <batchbloom/parquet.hpp>
 
@@ -14,6 +17,7 @@
 #include "common/common_options.hpp"
 #include "common/file_lock.hpp"
 #include "common/key_input.hpp"
+#include "common/progress.hpp"
 #include "common/stdout_output.hpp"
 #include "common/text_format.hpp"
 
@@ -124,11 +128,9 @@ int query(const ParsedArgs& args, const pq::Reader& reader, const std::string& c
     return 0;
 }
 
-int add(const ParsedArgs& args, const std::string& in) {
+pq::AddOptions add_options(const ParsedArgs& args) {
     for (const char* option : {"query", "count", "row-group"})
         if (args.has(option)) throw UsageError(std::string("parquet add takes no --") + option);
-    const auto out = args.value("out");
-    if (!out) throw UsageError("parquet add needs --out OUT.parquet");
     pq::AddOptions options;
     for (const auto c : args.values("column")) options.columns.emplace_back(c);
     if (options.columns.empty()) throw UsageError("parquet add needs --column NAME (one or more)");
@@ -140,21 +142,29 @@ int add(const ParsedArgs& args, const std::string& in) {
     if (options.ndv && *options.ndv == 0) throw UsageError("--ndv must be at least 1");
     options.replace = args.has("replace");
     options.threads = read_threads(args);
-    const FileLock lock = lock_if_rewritten(*out, {in});  // --out IN: IN is read, then replaced
-    const auto added = pq::add_filters(in, std::string(*out), options);
-    std::string table = "row_group\tcolumn\tvalues\tdistinct\tfilter_bytes\tfpr\n";
-    for (const auto& f : added) {
-        table += std::to_string(f.row_group) + "\t" + f.column + "\t" + std::to_string(f.values) + "\t" +
+    return options;
+}
+
+/// One line per filter: what it holds and costs.
+std::string filter_lines(const std::string& prefix, const std::vector<pq::AddedFilter>& added) {
+    std::string table;
+    for (const auto& f : added)
+        table += prefix + std::to_string(f.row_group) + "\t" + f.column + "\t" + std::to_string(f.values) + "\t" +
                  (f.distinct_exact ? "" : "~") + std::to_string(f.distinct) + "\t" + std::to_string(f.bytes) + "\t" +
                  format_number(f.predicted_fpr, 3) + "\n";
+    return table;
+}
+
+/// The notes a set of added filters deserves: --ndv smaller than a row group's distinct count,
+/// and filters at Parquet's size cap that still miss --fpr.
+void filter_warnings(const std::vector<pq::AddedFilter>& added, const pq::AddOptions& options) {
+    for (const auto& f : added)
         if (options.ndv && std::uint64_t(f.distinct) > *options.ndv)
             std::fprintf(stderr,
                          "batchbloom: note: row group %zu of '%s' holds %lld distinct values, more than --ndv %llu; "
                          "its filter's FPR is %s\n",
                          f.row_group, f.column.c_str(), static_cast<long long>(f.distinct),
                          static_cast<unsigned long long>(*options.ndv), format_number(f.predicted_fpr, 3).c_str());
-    }
-    write_stdout(table);
     // Writers cap a filter at max_bitset_bytes; past it the FPR asked for cannot be had.
     std::size_t capped = 0;
     double worst = 0;
@@ -165,6 +175,63 @@ int add(const ParsedArgs& args, const std::string& in) {
                      "batchbloom: warning: %zu filter(s) hold the most a Parquet filter may (%u bytes) and still miss "
                      "--fpr %s: predicted FPR up to %s\n",
                      capped, pq::max_bitset_bytes, format_number(options.fpp, 3).c_str(), format_number(worst, 3).c_str());
+}
+
+int add(const ParsedArgs& args, const std::string& in) {
+    const auto out = args.value("out");
+    if (!out) throw UsageError("parquet add needs --out OUT.parquet (or a directory or several files: in place)");
+    const pq::AddOptions options = add_options(args);
+    const FileLock lock = lock_if_rewritten(*out, {in});  // --out IN: IN is read, then replaced
+    const auto added = pq::add_filters(in, std::string(*out), options);
+    write_stdout("row_group\tcolumn\tvalues\tdistinct\tfilter_bytes\tfpr\n" + filter_lines("", added));
+    filter_warnings(added, options);
+    return 0;
+}
+
+/// parquet add over a dataset: every Parquet file of the directories and files given, each
+/// rewritten in place, several at a time; files that have every filter already are skipped.
+int add_dataset(const ParsedArgs& args) {
+    if (args.has("out")) throw UsageError("parquet add rewrites a dataset's files in place: --out takes one IN.parquet");
+    const pq::AddOptions options = add_options(args);
+    std::vector<std::filesystem::path> roots;
+    for (std::size_t i = 1; i < args.positional_count(); ++i) roots.emplace_back(std::string(*args.positional(i)));
+    const auto files = pq::dataset_files(roots);
+    if (files.empty()) throw Error("no Parquet files (*.parquet, *.parq) under the paths given");
+    const bool shown = !args.has("quiet") && isatty(fileno(stderr));
+    std::vector<pq::AddedFilter> every;
+    const auto results = pq::add_filters_to_dataset(
+        files, options,
+        [&](const pq::DatasetFile& f, std::size_t done, std::size_t total) {
+            if (shown) std::fprintf(stderr, "\r\033[Kparquet add: %zu/%zu files, %s", done, total, f.path.filename().c_str());
+        },
+        [](const std::filesystem::path& file) -> std::shared_ptr<void> {
+            return std::make_shared<FileLock>(lock_if_rewritten(file.string(), {file.string()}));
+        });
+    if (shown) std::fprintf(stderr, "\r\033[K");
+    std::string table = "file\trow_group\tcolumn\tvalues\tdistinct\tfilter_bytes\tfpr\n";
+    std::size_t added = 0, skipped = 0;
+    std::string failures;
+    for (const auto& r : results) {
+        switch (r.outcome) {
+            case pq::DatasetFile::Outcome::added:
+                ++added;
+                table += filter_lines(r.path.string() + "\t", r.filters);
+                every.insert(every.end(), r.filters.begin(), r.filters.end());
+                break;
+            case pq::DatasetFile::Outcome::skipped:
+                ++skipped;
+                break;
+            case pq::DatasetFile::Outcome::failed:
+                failures += "\n  " + r.path.string() + ": " + r.error;
+                break;
+        }
+    }
+    write_stdout(table);
+    filter_warnings(every, options);
+    if (!args.has("quiet"))
+        std::fprintf(stderr, "batchbloom: parquet add: %zu file(s) given filters, %zu skipped (they had them), %zu failed\n",
+                     added, skipped, results.size() - added - skipped);
+    if (!failures.empty()) throw Error("parquet add failed for some files (the others were done):" + failures);
     return 0;
 }
 
@@ -173,7 +240,8 @@ CommandSpec parquet_spec() {
         .name = "parquet",
         .synopsis = "FILE.parquet [--row-group I] [--column NAME --query KEYS [--count]]\n"
                     "   or: batchbloom parquet add IN.parquet --column NAME [--column NAME ...] [--fpr P] [--ndv N]\n"
-                    "                                [--replace] --out OUT.parquet",
+                    "                                [--replace] --out OUT.parquet\n"
+                    "   or: batchbloom parquet add DIR|FILE... --column NAME [...]   (a dataset, in place)",
         .summary = "List or probe the split-block Bloom filters of a Parquet file, or add them to a copy of it.",
         .options = {{"column", "NAME", "column path (dotted for nested columns); needed by --query; add: repeatable", true},
                     {"row-group", "I", "only row group I (default: every row group)"},
@@ -182,10 +250,11 @@ CommandSpec parquet_spec() {
                     fpr_option(" of each filter, for its row group's distinct values (add; default 0.01)"),
                     {"ndv", "N", "add: size every filter for N distinct values instead of its row group's own count"},
                     {"replace", "", "add: rebuild the filters the file already has for these columns"},
-                    {"threads", "T", "add: threads decoding column chunks (default 0: every core)"},
-                    {"out", "OUT", "the file add writes (under a temporary name, then renamed; may be IN)"}},
+                    {"threads", "T", "add: threads decoding files and column chunks (default 0: every core)"},
+                    {"out", "OUT", "the file add writes (under a temporary name, then renamed; may be IN)"},
+                    quiet_option()},
         .positionals = {{"FILE.parquet | add", "a Parquet file (plaintext footer), or 'add' (then IN.parquet)", true},
-                        {"IN.parquet", "for add: the file to copy", false}},
+                        {"IN.parquet", "for add: the file to copy; or directories and files of a dataset", false, true}},
         .notes = "Without --query, lists every column chunk: rows, distinct values (when the writer or 'add'\n"
                  "recorded them), Bloom filter bytes and the filter's predicted FPR for an absent value.\n"
                  "Keys are one per line, read as the column's physical type: INT32 / INT64 decimal integers,\n"
@@ -196,7 +265,12 @@ CommandSpec parquet_spec() {
                  "column built from that row group's own values (read from its pages) and sized for their\n"
                  "distinct count at --fpr; the footer records where each filter is. It prints one line per\n"
                  "filter: values, distinct values ('~N': estimated, past 2^24 in one chunk), bytes, predicted\n"
-                 "FPR. (A file named 'add': ./add.)\n",
+                 "FPR. (A file named 'add': ./add.)\n"
+                 "Given a directory or several files, add works on a dataset: every *.parquet / *.parq file under\n"
+                 "the directories (hive partitions included; names starting with '_' or '.' skipped) and the files\n"
+                 "named is rewritten in place, atomically each, several at a time; files whose columns all have\n"
+                 "filters already are skipped (without --replace), so running it again after an interruption does\n"
+                 "the files left. A file that fails is reported and the rest go on (exit 1 if any failed).\n",
     };
 }
 
@@ -205,10 +279,11 @@ int run_parquet(const ParsedArgs& args) {
     if (first == "add") {
         const auto in = args.positional(1);
         if (!in) throw UsageError("parquet add needs IN.parquet");
+        if (args.positional_count() > 2 || std::filesystem::is_directory(std::string(*in))) return add_dataset(args);
         return add(args, std::string(*in));
     }
     if (args.positional(1)) throw UsageError("unexpected argument '" + std::string(*args.positional(1)) + "' for 'parquet'");
-    for (const char* option : {"fpr", "ndv", "replace", "threads", "out"})
+    for (const char* option : {"fpr", "ndv", "replace", "threads", "out", "quiet"})
         if (args.has(option)) throw UsageError(std::string("--") + option + " belongs to 'parquet add'");
     const pq::Reader reader{std::filesystem::path(first)};
     if (reader.metadata().row_groups.empty()) throw Error("'" + first + "' has no row groups");

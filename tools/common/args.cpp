@@ -106,7 +106,8 @@ ParsedArgs parse_args(const CommandSpec& spec, std::span<const std::string_view>
     if (out.positionals_.size() < required)
         throw UsageError("missing argument " + spec.positionals[out.positionals_.size()].name + " for '" + spec.name +
                          "'");
-    if (out.positionals_.size() > spec.positionals.size())
+    const bool repeats = !spec.positionals.empty() && spec.positionals.back().repeatable;
+    if (!repeats && out.positionals_.size() > spec.positionals.size())
         throw UsageError("unexpected argument " + in_quotes(out.positionals_[spec.positionals.size()]) + " for '" +
                          spec.name + "'");
     return out;

@@ -34,6 +34,7 @@ struct PositionalSpec {
     std::string name;
     std::string help;
     bool required = true;
+    bool repeatable = false;  ///< the last positional only: takes every argument left
 };
 
 struct CommandSpec {
@@ -58,6 +59,7 @@ public:
     std::vector<std::string_view> values(std::string_view option) const;
     /// The i-th positional argument, if given.
     std::optional<std::string_view> positional(std::size_t i) const;
+    std::size_t positional_count() const { return positionals_.size(); }
 
     /// Typed accessors: the option's value parsed strictly, or `fallback` if it was not given.
     std::uint64_t u64(std::string_view option, std::uint64_t fallback) const;
