@@ -127,17 +127,18 @@ private:
     std::vector<std::uint32_t> next_;
 };
 
-/// Runs chunk_fn(begin, n, result) over the probe side in 64K-row chunks on `threads` threads.
+/// Runs chunk_fn(begin, n, result) over probe rows [first, rows) in 64K-row chunks on `threads`
+/// threads.
 template <class Fn>
-Result over_chunks(std::size_t rows, unsigned threads, Fn&& chunk_fn) {
+Result over_chunks(std::size_t first, std::size_t rows, unsigned threads, Fn&& chunk_fn) {
     Result total;
-    const auto chunks = static_cast<std::ptrdiff_t>((rows + chunk_rows - 1) / chunk_rows);
+    const auto chunks = static_cast<std::ptrdiff_t>((rows - first + chunk_rows - 1) / chunk_rows);
 #pragma omp parallel num_threads(threads)
     {
         Result mine;
 #pragma omp for schedule(dynamic, 1)
         for (std::ptrdiff_t c = 0; c < chunks; ++c) {
-            const std::size_t begin = static_cast<std::size_t>(c) * chunk_rows;
+            const std::size_t begin = first + static_cast<std::size_t>(c) * chunk_rows;
             chunk_fn(begin, std::min(chunk_rows, rows - begin), mine);
         }
 #pragma omp critical
@@ -153,6 +154,7 @@ struct Run {
     Result result;
     double total_ms, build_ms;  // end to end; of which filter + table build
     double predicted_fpr = 0;
+    bool filtered = true;       // the filter ran on the probe side (after the sample, if adaptive)
 };
 
 template <class Key>
@@ -160,25 +162,111 @@ Run hash_join(const Side<Key>& build, const Side<Key>& probe, unsigned threads) 
     const auto t0 = Clock::now();
     const HashTable<Key> table(build);
     const double build_ms = ms_since(t0);
-    const Result r = over_chunks(probe.keys.size(), threads, [&](std::size_t begin, std::size_t n, Result& out) {
+    const Result r = over_chunks(0, probe.keys.size(), threads, [&](std::size_t begin, std::size_t n, Result& out) {
         for (std::size_t i = begin; i < begin + n; ++i) table.probe(probe.keys[i], probe.payload[i], out);
     });
-    return {r, ms_since(t0), build_ms};
+    return {r, ms_since(t0), build_ms, 0, false};
+}
+
+/// Whether a join filter pays for itself on the probe rows left (Lang et al., VLDB 2019: a
+/// filter pays when the hash-table probes it saves cost more than the filter does): the rows
+/// it drops (those without a match, but for its false positives) each save a hash-table miss;
+/// it costs its build plus a filter probe per row. Times in ns, all on one thread.
+bool filter_pays(double rows_left, double matched_fraction, double fpr, double miss_ns, double filter_ns_per_row,
+                 double build_ns) {
+    const double saved = rows_left * (1 - matched_fraction) * (1 - fpr) * miss_ns;
+    return saved > build_ns + rows_left * filter_ns_per_row;
+}
+
+double ns_per(Clock::time_point t, std::size_t n) {
+    return std::chrono::duration<double, std::nano>(Clock::now() - t).count() / double(std::max<std::size_t>(n, 1));
+}
+
+/// The filter options of a build side of `distinct` keys.
+bb::JoinFilterOptions filter_options(std::size_t distinct, unsigned threads, bb::Backend backend, double fpr) {
+    bb::JoinFilterOptions o;
+    o.fpr = fpr;
+    o.expected_keys = std::max<std::size_t>(distinct, 1);
+    o.backend = backend;
+    o.threads = threads;
+    return o;
+}
+
+/// The bloom+hash plan that decides from the data whether its filter pays. The first chunks
+/// (one per thread) probe the hash table directly, which tells the fraction of probe rows that
+/// match and the table's time per row; a filter over a sample of the build keys, built and
+/// probed with the first chunk's keys, tells the filter's costs. If the filter cannot pay
+/// (filter_pays) the rest is a plain hash join, so the plan costs the sample filter more than
+/// the hash join. Otherwise the full filter is built and, after the next chunks (one per
+/// thread), kept only if the filtered chunks ran faster per row than the direct ones.
+template <class Key>
+Run adaptive_bloom_join(const Side<Key>& build, const Side<Key>& probe, unsigned threads, bb::Backend backend, double fpr) {
+    const auto t0 = Clock::now();
+    const HashTable<Key> table(build);
+    double build_ms = ms_since(t0);
+    const std::size_t rows = probe.keys.size();
+    const std::span<const Key> column(probe.keys);
+    const auto direct = [&](std::size_t begin, std::size_t n, Result& out) {
+        out.survivors += n;  // every row goes on to the table
+        for (std::size_t i = begin; i < begin + n; ++i) table.probe(probe.keys[i], probe.payload[i], out);
+    };
+    std::optional<bb::JoinFilter> filter;
+    const auto filtered = [&](std::size_t begin, std::size_t n, Result& out) {
+        thread_local std::vector<std::uint32_t> sel(chunk_rows);
+        const std::size_t survivors = filter->select_chunk(column.subspan(begin, n), sel);
+        out.survivors += survivors;
+        for (std::size_t j = 0; j < survivors; ++j) table.probe(probe.keys[begin + sel[j]], probe.payload[begin + sel[j]], out);
+    };
+
+    // The sample: one chunk per thread, probed directly (after waking the threads, which on a VM
+    // can take milliseconds that are no part of a probe's cost).
+    (void)over_chunks(0, 0, threads, direct);
+    std::size_t done = std::min(rows, chunk_rows * threads);
+    auto t = Clock::now();
+    Result r = over_chunks(0, done, threads, direct);
+    const double direct_wall_ns = ns_per(t, done);
+    if (done == rows) return {r, ms_since(t0), build_ms, 0, false};
+
+    // A miss's cost, taken as the average row's (a miss costs less than a match, so this errs
+    // toward the filter, which the check after the next chunks corrects); per row on one thread.
+    const double miss_ns = direct_wall_ns * threads;
+    const std::size_t n0 = std::min(rows, chunk_rows);
+    // The filter's costs, from a filter over a sample of the build keys, sized as the full one.
+    const std::size_t sample_keys = std::min<std::size_t>(build.keys.size(), chunk_rows);
+    t = Clock::now();
+    const bb::JoinFilter sample(std::span<const Key>(build.keys).first(sample_keys),
+                                filter_options(table.distinct(), 1, backend, fpr));
+    const double build_ns_per_key = ns_per(t, sample_keys);
+    std::vector<std::uint32_t> sel(chunk_rows);
+    t = Clock::now();
+    (void)sample.select_chunk(column.first(n0), sel);
+    const double filter_ns = ns_per(t, n0);
+    const double matched = double(r.matched) / double(done);
+    if (!filter_pays(double(rows - done), matched, fpr, miss_ns, filter_ns, build_ns_per_key * double(build.keys.size()))) {
+        r.add(over_chunks(done, rows, threads, direct));
+        return {r, ms_since(t0), build_ms, 0, false};
+    }
+
+    t = Clock::now();
+    filter.emplace(std::span<const Key>(build.keys), filter_options(table.distinct(), threads, backend, fpr));
+    build_ms += ms_since(t);
+    // The next chunks through the filter: kept if they ran faster per row than the direct ones.
+    const std::size_t checked = std::min(rows, done + chunk_rows * threads);
+    t = Clock::now();
+    r.add(over_chunks(done, checked, threads, filtered));
+    const bool keep = ns_per(t, checked - done) < direct_wall_ns;
+    r.add(keep ? over_chunks(checked, rows, threads, filtered) : over_chunks(checked, rows, threads, direct));
+    return {r, ms_since(t0), build_ms, filter->predicted_fpr(), keep};
 }
 
 template <class Key>
 Run bloom_join(const Side<Key>& build, const Side<Key>& probe, unsigned threads, bb::Backend backend, double fpr) {
     const auto t0 = Clock::now();
     const HashTable<Key> table(build);
-    bb::JoinFilterOptions o;
-    o.fpr = fpr;
-    o.expected_keys = std::max<std::size_t>(table.distinct(), 1);
-    o.backend = backend;
-    o.threads = threads;
-    const bb::JoinFilter filter(std::span<const Key>(build.keys), o);
+    const bb::JoinFilter filter(std::span<const Key>(build.keys), filter_options(table.distinct(), threads, backend, fpr));
     const double build_ms = ms_since(t0);
     const std::span<const Key> column(probe.keys);
-    const Result r = over_chunks(probe.keys.size(), threads, [&](std::size_t begin, std::size_t n, Result& out) {
+    const Result r = over_chunks(0, probe.keys.size(), threads, [&](std::size_t begin, std::size_t n, Result& out) {
         thread_local std::vector<std::uint32_t> sel(chunk_rows);
         const std::size_t survivors = filter.select_chunk(column.subspan(begin, n), sel);
         out.survivors += survivors;
@@ -206,9 +294,14 @@ void measure(const Config& cfg, const char* join, const std::string& selectivity
     struct Plan {
         std::string name;
         std::optional<bb::Backend> backend;
+        bool adaptive = true;  // decides from the data whether the filter pays
     };
+    // Each engine's plan decides whether its filter pays; "always" runs the best engine's filter
+    // over every probe row whatever it pays, as the plan did before it decided.
     std::vector<Plan> plans = {{"hash join", std::nullopt}};
-    for (const auto& e : bb::available_backends()) plans.push_back({"bloom+hash " + e, bb::parse_backend(e)});
+    const auto engines = bb::available_backends();
+    for (const auto& e : engines) plans.push_back({"bloom+hash " + e, bb::parse_backend(e)});
+    plans.push_back({"bloom+hash " + engines.front() + " always", bb::parse_backend(engines.front()), false});
 
     // Rounds of every plan in turn, so that a noisy minute on the shared machine hits all plans.
     std::vector<std::vector<double>> totals(plans.size()), builds(plans.size());
@@ -216,8 +309,9 @@ void measure(const Config& cfg, const char* join, const std::string& selectivity
     for (unsigned rep = 0; rep < cfg.reps; ++rep) {
         for (std::size_t p = 0; p < plans.size(); ++p) {
             const Plan& plan = plans[p];
-            runs[p] = plan.backend ? bloom_join(build, probe, cfg.threads, *plan.backend, cfg.fpr)
-                                   : hash_join(build, probe, cfg.threads);
+            runs[p] = !plan.backend   ? hash_join(build, probe, cfg.threads)
+                      : plan.adaptive ? adaptive_bloom_join(build, probe, cfg.threads, *plan.backend, cfg.fpr)
+                                      : bloom_join(build, probe, cfg.threads, *plan.backend, cfg.fpr);
             totals[p].push_back(runs[p].total_ms);
             builds[p].push_back(runs[p].build_ms);
         }
@@ -232,9 +326,9 @@ void measure(const Config& cfg, const char* join, const std::string& selectivity
         if (!reference) reference = r;
         if (!r.same_answer(*reference)) throw std::runtime_error(plan.name + " gave a different join result");
         const std::uint64_t rows = probe.keys.size();
-        const std::uint64_t survivors = plan.backend ? r.survivors : rows;
-        const double fp = plan.backend ? double(survivors - r.matched) : 0;
-        const double fp_pred = plan.backend ? run.predicted_fpr * double(rows - r.matched) : 0;
+        const std::uint64_t survivors = run.filtered ? r.survivors : rows;
+        const double fp = run.filtered ? double(survivors - r.matched) : 0;
+        const double fp_pred = run.filtered ? run.predicted_fpr * double(rows - r.matched) : 0;
         std::printf("%-4s %3s%% %-20s build %8zu probe %9llu survive %9llu matched %9llu FP %8.0f (pred %8.0f) "
                     "build %7.2f ms total %8.2f ms\n",
                     join, selectivity.c_str(), plan.name.c_str(), build.keys.size(), (unsigned long long)rows,
@@ -242,7 +336,8 @@ void measure(const Config& cfg, const char* join, const std::string& selectivity
                     median(total));
         std::fflush(stdout);
         json << (json.tellp() > 1 ? ",\n" : "\n") << "  {\"join\": \"" << join << "\", \"selectivity\": " << selectivity
-             << ", \"plan\": \"" << plan.name << "\", \"build_rows\": " << build.keys.size() << ", \"probe_rows\": " << rows
+             << ", \"plan\": \"" << plan.name << "\", \"filtered\": " << (run.filtered ? "true" : "false")
+             << ", \"build_rows\": " << build.keys.size() << ", \"probe_rows\": " << rows
              << ", \"survivors\": " << survivors << ", \"matched_rows\": " << r.matched << ", \"false_positives\": " << fp
              << ", \"false_positives_predicted\": " << fp_pred << ", \"build_ms\": " << median(build_ms)
              << ", \"total_ms\": " << median(total) << ", \"total_ms_runs\": [";

@@ -38,6 +38,17 @@ if [[ ! -f $data/manifest.json ]]; then
     "$gen/bin/python" bench/join/gen_data.py --sf "$SF" --out "$DATA_DIR"
 fi
 
+# The DuckDB and report steps need duckdb, matplotlib, numpy and pyarrow: installed into PYTHON's
+# environment if missing (a virtual environment of its own when PYTHON is the system's python3).
+if ! "$PYTHON" -c "import duckdb, matplotlib, numpy, pyarrow" 2>/dev/null; then
+    if [[ $PYTHON == python3 ]]; then
+        python3 -m venv "$BUILD_DIR/bench-venv"
+        PYTHON=$BUILD_DIR/bench-venv/bin/python
+    fi
+    echo "== installing duckdb, matplotlib, numpy, pyarrow for $PYTHON"
+    "$PYTHON" -m pip install -q duckdb matplotlib numpy pyarrow
+fi
+
 echo "== C++: hash join and Bloom join"
 "$BUILD_DIR/bench/join/batchbloom_join_bench" "$data" --reps "$REPS" --threads "$THREADS" --json "$data/cpp.json"
 echo "== DuckDB"

@@ -1,0 +1,281 @@
+"""Writes bench/RESULTS.md, and README.md's headline table, from the benchmarks' JSON.
+
+    python3 bench/results.py            # regenerate both from the files named in SOURCES
+    python3 bench/results.py --check    # exit 1 if either file is not what the JSON gives
+    python3 bench/results.py --paths RUN.json [...]   # the batch-path table of your own runs
+
+Each section answers one question with one table, printed beside the command that wrote its
+JSON; a section whose JSON is missing says which command makes it. Nothing here is typed in by
+hand: to update a figure, rerun its command (on an idle machine) and this script.
+"""
+import argparse
+import json
+import statistics
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "bench" / "results"
+BB = "build/tools/batchbloom"
+
+# The commands behind each JSON file (run from the repository root, Release build, idle machine).
+SOURCES = {
+    "engines": (RESULTS / "engines.json",
+                f"{BB} bench --sizes 1M,10M,100M --threads 1,2 --json bench/results/engines.json "
+                "--plot bench/results/engines.png"),
+    "paths_cold": (RESULTS / "paths_cold.json",
+                   f"{BB} bench --sizes 1M,10M --backend auto --threads 1,2 --paths direct,partitioned,auto "
+                   "--repeat 6 --cold --json bench/results/paths_cold.json"),
+    "paths_warm": (RESULTS / "paths_warm.json",
+                   f"{BB} bench --sizes 1M,10M --backend auto --threads 1,2 --paths direct,partitioned,auto "
+                   "--repeat 6 --json bench/results/paths_warm.json"),
+    "paths_cold_100M": (RESULTS / "paths_cold_100M.json",
+                        f"{BB} bench --keys 100M --queries 20M --backend auto --threads 1,2 "
+                        "--paths direct,partitioned,auto --repeat 6 --cold --json bench/results/paths_cold_100M.json"),
+    "paths_warm_100M": (RESULTS / "paths_warm_100M.json",
+                        f"{BB} bench --keys 100M --queries 20M --backend auto --threads 1,2 "
+                        "--paths direct,partitioned,auto --repeat 6 --json bench/results/paths_warm_100M.json"),
+    "join_cpp": (ROOT / "bench" / "join" / "results_sf1_t1_cpp.json", "bench/join/run.sh 1"),
+    "join_duckdb": (ROOT / "bench" / "join" / "results_sf1_t1_duckdb.json", "bench/join/run.sh 1"),
+    "spark": (ROOT / "bench" / "spark" / "results_star_join.jsonl",
+              "python bench/spark/star_join.py run --data out/spark --build B --match M --json F (each B, M)"),
+}
+
+
+def load(name):
+    path = SOURCES[name][0]
+    if not path.exists():
+        return None
+    if path.suffix == ".jsonl":
+        return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    return json.loads(path.read_text())
+
+
+def f2(v):
+    return "-" if v is None else f"{v:.2f}"
+
+
+def keys_label(n):
+    return f"{n / 1e6:g}M" if n >= 1e6 else f"{n / 1e3:g}k"
+
+
+def mib(n):
+    return f"{n / 2**20:.1f}"
+
+
+def table(head, rows):
+    out = ["| " + " | ".join(head) + " |", "|" + "|".join("---:" if h[-1:] != "<" else "---" for h in head) + "|"]
+    out[0] = out[0].replace("<", "")
+    out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+    return out
+
+
+def command(name):
+    return ["```", SOURCES[name][1], "```"]
+
+
+def missing(name):
+    return [f"*Not measured yet: run* `{SOURCES[name][1]}` *then* `python3 bench/results.py`."]
+
+
+def machine_lines(run):
+    m, lim = run["machine"], run["limit"]
+    rate = lim["random_line_reads_per_s"]
+    return [f"- CPU: {m['cpu']}, {m['cores']} cores; L2 {mib(m['l2_bytes'])} MiB per core, "
+            f"L3 {mib(m['l3_bytes'])} MiB; {m['memory_bytes'] / 2**30:.0f} GiB memory; transparent huge "
+            f"pages: {m['transparent_hugepages']}; {m['compiler']}.",
+            f"- The machine's limit: random 64-byte line reads, one thread, over a "
+            f"{mib(lim['buffer_bytes'])} MiB buffer with the best prefetch distance: "
+            f"{rate / 1e6:.1f} M lines/s ({1e9 / rate:.2f} ns per line). An out-of-cache probe reads one "
+            f"line per key, so this is the speed of light of a probe in the caller's order."]
+
+
+def engines_table(run, threads):
+    rows = []
+    for r in sorted((r for r in run["results"] if r["threads"] == threads), key=lambda r: (r["keys"], r["backend"])):
+        at_size = r.get("limit_at_size_lines_per_s")
+        rows.append([keys_label(r["keys"]), mib(r["filter_bytes"]), r["backend"], f2(r["insert_ns_per_key"]),
+                     f2(r["probe_ns_per_key"]), f2(r["probe_miss_ns_per_key"]),
+                     f2(1e9 / at_size) if at_size else "-", f2(r.get("probe_over_limit_at_size")),
+                     f"{100 * r['fpr']:.3f}% ({100 * r['predicted_fpr']:.3f}%)"])
+    return table(["keys", "filter MiB", "engine<", "insert ns/key", "probe ns/key", "probe miss ns/key",
+                  "line read ns at size", "probe / limit at size", "FPR (model)"], rows)
+
+
+def threads_table(run):
+    one = {(r["backend"], r["keys"]): r for r in run["results"] if r["threads"] == 1}
+    rows = []
+    for r in sorted((r for r in run["results"] if r["threads"] == 2), key=lambda r: (r["keys"], r["backend"])):
+        base = one.get((r["backend"], r["keys"]))
+        if not base:
+            continue
+        rows.append([keys_label(r["keys"]), r["backend"], f2(base["insert_ns_per_key"]), f2(r["insert_ns_per_key"]),
+                     f"{base['insert_ns_per_key'] / r['insert_ns_per_key']:.2f}x", f2(base["probe_ns_per_key"]),
+                     f2(r["probe_ns_per_key"]), f"{base['probe_ns_per_key'] / r['probe_ns_per_key']:.2f}x"])
+    return table(["keys", "engine<", "insert 1 thread", "insert 2 threads", "speedup", "probe 1 thread",
+                  "probe 2 threads", "speedup"], rows)
+
+
+def types_table(run):
+    rows = [[keys_label(r["keys"]), r["type"], f"{r['bits_per_key']:.2f}", r["k"] or "-", f2(r["insert_ns_per_key"]),
+             f2(r["probe_ns_per_key"]), f2(r["probe_miss_ns_per_key"]),
+             f"{100 * r['fpr']:.3f}% ({100 * r['predicted_fpr']:.3f}%)"]
+            for r in run.get("filter_types", [])]
+    return table(["keys", "filter type<", "bits/key", "k", "insert ns/key", "probe ns/key", "probe miss ns/key",
+                  "FPR (model)"], rows)
+
+
+def paths_table(runs):
+    results = [r for run in runs for r in run["results"]]
+    cold = any(r.get("cold") in (True, "true") for r in results)
+    order = ["direct", "partitioned", "automatic"]
+    head = ["keys", "filter MiB", "engine<", "threads", "path<", "insert ns/key", "probe ns/key"]
+    if cold:
+        head += ["insert, first call", "probe, first call"]
+    rows = []
+    for r in sorted(results, key=lambda r: (r["keys"], r["threads"], order.index(r["path"]))):
+        path = r["path"]
+        if path == "automatic":
+            c = r.get("chosen", {})
+            path = f"**default** (chose {c.get('insert', '?')} / {c.get('probe', '?')})"
+        row = [keys_label(r["keys"]), mib(r["filter_bytes"]), r["backend"], r["threads"], path, f2(r["insert_ns_per_key"]),
+               f2(r["probe_ns_per_key"])]
+        if cold:
+            row += [f2(r.get("insert_first_ns_per_key")), f2(r.get("probe_first_ns_per_key"))]
+        rows.append(row)
+    return table(head, rows)
+
+
+def join_table(cpp, duck):
+    rows = []
+    for join in ("int", "str"):
+        for s in (1, 10, 50):
+            group = [r for r in cpp if r["join"] == join and r["selectivity"] == s]
+            base = next(r for r in group if r["plan"] == "hash join")["total_ms"]
+            for r in group + [r for r in duck if r["join"] == join and r["selectivity"] == s]:
+                rows.append([join, f"{s}%", r["plan"], f"{r['total_ms']:.1f}", f"{base / r['total_ms']:.2f}x"])
+    return table(["join key<", "build side selected", "plan<", "ms (median)", "vs hash join"], rows)
+
+
+def spark_table(rows):
+    groups = {}
+    for r in rows:
+        if not r.get("answer_ok", True):
+            raise SystemExit(f"spark: {r['variant']} gave a wrong answer")
+        groups.setdefault((r["build_keys"], r["match"]), {}).setdefault(r["variant"], []).append(r["wall_s"])
+    variants = ["plain", "runtime", "module", "udf", "rdd"]
+    out = []
+    for (b, m), v in sorted(groups.items()):
+        out.append([keys_label(b), f"{100 * m:g}%"] +
+                   [f"{statistics.median(v[x]):.2f} ({len(v[x])})" if x in v else "-" for x in variants])
+    return table(["build keys", "fact rows matching", "plain join", "Spark runtime filter", "batchbloom.spark.filter",
+                  "may_contain", "RDD pre-filter"], out)
+
+
+def results_page():
+    engines = load("engines")
+    cpp, duck, spark = load("join_cpp"), load("join_duckdb"), load("spark")
+    out = ["# Benchmark results", "",
+           "Generated by `python3 bench/results.py` from the JSON the benchmarks write (`bench/results/`, "
+           "`bench/join/`, `bench/spark/`); each table sits under the command that measured it. Figures are "
+           "only comparable within one table: they come from one run on one machine. Why the library is built "
+           "the way these figures show is in docs/design.md.", ""]
+    out += ["## Machine", ""]
+    out += machine_lines(engines) if engines else missing("engines")
+    out += ["", "## How fast is each engine, by filter size? (one thread)", "",
+            "Random 64-bit keys, 1% FPR (10.1 bits per key, the default `word512` shape, k = 8), one bulk call "
+            "per phase, best of 3; probes are half hits, 'probe miss' all absent. 'Probe / limit at size' is "
+            "the probe rate over this machine's random line read rate over a buffer the filter's size: 1.0 "
+            "means the probe runs at the speed of the memory holding the filter.", ""]
+    out += command("engines") + [""]
+    if engines:
+        out += engines_table(engines, 1) + ["", "![throughput by filter size](results/engines.png)"]
+    else:
+        out += missing("engines")
+    out += ["", "## What does a second thread give?", "", "The same run as above: ns/key, and the speedup of two threads.", ""]
+    out += threads_table(engines) if engines else missing("engines")
+    out += ["", "## What do the other filter types cost?", "",
+            "The same keys and sizing, one thread (classic: k positions over the whole array; counting: 4-bit "
+            "counters, erasable; scalable: grown from n/64 keys), from the same run.", ""]
+    out += types_table(engines) if engines else missing("engines")
+    for name, title, what in (("paths_cold", "Cold calls: which batch path does the default take?",
+                               "What a program that calls the library between other work sees: before every timed "
+                               "call a buffer of 4x the L3 is read, so neither the filter nor the keys start in a "
+                               "cache. Median of the calls after the first; the first call of a fresh filter apart "
+                               "(that is where the default path decides)."),
+                              ("paths_warm", "Warm calls: the batch paths back to back",
+                               "The same calls back to back (best of 6).")):
+        out += ["", f"## {title}", "", what, ""] + command(name) + command(name + "_100M") + [""]
+        runs = [r for r in (load(name), load(name + "_100M")) if r]
+        out += paths_table(runs) if runs else missing(name)
+    out += ["", "## Does a Bloom filter in front of a hash join pay? (C++ join operator, TPC-H SF 1)", "",
+            "`lineitem ⋈ orders` on the order key (int) and `partsupp ⋈ part` on the part name (str), the build "
+            "side cut to 1%, 10% or 50% of its rows; end to end (filter build included), one thread, beside "
+            "DuckDB running the same query. Recorded on an earlier 2-vCPU development VM; rerun the "
+            "command to measure this machine.", ""] + command("join_cpp") + [""]
+    out += join_table(cpp, duck) if cpp and duck else missing("join_cpp")
+    out += ["", "## Spark: a star join (20M fact rows), local mode, 2 cores", "",
+            "Wall seconds, median (runs), filter build included; PySpark 4.3, `local[2]`. Recorded on an earlier "
+            "2-vCPU development VM; docs/spark.md says how to run it.", ""]
+    out += command("spark") + [""]
+    out += spark_table(spark) if spark else missing("spark")
+    return "\n".join(out) + "\n"
+
+
+HEAD_BEGIN, HEAD_END = "<!-- headline: generated by bench/results.py -->", "<!-- /headline -->"
+
+
+def readme_headline(engines):
+    """The main job on this CPU: the best engine at each size, one and two threads, beside the limit."""
+    best = {}
+    for r in engines["results"]:
+        k = (r["keys"], r["threads"])
+        if k not in best or r["probe_ns_per_key"] < best[k]["probe_ns_per_key"]:
+            best[k] = r
+    rows = []
+    for (keys, t), r in sorted(best.items()):
+        at_size = r.get("limit_at_size_lines_per_s")
+        rows.append([keys_label(keys), mib(r["filter_bytes"]), t, r["backend"], f2(r["insert_ns_per_key"]),
+                     f2(r["probe_ns_per_key"]), f2(1e9 / at_size) if at_size else "-"])
+    cpu = engines["machine"]["cpu"]
+    lim = engines["limit"]["random_line_reads_per_s"]
+    return [HEAD_BEGIN, "",
+            f"`batchbloom bench` on {cpu} ({engines['machine']['cores']} cores), 1% FPR, random 64-bit keys, "
+            f"ns per key (lower is better). The machine's limit out of cache: one random line read per key, "
+            f"{1e9 / lim:.2f} ns; 'line read at size' is that limit for a buffer of the filter's size. "
+            "More in [bench/RESULTS.md](bench/RESULTS.md).", ""] + \
+        table(["keys", "filter MiB", "threads", "engine<", "insert", "probe", "line read at size"], rows) + ["", HEAD_END]
+
+
+def readme_text(engines):
+    text = (ROOT / "README.md").read_text()
+    if HEAD_BEGIN not in text or not engines:
+        return text
+    pre, rest = text.split(HEAD_BEGIN, 1)
+    post = rest.split(HEAD_END, 1)[1]
+    return pre + "\n".join(readme_headline(engines)) + post
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--check", action="store_true", help="only check that both files are up to date")
+    ap.add_argument("--paths", nargs="+", metavar="RUN.json", help="print the batch-path table of these "
+                    "`batchbloom bench --paths ... --json` runs instead")
+    args = ap.parse_args()
+    if args.paths:
+        print("\n".join(paths_table([json.loads(Path(p).read_text()) for p in args.paths])))
+        return
+    want = {ROOT / "bench" / "RESULTS.md": results_page(), ROOT / "README.md": readme_text(load("engines"))}
+    stale = [p for p, text in want.items() if p.read_text() != text]
+    if args.check:
+        for p in stale:
+            print(f"{p.relative_to(ROOT)} is not what bench/results.py generates: run python3 bench/results.py",
+                  file=sys.stderr)
+        sys.exit(1 if stale else 0)
+    for p in stale:
+        p.write_text(want[p])
+        print(f"wrote {p.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    main()
