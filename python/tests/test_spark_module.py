@@ -193,3 +193,23 @@ def test_native_filter_saved_and_reused(spark, sides, tmp_path):
     again = batchbloom.ClassicFilter.load(str(tmp_path / "keys.bbf"))
     assert again == f and again.key_kinds == {"integers"}
     assert bbs.filter(probe, "k", again).count() == bbs.filter(probe, "k", f).count()
+
+
+def test_composite_keys_and_filters_made_outside_spark(spark, sides):
+    from pyspark.sql import functions as F
+
+    build, probe, every = sides
+    # A composite key: Spark's xxhash64 of the columns, on both sides.
+    pair = F.xxhash64("k", "s")
+    f = bbs.build_native(build, pair)
+    kept = probe.where(bbs.may_contain(F.xxhash64("k", "s"), f))
+    assert "might_contain" in plan_of(kept)
+    keys = {(r["k"], r["s"]) for r in build.collect() if r["k"] is not None}
+    assert {r["payload"] for r in every if (r["k"], r["s"]) in keys} <= {r["payload"] for r in kept.collect()}
+    # A filter made without Spark, from a NumPy column of the keys, probed in the JVM all the same.
+    outside = batchbloom.ClassicFilter.spark(len(keys), 0.01, scheme=f.scheme)
+    outside.insert(np.array(sorted(k for k, _ in keys), dtype=np.int64))
+    kept = bbs.filter(probe, "k", outside)
+    assert "might_contain" in plan_of(kept)
+    assert sorted(r["payload"] for r in kept.collect()) == sorted(
+        r["payload"] for r in every if r["k"] is not None and r["k"] in outside)
