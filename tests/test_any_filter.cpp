@@ -7,6 +7,7 @@
 #include <fstream>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "support.hpp"
@@ -83,6 +84,31 @@ TEST(LoadAny, KindNames) {
     EXPECT_EQ(bb::to_string(bb::FileKind::blocked), "blocked");
     EXPECT_EQ(bb::to_string(bb::FileKind::counting), "counting");
     EXPECT_EQ(bb::to_string(static_cast<bb::FileKind>(2)), "unknown");
+}
+
+// The one sniffer (the CLI's and load_any's): the first bytes alone, from a path or from bytes.
+TEST(LoadAny, FileFormFromTheFirstBytes) {
+    const bb::Filter f(bb::Params::for_fpr(100, 0.01));
+    std::ostringstream zstd;
+    f.save(zstd, {bb::Compression::zstd});
+    const bb::ClassicFilter spark = bb::ClassicFilter::spark(100, 0.02, bb::ClassicScheme::spark_v1, 0);
+    const auto spark_bytes = spark.to_spark_bytes();
+    const std::string saved = saved_bytes(f);
+    const std::pair<std::string, bb::FileForm> cases[] = {
+        {saved, bb::FileForm::batchbloom},
+        {saved.substr(0, 4), bb::FileForm::batchbloom},  // cut short: still the blocked loader's to judge
+        {zstd.str(), bb::FileForm::zstd},
+        {std::string(reinterpret_cast<const char*>(spark_bytes.data()), spark_bytes.size()), bb::FileForm::spark},
+        {"not a filter", bb::FileForm::unknown},
+        {"", bb::FileForm::unknown},
+    };
+    TempDir dir;
+    for (const auto& [bytes, form] : cases) {
+        EXPECT_EQ(bb::file_form(as_bytes(bytes)), form) << bytes.size() << " bytes";
+        write(dir.path() / "f", bytes);
+        EXPECT_EQ(bb::file_form(dir.path() / "f"), form) << bytes.size() << " bytes";
+    }
+    EXPECT_THROW(bb::file_form(dir.path() / "missing"), bb::Error);
 }
 
 TEST(LoadAny, SparkSerializedFilters) {

@@ -1,7 +1,8 @@
 // Tests of the saved-filter format: Filter::save / Filter::load round trips, and rejection of
 // empty, foreign, truncated, corrupted, hostile and over-long inputs.
 //
-// Some tests patch header fields. They follow the version-1 layout documented in src/format/blocked_format.cpp:
+// Some tests patch header fields. They follow the version-1 layout documented in docs/format.md (and
+// coded in src/format/file_header.cpp):
 //
 //   offset size field
 //        0    8 magic "BATCHBLM"
@@ -48,6 +49,7 @@
 #include "batchbloom/hash.hpp"
 #include "batchbloom/layout.hpp"
 #include "batchbloom/params.hpp"
+#include "format/file_header.hpp"
 #include "support.hpp"
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
@@ -109,9 +111,9 @@ T get(const std::string& s, std::size_t off) {
     return v;
 }
 
-// Recomputes the header checksum after a header field was patched, so that the loader gets
-// past the checksum and has to judge the field itself.
-void reseal(std::string& s) { put<std::uint64_t>(s, kOffHeaderSum, batchbloom::xxh3_64(s.data(), 56, 0)); }
+// Recomputes the header checksum (the codec's own) after a header field was patched, so that
+// the loader gets past the checksum and has to judge the field itself.
+void reseal(std::string& s) { batchbloom::io::seal_header(std::as_writable_bytes(std::span(s))); }
 
 std::string save_to_string(const Filter& f) {
     std::ostringstream out(std::ios::binary);

@@ -437,16 +437,16 @@ TEST(Scalable, FilesFromBeforeStageRemixingLoadAsBuilt) {
         sizes.push_back(take);
         at += take;
     }
-    std::vector<std::byte> meta(48 + 8 * stages.size());
-    auto put = [&](std::size_t off, auto v) { std::memcpy(meta.data() + off, &v, sizeof v); };
-    put(0, p.initial_capacity), put(8, p.initial_fpr), put(16, p.growth), put(24, p.tightening);
-    put(32, std::uint64_t{stages.size()}), put(40, std::uint64_t{0});
-    for (std::size_t i = 0; i < sizes.size(); ++i) put(48 + 8 * i, sizes[i]);
-    std::vector<std::span<const std::byte>> pieces{meta};
+    const auto meta = bb::io::encode(bb::io::ScalableMeta{.initial_capacity = p.initial_capacity,
+                                                          .initial_fpr = p.initial_fpr,
+                                                          .growth = p.growth,
+                                                          .tightening = p.tightening,
+                                                          .stage_count = stages.size(),
+                                                          .stage_hashing = 0});
+    std::vector<std::span<const std::byte>> pieces{meta, std::as_bytes(std::span(sizes))};
     for (const auto& s : stages) pieces.push_back(s.bytes());
-    auto h = bb::io::FileHeader::blocked(bb::FileKind::scalable, stages.front().params(), {},
-                                         bb::KeyKinds::only_integers());
-    h.extra = stages.size();
+    const auto h = bb::io::FileHeader::scalable(stages.front().params(), {}, bb::KeyKinds::only_integers(),
+                                                stages.size());
     std::stringstream file;
     bb::io::write_filter(file, h, pieces);
 

@@ -33,7 +33,7 @@ Filter load_blocked(std::istream& in) {
     // The first bytes tell a zstd frame (Filter::save with Compression::zstd) from an uncompressed one.
     HeaderBytes b{};
     std::size_t got = read_up_to(in, b.data(), 4);
-    if (io::is_zstd(std::string_view(reinterpret_cast<const char*>(b.data()), got))) {
+    if (sniff({b.data(), got}).form == FileForm::zstd) {
         std::string file = io::zstd_decompress(
             in, std::string_view(reinterpret_cast<const char*>(b.data()), got), header_size,
             [](std::string_view header) {
