@@ -393,35 +393,6 @@ TEST(Scalable, BadParamsThrow) {
     EXPECT_THROW(f.contains(keys, out), bb::Error);
 }
 
-TEST(Scalable, SaveLoadRoundTripAndCorruptFiles) {
-    ScalableParams p = small_params(64, 0.02);
-    p.growth = 3;
-    p.tightening = 0.5;
-    p.shape = bb::Shape::split256;
-    ScalableFilter f(p, {bb::HashKind::xxh3, 9});
-    f.insert(bb::testing::random_keys(1000, 6, 0));
-    ASSERT_EQ(f.stages().size(), 4u);  // 64 + 192 + 576 < 1000
-    std::stringstream s;
-    f.save(s);
-    const std::string good = s.str();
-    {
-        std::stringstream in(good);
-        const ScalableFilter back = ScalableFilter::load(in);
-        EXPECT_EQ(back, f);
-        EXPECT_EQ(back.params(), p);
-    }
-    const auto expect_format_error = bb::testing::expect_load_error<ScalableFilter>;
-    std::string bad = good;
-    bad[64 + 100] = static_cast<char>(bad[64 + 100] ^ 4);
-    expect_format_error(bad, "payload checksum");
-    expect_format_error(good.substr(0, good.size() - 3), "truncated payload");
-    std::stringstream blocked;
-    bb::Filter(bb::Params::make(bb::Shape::word512, 3, 8)).save(blocked);
-    expect_format_error(blocked.str(), "holds a blocked filter");
-    std::stringstream scalable_file(good);
-    EXPECT_THROW(bb::Filter::load(scalable_file), bb::FormatError);
-}
-
 // A file saved before the stages remixed their hashes (payload field 40 = 0) loads and answers
 // as it was built, keys sorted by hash and all; saved again it keeps its stage hashing.
 TEST(Scalable, FilesFromBeforeStageRemixingLoadAsBuilt) {
