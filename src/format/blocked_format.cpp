@@ -66,7 +66,7 @@ void Filter::save(std::ostream& out, const SaveOptions& options) const {
         return;
     }
     const std::span<const std::byte> payload[] = {bytes()};
-    io::write_filter(out, io::FileHeader::blocked(FileKind::blocked, params_, hashing_, key_kinds_), payload);
+    io::write_filter(out, io::FileHeader::blocked(params_, hashing_, key_kinds_), payload);
 }
 
 void Filter::save(const std::filesystem::path& path, const SaveOptions& options) const {

@@ -15,7 +15,7 @@ namespace batchbloom {
 void CountingFilter::save(std::ostream& out) const {
     if (is_empty()) detail::throw_moved_from("save");
     const std::span<const std::byte> pieces[] = {bytes()};
-    io::write_filter(out, io::FileHeader::blocked(FileKind::counting, params_, hashing_, key_kinds_), pieces);
+    io::write_filter(out, io::FileHeader::counting(params_, hashing_, key_kinds_), pieces);
 }
 
 void CountingFilter::save(const std::filesystem::path& path) const {

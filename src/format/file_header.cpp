@@ -92,7 +92,15 @@ void FileHeader::check_fields() const {
     }
 }
 
-FileHeader FileHeader::blocked(FileKind kind, const Params& params, const Hashing& hashing, KeyKinds key_kinds) {
+FileHeader FileHeader::blocked(const Params& params, const Hashing& hashing, KeyKinds key_kinds) {
+    return on_blocked_layout(FileKind::blocked, params, hashing, key_kinds);
+}
+
+FileHeader FileHeader::counting(const Params& params, const Hashing& hashing, KeyKinds key_kinds) {
+    return on_blocked_layout(FileKind::counting, params, hashing, key_kinds);
+}
+
+FileHeader FileHeader::on_blocked_layout(FileKind kind, const Params& params, const Hashing& hashing, KeyKinds key_kinds) {
     FileHeader h;
     h.kind = kind;
     h.shape = static_cast<std::uint8_t>(params.shape);
@@ -118,14 +126,14 @@ FileHeader FileHeader::classic(const ClassicParams& params, const ClassicHashing
 
 FileHeader FileHeader::deletable(const Params& params, const Hashing& hashing, KeyKinds key_kinds,
                                  std::uint64_t region_bits) {
-    FileHeader h = blocked(FileKind::deletable, params, hashing, key_kinds);
+    FileHeader h = on_blocked_layout(FileKind::deletable, params, hashing, key_kinds);
     h.kind_field_ = region_bits;
     return h;
 }
 
 FileHeader FileHeader::scalable(const Params& stage0, const Hashing& hashing, KeyKinds key_kinds,
                                 std::uint64_t stage_count) {
-    FileHeader h = blocked(FileKind::scalable, stage0, hashing, key_kinds);
+    FileHeader h = on_blocked_layout(FileKind::scalable, stage0, hashing, key_kinds);
     h.kind_field_ = stage_count;
     return h;
 }

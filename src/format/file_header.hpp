@@ -42,8 +42,10 @@ public:
     std::uint64_t payload_bytes = 0;
     std::uint64_t payload_hash = 0;  ///< XXH3-64 of the payload
 
-    /// The header of Filter or CountingFilter (whose kind field is reserved, 0).
-    static FileHeader blocked(FileKind kind, const Params& params, const Hashing& hashing, KeyKinds key_kinds);
+    /// Filter's header (its kind field is reserved, 0).
+    static FileHeader blocked(const Params& params, const Hashing& hashing, KeyKinds key_kinds);
+    /// CountingFilter's (its kind field is reserved, 0).
+    static FileHeader counting(const Params& params, const Hashing& hashing, KeyKinds key_kinds);
     /// DeletableFilter's: the kind field is the bits per region.
     static FileHeader deletable(const Params& params, const Hashing& hashing, KeyKinds key_kinds,
                                 std::uint64_t region_bits);
@@ -66,6 +68,8 @@ public:
     void check_fields() const;
 
 private:
+    /// The fields every kind on the blocked layout sets alike.
+    static FileHeader on_blocked_layout(FileKind kind, const Params& params, const Hashing& hashing, KeyKinds key_kinds);
     friend HeaderBytes encode(const FileHeader& h);
     friend FileHeader decode(const HeaderBytes& b, std::size_t got);
     std::uint64_t kind_field_ = 0;  // offset 48
