@@ -39,7 +39,8 @@ using bb::testing::Via;
 constexpr std::size_t header_size = 64;
 constexpr Via both_ways[] = {Via::seekable, Via::unseekable};
 
-/// Integer keys, and a few byte strings, into a filter of any type.
+/// Integer keys, and a few byte strings, into a filter of any type. Every Kind's samples are
+/// filled filters and, last, an empty one.
 template <class F>
 void fill(F& f, std::size_t n, std::uint64_t seed) {
     f.insert(bb::testing::random_keys(n, seed, 0));
@@ -71,6 +72,7 @@ struct Kind<bb::Filter> {
                 const std::uint64_t seed = v.size();
                 fill(v.emplace_back(bb::Params::make(shape, 21, 6), h), 300, seed);
             }
+        v.emplace_back(bb::Params::make(bb::Shape::word512, 4, 8));
         return v;
     }
     static std::uint64_t payload_bytes(const bb::Filter& f) { return f.params().bytes(); }
@@ -100,6 +102,7 @@ struct Kind<bb::CountingFilter> {
             c.insert(keys);
             c.erase(std::span(keys).first(100));  // counters of 2 and more
         }
+        v.emplace_back(bb::Params::make(bb::Shape::word512, 4, 8));
         return v;
     }
     static std::uint64_t payload_bytes(const bb::CountingFilter& f) { return 4 * f.params().bytes(); }
@@ -121,6 +124,7 @@ struct Kind<bb::DeletableFilter> {
             d.insert(keys);
             d.erase(std::span(keys).first(100));
         }
+        v.emplace_back(bb::Params::make(bb::Shape::word512, 4, 8));
         return v;
     }
     static std::uint64_t payload_bytes(const bb::DeletableFilter& f) {
@@ -142,6 +146,7 @@ struct Kind<bb::ScalableFilter> {
         EXPECT_EQ(v.back().stages().size(), 4u);  // 64 + 192 + 576 < 1000 keys
         fill(v.emplace_back(bb::ScalableParams{.initial_capacity = 500}, bb::Hashing{bb::HashKind::murmur3, 1}), 100, 1);
         EXPECT_EQ(v.back().stages().size(), 1u);
+        v.emplace_back(bb::ScalableParams{.initial_capacity = 10});
         return v;
     }
     static std::uint64_t payload_bytes(const bb::ScalableFilter& f) {
@@ -170,6 +175,7 @@ struct Kind<bb::ClassicFilter> {
         fill(v.emplace_back(bb::ClassicParams{10'048, 4},
                             bb::ClassicHashing{bb::ClassicScheme::spark_v2, bb::HashKind::xxh3, 77}),
              1000, 2);
+        v.emplace_back(bb::ClassicParams{100, 3});
         return v;
     }
     static std::uint64_t payload_bytes(const bb::ClassicFilter& f) { return f.params().bytes(); }
@@ -245,6 +251,26 @@ TYPED_TEST(FileProperties, SaveLoadRoundTripThroughStreamsFilesAndLoadAny) {
             EXPECT_EQ(bb::kind_of(any), K::kind);
         }
         EXPECT_TRUE(bb::load_exactly<F>(as_bytes(s)) == f);
+    }
+}
+
+// A loaded filter holds the keys it was saved with and takes more.
+TYPED_TEST(FileProperties, ALoadedFilterHoldsItsKeysAndTakesMore) {
+    using F = TypeParam;
+    const auto keys = bb::testing::random_keys(300, 77, 0);
+    const auto more = bb::testing::random_keys(300, 78, 0);
+    F f = Kind<F>::samples().front();
+    f.insert(keys);
+    f.insert(std::string_view("a key"));
+    for (const Via via : both_ways) {
+        F g = bb::testing::load_via<F>(saved(f), via);
+        EXPECT_EQ(g.count(keys), keys.size()) << name(via);
+        EXPECT_TRUE(g.contains(std::string_view("a key"))) << name(via);
+        g.insert(more);
+        g.insert(std::string_view("another key"));
+        EXPECT_EQ(g.count(more), more.size()) << name(via);
+        EXPECT_EQ(g.count(keys), keys.size()) << name(via);
+        EXPECT_TRUE(g.contains(std::string_view("another key"))) << name(via);
     }
 }
 
