@@ -1,6 +1,7 @@
 #pragma once
 // Shared test helpers: deterministic key sets, the shapes and k every engine is checked with,
-// probe comparisons, temporary directories, whole-file reads.
+// probe comparisons, loads that must fail (from seekable and unseekable streams), temporary
+// directories, whole-file reads.
 #include <gtest/gtest.h>
 
 #include <batchbloom/error.hpp>
@@ -9,15 +10,19 @@
 #include <stdlib.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <new>
 #include <span>
 #include <sstream>
 #include <stdexcept>
+#include <streambuf>
 #include <string>
 #include <system_error>
+#include <utility>
 #include <vector>
 
 namespace batchbloom::testing {
@@ -92,6 +97,68 @@ void expect_same_probes(const Ref& ref, const Got& got, std::span<const std::uin
 }
 
 /// F::load of a file's `bytes` throws a FormatError whose message contains `needle`.
+/// True if `msg` contains any of `words`, ignoring case.
+inline bool mentions(const std::string& msg, const std::vector<const char*>& words) {
+    auto lower = [](std::string t) {
+        for (char& c : t) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        return t;
+    };
+    const std::string m = lower(msg);
+    for (const char* w : words)
+        if (m.find(lower(w)) != std::string::npos) return true;
+    return false;
+}
+
+/// An input stream that cannot seek (like a pipe): tellg() and seekg() fail.
+class OneWayBuf : public std::streambuf {
+public:
+    explicit OneWayBuf(std::string bytes) : bytes_(std::move(bytes)) {
+        char* b = bytes_.data();
+        setg(b, b, b + bytes_.size());
+    }
+
+private:
+    std::string bytes_;
+};
+
+/// The two kinds of stream a loader must treat alike.
+enum class Via { seekable, unseekable };
+inline const char* name(Via v) { return v == Via::seekable ? "seekable stream" : "unseekable stream"; }
+
+/// F::load over `bytes` from a stream of that kind.
+template <class F>
+F load_via(const std::string& bytes, Via via) {
+    if (via == Via::seekable) {
+        std::istringstream in(bytes, std::ios::binary);
+        return F::load(in);
+    }
+    OneWayBuf buf(bytes);
+    std::istream in(&buf);
+    return F::load(in);
+}
+
+/// F::load of `bytes` must throw FormatError whose message mentions one of `words` (none: any).
+template <class F>
+::testing::AssertionResult rejects(const std::string& bytes, const std::vector<const char*>& words,
+                                   Via via = Via::seekable) {
+    try {
+        (void)load_via<F>(bytes, via);
+        return ::testing::AssertionFailure() << "loaded a filter from a " << name(via) << " instead of rejecting it";
+    } catch (const FormatError& e) {
+        if (words.empty() || mentions(e.what(), words)) return ::testing::AssertionSuccess();
+        std::string listed;
+        for (const char* w : words) listed += std::string(listed.empty() ? "" : " / ") + "\"" + w + "\"";
+        return ::testing::AssertionFailure() << "FormatError message \"" << e.what() << "\" mentions none of "
+                                             << listed;
+    } catch (const Error& e) {
+        return ::testing::AssertionFailure() << "threw batchbloom::Error, not FormatError: " << e.what();
+    } catch (const std::bad_alloc&) {
+        return ::testing::AssertionFailure() << "threw std::bad_alloc";
+    } catch (const std::exception& e) {
+        return ::testing::AssertionFailure() << "threw a non-batchbloom exception: " << e.what();
+    }
+}
+
 template <class F>
 void expect_load_error(const std::string& bytes, const std::string& needle) {
     std::stringstream in(bytes);

@@ -247,66 +247,6 @@ TEST_P(CountingTest, BatchesEqualSingleKeysAndKeyTypesAgree) {
     EXPECT_EQ(a, b);
 }
 
-TEST_P(CountingTest, SaveLoadRoundTrip) {
-    const Params p = Params::make(shape(), 50, 6);
-    CountingFilter c = make(p, {bb::HashKind::murmur3, 5});
-    c.insert(bb::testing::random_keys(2000, 10, 0));
-    std::stringstream s;
-    c.save(s);
-    const CountingFilter back = CountingFilter::load(s);
-    EXPECT_EQ(back, c);
-    EXPECT_EQ(back.hashing(), c.hashing());
-}
-
-TEST(CountingFormat, CorruptOrForeignFilesAreRejected) {
-    const Params p = Params::make(Shape::word512, 20, 8);
-    CountingFilter c(p);
-    c.insert(bb::testing::random_keys(500, 11, 0));
-    std::stringstream s;
-    c.save(s);
-    const std::string good = s.str();
-    ASSERT_EQ(good.size(), 64 + 4 * p.bytes());
-    const auto expect_format_error = bb::testing::expect_load_error<CountingFilter>;
-    std::string bad = good;
-    bad[100] = static_cast<char>(bad[100] ^ 1);
-    expect_format_error(bad, "payload checksum");
-    bad = good;
-    bad[24] = static_cast<char>(bad[24] ^ 1);  // blocks
-    expect_format_error(bad, "header checksum");
-    expect_format_error(good.substr(0, good.size() - 1), "truncated payload");
-    expect_format_error(good.substr(0, 30), "truncated header");
-    expect_format_error("", "empty");
-    expect_format_error(std::string("NOTBLOOM") + good.substr(8), "bad magic");
-
-    // A blocked filter's loader refuses a counting file, and the other way round, by name.
-    bb::testing::expect_load_error<Filter>(good, "holds a counting filter");
-    std::stringstream blocked_file;
-    Filter(p).save(blocked_file);
-    expect_format_error(blocked_file.str(), "holds a blocked filter");
-}
-
-TEST(CountingFormat, FilesAreAtomicAndKnowTheirKind) {
-    const auto dir = std::filesystem::temp_directory_path() / ("bb_counting_" + std::to_string(::getpid()));
-    std::filesystem::create_directories(dir);
-    const Params p = Params::make(Shape::split256, 33, 8);
-    CountingFilter c(p);
-    c.insert(std::uint64_t{1});
-    c.save(dir / "c.bbf");
-    EXPECT_EQ(bb::file_kind(dir / "c.bbf"), bb::FileKind::counting);
-    EXPECT_EQ(CountingFilter::load(dir / "c.bbf"), c);
-    Filter(p).save(dir / "blocked.bbf");
-    EXPECT_EQ(bb::file_kind(dir / "blocked.bbf"), bb::FileKind::blocked);
-    {
-        std::ofstream out(dir / "c.bbf", std::ios::app | std::ios::binary);
-        out << "x";
-    }
-    EXPECT_THROW(CountingFilter::load(dir / "c.bbf"), bb::FormatError);  // trailing data
-    EXPECT_THROW(CountingFilter::load(dir / "missing.bbf"), bb::Error);
-    EXPECT_THROW(c.save(dir / "no-such-dir" / "c.bbf"), bb::Error);
-    EXPECT_THROW(CountingFilter::load(dir), bb::Error);  // a directory
-    std::filesystem::remove_all(dir);
-}
-
 TEST(CountingApi, BadArgumentsThrow) {
     const Params p = Params::make(Shape::word512, 4, 8);
     CountingFilter c(p);

@@ -150,37 +150,3 @@ TEST(DeletableApi, BadArgumentsThrow) {
     EXPECT_THROW(d.erase(keys, results), bb::Error);
 }
 
-TEST(DeletableFormat, RoundTripAndCorruptFiles) {
-    const Params p = Params::make(Shape::word512, 30, 8);
-    DeletableFilter d(p, 4, {bb::HashKind::murmur3, 3});
-    const auto keys = bb::testing::random_keys(600, 6, 0);
-    d.insert(keys);
-    d.erase(std::span(keys).first(100));
-    std::stringstream s;
-    d.save(s);
-    const std::string good = s.str();
-    ASSERT_EQ(good.size(), 64 + p.bytes() + 8 * ((p.bits() / 4 + 63) / 64));
-    {
-        std::stringstream in(good);
-        const DeletableFilter back = DeletableFilter::load(in);
-        EXPECT_EQ(back, d);
-        EXPECT_EQ(back.region_bits(), 4u);
-    }
-    const auto expect_format_error = bb::testing::expect_load_error<DeletableFilter>;
-    std::string bad = good;
-    bad[good.size() - 1] = static_cast<char>(bad[good.size() - 1] ^ 0x10);
-    expect_format_error(bad, "payload checksum");
-    expect_format_error(good.substr(0, good.size() - 8), "truncated payload");
-    std::stringstream counting_like(good);
-    EXPECT_THROW(bb::Filter::load(counting_like), bb::FormatError);
-    std::stringstream blocked;
-    bb::Filter(p).save(blocked);
-    expect_format_error(blocked.str(), "holds a blocked filter");
-
-    const auto dir = std::filesystem::temp_directory_path() / ("bb_deletable_" + std::to_string(::getpid()));
-    std::filesystem::create_directories(dir);
-    d.save(dir / "d.bbf");
-    EXPECT_EQ(bb::file_kind(dir / "d.bbf"), bb::FileKind::deletable);
-    EXPECT_EQ(DeletableFilter::load(dir / "d.bbf"), d);
-    std::filesystem::remove_all(dir);
-}

@@ -227,49 +227,66 @@ TEST(Overloads, ClassicU32KeysAreTheirValues) {
     }
 }
 
-TEST(Overloads, CountingFilterErasesEveryKeyForm) {
-    bb::CountingFilter f(params);
-    expect_same_answers(f);
-    const KeySets k(500);
-    EXPECT_EQ(f.erase(Keys<std::string>(k.strings)), k.strings.size());
-    EXPECT_EQ(f.count(Keys<std::string>(k.strings)), 0u);
-}
+namespace {
 
-TEST(Overloads, DeletableFilterErasesEveryKeyForm) {
-    bb::DeletableFilter f(params);
+// The types that erase keys: what one erase reports per key, and whether every present key is
+// erased (a counting filter's counters) or only those in regions no other key touched (a
+// deletable filter's collision bitmap).
+template <class F>
+struct Erasing;
+template <>
+struct Erasing<bb::CountingFilter> {
+    using Result = std::uint8_t;
+    static bool erased(Result r) { return r == 1; }
+    static constexpr bool every_present_key = true;
+};
+template <>
+struct Erasing<bb::DeletableFilter> {
+    using Result = bb::EraseResult;
+    static bool erased(Result r) { return r == bb::EraseResult::erased; }
+    static constexpr bool every_present_key = false;
+};
+
+template <class F>
+class EveryErasingType : public ::testing::Test {};
+using ErasingTypes = ::testing::Types<bb::CountingFilter, bb::DeletableFilter>;
+TYPED_TEST_SUITE(EveryErasingType, ErasingTypes);
+
+}  // namespace
+
+// Erasing keys of every form erases what it reports, key by key.
+TYPED_TEST(EveryErasingType, ErasesEveryKeyForm) {
+    using E = Erasing<TypeParam>;
+    TypeParam f(params);
     expect_same_answers(f);
     const KeySets k(500);
-    std::vector<bb::EraseResult> results(k.small.size());
+    std::vector<typename E::Result> results(k.small.size());
     const std::size_t erased = f.erase(Keys<std::uint32_t>(k.small), results);
-    EXPECT_GT(erased, 0u);  // keys in collision-free regions
-    std::size_t counted = 0;
-    for (auto r : results) counted += r == bb::EraseResult::erased;
-    EXPECT_EQ(counted, erased);
+    EXPECT_GT(erased, 0u);
+    EXPECT_EQ(static_cast<std::size_t>(std::count_if(results.begin(), results.end(), E::erased)), erased);
+    const std::size_t strings = f.erase(Keys<std::string>(k.strings));
+    if constexpr (E::every_present_key) {
+        EXPECT_EQ(erased, k.small.size());
+        EXPECT_EQ(strings, k.strings.size());
+        EXPECT_EQ(f.count(Keys<std::string>(k.strings)), 0u);
+    }
 }
 
 // Erasing by hashes erases what erasing the keys does, with the same outcomes.
-TEST(Overloads, ErasingHashesMatchesErasingKeys) {
+TYPED_TEST(EveryErasingType, ErasingHashesMatchesErasingKeys) {
     const KeySets k(5000);
-    bb::CountingFilter c1(params), c2(params);
-    bb::DeletableFilter d1(params), d2(params);
-    c1.insert(Keys<std::uint64_t>(k.wide));
-    d1.insert(Keys<std::uint64_t>(k.wide));
-    c2 = c1;
-    d2 = d1;
+    TypeParam by_keys(params);
+    by_keys.insert(Keys<std::uint64_t>(k.wide));
+    TypeParam by_hashes = by_keys;
     std::vector<std::uint64_t> hashes;
-    for (auto v : k.wide) hashes.push_back(c1.hash(v));
+    for (auto v : k.wide) hashes.push_back(by_keys.hash(v));
     const auto half = Keys<std::uint64_t>(k.wide).first(2500);
     const auto half_hashes = Keys<std::uint64_t>(hashes).first(2500);
 
-    std::vector<std::uint8_t> c_keys(2500), c_hashes(2500);
-    EXPECT_EQ(c1.erase(half, c_keys), c2.erase_hashes(half_hashes, c_hashes));
-    EXPECT_EQ(c_keys, c_hashes);
-    EXPECT_EQ(c1, c2);
-
-    std::vector<bb::EraseResult> d_keys(2500), d_hashes(2500);
-    EXPECT_EQ(d1.erase(half, d_keys), d2.erase_hashes(half_hashes, d_hashes));
-    EXPECT_EQ(d_keys, d_hashes);
-    EXPECT_EQ(d1, d2);
-    EXPECT_EQ(d1.erase(k.wide[2600]), d2.erase_hash(hashes[2600]));
-    EXPECT_EQ(d1, d2);
+    std::vector<typename Erasing<TypeParam>::Result> from_keys(2500), from_hashes(2500);
+    EXPECT_EQ(by_keys.erase(half, from_keys), by_hashes.erase_hashes(half_hashes, from_hashes));
+    EXPECT_EQ(from_keys, from_hashes);
+    EXPECT_TRUE(by_keys == by_hashes);
+    EXPECT_EQ(by_keys.erase(k.wide[2600]), by_hashes.erase_hash(hashes[2600]));
+    EXPECT_TRUE(by_keys == by_hashes);
 }

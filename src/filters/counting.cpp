@@ -1,20 +1,16 @@
 #include "batchbloom/counting.hpp"
-#include "batchbloom/atomic_file.hpp"
 
 #include <algorithm>
 #include <atomic>
 #include <bit>
 #include <cstdlib>
 #include <cstring>
-#include <istream>
 #include <memory>
-#include <ostream>
 #include <string>
 #include <vector>
 
 #include "engine/engine.hpp"
 #include "engine/parallel.hpp"
-#include "format/file_io.hpp"
 #include "filters/key_forms.hpp"
 #include "filters/key_hashes.hpp"
 #include "filters/storage.hpp"
@@ -312,37 +308,6 @@ void CountingFilter::clear() noexcept {
 bool operator==(const CountingFilter& a, const CountingFilter& b) noexcept {
     return a.params_ == b.params_ && a.hashing_ == b.hashing_ &&
            (a.is_empty() || std::memcmp(a.planes_.data(), b.planes_.data(), 4 * a.params_.bytes()) == 0);
-}
-
-// ---- persistence -----------------------------------------------------------------------
-
-void CountingFilter::save(std::ostream& out) const {
-    if (is_empty()) detail::throw_moved_from("save");
-    const std::span<const std::byte> pieces[] = {bytes()};
-    io::write_filter(out, io::FileHeader::blocked(FileKind::counting, params_, hashing_, key_kinds_), pieces);
-}
-
-void CountingFilter::save(const std::filesystem::path& path) const {
-    if (is_empty()) detail::throw_moved_from("save");  // before the path is touched
-    write_file(path, [&](std::ostream& out) { save(out); });
-}
-
-CountingFilter CountingFilter::load(std::istream& stream) {
-    return io::load_stream<CountingFilter>(stream, [](std::istream& in) {
-        const auto h = io::read_header(in, FileKind::counting);
-        const Params p = h.params();
-        io::check_payload_length(h, 4 * p.bytes(), "4 x " + std::to_string(p.bytes()) + " bytes of counter planes");
-        io::PayloadReader payload(in, h);
-        CountingFilter f(p, h.hashing());
-        f.key_kinds_ = h.key_kinds;
-        payload.read(f.planes_.bytes());
-        payload.finish();
-        return f;
-    });
-}
-
-CountingFilter CountingFilter::load(const std::filesystem::path& path) {
-    return io::load_file<CountingFilter>(path, [](std::istream& in) { return load(in); });
 }
 
 }  // namespace batchbloom

@@ -1,16 +1,12 @@
 #include "batchbloom/deletable.hpp"
-#include "batchbloom/atomic_file.hpp"
 
 #include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstring>
-#include <istream>
-#include <ostream>
 #include <string>
 
 #include "engine/engine.hpp"
-#include "format/file_io.hpp"
 #include "filters/key_forms.hpp"
 #include "filters/key_hashes.hpp"
 #include "filters/storage.hpp"
@@ -163,48 +159,6 @@ double predicted_deletability(const Params& params, unsigned region_bits, std::u
         total += pl * (1.0 - std::pow(1.0 - q, double(params.k)));
     }
     return total;
-}
-
-// ---- persistence --------------------------------------------------------------------------
-// Payload: the filter's blocks, then the collision bitmap (ceil(regions / 64) little-endian
-// words). The header's kind-specific field is the bits per region.
-
-void DeletableFilter::save(std::ostream& out) const {
-    if (params().blocks == 0) detail::throw_moved_from("save");
-    auto h = io::FileHeader::blocked(FileKind::deletable, params(), hashing(), key_kinds());
-    h.extra = region_bits_;
-    const std::span<const std::byte> pieces[] = {bits_.bytes(), collisions_.bytes()};
-    io::write_filter(out, h, pieces);
-}
-
-void DeletableFilter::save(const std::filesystem::path& path) const {
-    if (params().blocks == 0) detail::throw_moved_from("save");  // before the path is touched
-    write_file(path, [&](std::ostream& out) { save(out); });
-}
-
-DeletableFilter DeletableFilter::load(std::istream& stream) {
-    return io::load_stream<DeletableFilter>(stream, [](std::istream& in) {
-        const auto h = io::read_header(in, FileKind::deletable);
-        const Params p = h.params();
-        if (h.extra == 0 || h.extra > p.block_bytes() * 8 || !std::has_single_bit(h.extra))
-            throw FormatError("corrupt header: " + std::to_string(h.extra) + " bits per region");
-        const auto region_bits = static_cast<unsigned>(h.extra);
-        const std::uint64_t expected = p.bytes() + 8 * bitmap_words(p, region_bits);
-        io::check_payload_length(h, expected, std::to_string(expected) + " bytes of blocks and collision bitmap");
-        io::PayloadReader payload(in, h);
-        DeletableFilter f(p, region_bits, h.hashing());
-        f.add_key_kinds(h.key_kinds);
-        payload.read(f.bits_.mutable_bytes());
-        payload.read(f.collisions_.bytes());
-        payload.finish();
-        if (f.regions() % 64 != 0 && (f.collisions().back() >> (f.regions() % 64)) != 0)
-            throw FormatError("corrupt payload: collision bits set past the last region");
-        return f;
-    });
-}
-
-DeletableFilter DeletableFilter::load(const std::filesystem::path& path) {
-    return io::load_file<DeletableFilter>(path, [](std::istream& in) { return load(in); });
 }
 
 }  // namespace batchbloom

@@ -1,14 +1,11 @@
 #include "batchbloom/scalable.hpp"
-#include "batchbloom/atomic_file.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <istream>
 #include <limits>
 #include <memory>
 #include <numeric>
-#include <ostream>
 #include <string>
 #include <utility>
 
@@ -18,35 +15,12 @@
 #include "engine/scratch.hpp"
 #include "filters/key_forms.hpp"
 #include "filters/key_hashes.hpp"
+#include "filters/scalable_stages.hpp"
 #include "filters/storage.hpp"
-#include "format/file_io.hpp"
 
 namespace batchbloom {
 
 namespace {
-
-// Stage targets by repeated multiplication (exactly rounded in IEEE arithmetic, unlike pow),
-// so that a saved filter's stages are recomputed identically wherever it is loaded.
-double nth_power_product(double start, double factor, std::size_t i) {
-    double v = start;
-    for (std::size_t j = 0; j < i; ++j) v *= factor;
-    return v;
-}
-
-constexpr std::size_t max_stages = 64;
-
-std::uint64_t capacity_of(const ScalableParams& p, std::size_t i) {
-    const double cap = std::ceil(nth_power_product(double(p.initial_capacity), p.growth, i));
-    if (i >= max_stages || !(cap < 9.2e18))
-        throw Error("scalable filter: stage " + std::to_string(i) + " would exceed the size limit");
-    return static_cast<std::uint64_t>(cap);
-}
-
-double fpr_of(const ScalableParams& p, std::size_t i) { return nth_power_product(p.initial_fpr, p.tightening, i); }
-
-Params params_of(const ScalableParams& p, std::size_t i) {
-    return Params::for_fpr(capacity_of(p, i), fpr_of(p, i), p.shape);
-}
 
 /// How stage i's kernels read the keys' hashes: remixed by the stage's seed
 /// (ScalableFilter::stage_hash), or as they are in a file saved before stages were remixed.
@@ -149,9 +123,9 @@ void ScalableFilter::set_threads(unsigned threads) noexcept {
     threads_ = threads;
 }
 
-std::uint64_t ScalableFilter::stage_capacity(std::size_t i) const { return capacity_of(params_, i); }
-double ScalableFilter::stage_fpr(std::size_t i) const { return fpr_of(params_, i); }
-Params ScalableFilter::stage_params(std::size_t i) const { return params_of(params_, i); }
+std::uint64_t ScalableFilter::stage_capacity(std::size_t i) const { return detail::stage_capacity(params_, i); }
+double ScalableFilter::stage_fpr(std::size_t i) const { return detail::stage_fpr(params_, i); }
+Params ScalableFilter::stage_params(std::size_t i) const { return detail::stage_params(params_, i); }
 
 void ScalableFilter::add_stage() { add_stage(stage_params(stages_.size())); }
 
@@ -524,126 +498,6 @@ void ScalableFilter::release_scratch() noexcept {
 bool operator==(const ScalableFilter& a, const ScalableFilter& b) noexcept {
     return a.params_ == b.params_ && a.hashing_ == b.hashing_ && a.stages_remixed_ == b.stages_remixed_ &&
            a.sizes_ == b.sizes_ && a.stages_ == b.stages_;
-}
-
-// ---- persistence ------------------------------------------------------------------------
-// Payload: 48 bytes of params — initial capacity (u64), initial FPR, growth, tightening (f64),
-// stage count (u64), stage hashing (u64: 1 remixed by stage_hash, 0 the keys' own hashes, as
-// files were written before) — then per stage its key count (u64) and its blocks.
-// The header's params are stage 0's and its kind-specific field is the stage count.
-
-namespace {
-
-constexpr std::size_t meta_bytes = 48;
-
-template <class T>
-void put(std::vector<std::byte>& buf, std::size_t off, T v) {
-    std::memcpy(buf.data() + off, &v, sizeof v);
-}
-
-template <class T>
-T get(const std::vector<std::byte>& buf, std::size_t off) {
-    T v;
-    std::memcpy(&v, buf.data() + off, sizeof v);
-    return v;
-}
-
-}  // namespace
-
-void ScalableFilter::save(std::ostream& out) const {
-    if (stages_.empty()) detail::throw_moved_from("save");
-    std::vector<std::byte> meta(meta_bytes + 8 * stages_.size());
-    put<std::uint64_t>(meta, 0, params_.initial_capacity);
-    put<double>(meta, 8, params_.initial_fpr);
-    put<double>(meta, 16, params_.growth);
-    put<double>(meta, 24, params_.tightening);
-    put<std::uint64_t>(meta, 32, stages_.size());
-    put<std::uint64_t>(meta, 40, stages_remixed_ ? 1 : 0);
-    for (std::size_t i = 0; i < stages_.size(); ++i) put<std::uint64_t>(meta, meta_bytes + 8 * i, sizes_[i]);
-    std::vector<std::span<const std::byte>> pieces{meta};
-    for (const auto& s : stages_) pieces.push_back(s.bytes());
-    auto h = io::FileHeader::blocked(FileKind::scalable, stages_.front().params(), hashing_, key_kinds_);
-    h.extra = stages_.size();
-    io::write_filter(out, h, pieces);
-}
-
-void ScalableFilter::save(const std::filesystem::path& path) const {
-    if (stages_.empty()) detail::throw_moved_from("save");  // before the path is touched
-    write_file(path, [&](std::ostream& out) { save(out); });
-}
-
-ScalableFilter ScalableFilter::load(std::istream& stream) {
-    return io::load_stream<ScalableFilter>(stream, [](std::istream& in) -> ScalableFilter {
-        const auto h = io::read_header(in, FileKind::scalable);
-        const std::uint64_t stages = h.extra;
-        if (stages == 0 || stages > max_stages)
-            throw FormatError("corrupt header: " + std::to_string(stages) + " stages (1 to " +
-                              std::to_string(max_stages) + " allowed)");
-        if (h.payload_bytes < meta_bytes + 8 * stages)
-            throw FormatError("corrupt header: payload length " + std::to_string(h.payload_bytes) + " is too short");
-        // The stage parameters come from the payload, so all of it is read and checked first.
-        io::PayloadReader reader(in, h);
-        const auto payload = reader.read_rest();
-        reader.finish();
-        ScalableParams p;
-        p.initial_capacity = get<std::uint64_t>(payload, 0);
-        p.initial_fpr = get<double>(payload, 8);
-        p.growth = get<double>(payload, 16);
-        p.tightening = get<double>(payload, 24);
-        p.shape = h.params().shape;
-        if (get<std::uint64_t>(payload, 32) != stages)
-            throw FormatError("corrupt payload: stage count does not match the header");
-        const std::uint64_t stage_hashing = get<std::uint64_t>(payload, 40);
-        if (stage_hashing > 1)
-            throw FormatError("corrupt payload: stage hashing " + std::to_string(stage_hashing) + " (0 or 1 allowed)");
-        try {
-            // Check the payload length against the stages the params imply before allocating any.
-            p.validate();
-            std::vector<Params> stage_params;  // sizing a stage takes milliseconds: once per stage
-            std::uint64_t expected = meta_bytes + 8 * stages;
-            for (std::size_t i = 0; i < stages; ++i) {
-                stage_params.push_back(params_of(p, i));
-                expected += stage_params.back().bytes();
-                // Stop sizing once the stages outgrow the payload: a corrupt stage count or
-                // capacity would otherwise size up to 64 stages for nothing.
-                if (expected > h.payload_bytes)
-                    throw FormatError("corrupt header: payload length " + std::to_string(h.payload_bytes) +
-                                      ", but the first " + std::to_string(i + 1) + " of " + std::to_string(stages) +
-                                      " stages take " + std::to_string(expected) + " bytes");
-                if (i == 0 && stage_params.front() != h.params())
-                    throw FormatError("corrupt header: stage 0 parameters do not match the scalable parameters");
-            }
-            if (expected != h.payload_bytes)
-                throw FormatError("corrupt header: payload length " + std::to_string(h.payload_bytes) + ", but the " +
-                                  std::to_string(stages) + " stages take " + std::to_string(expected) + " bytes");
-            ScalableFilter f(p, h.hashing(), Backend::automatic, stage_params.front());
-            f.key_kinds_ = h.key_kinds;
-            f.stages_remixed_ = stage_hashing == 1;
-            std::size_t off = meta_bytes + 8 * stages;
-            for (std::size_t i = 0; i < stages; ++i) {
-                if (i > 0) f.add_stage(stage_params[i]);
-                const std::uint64_t size = get<std::uint64_t>(payload, meta_bytes + 8 * i);
-                const std::uint64_t cap = f.stage_capacity(i);
-                if (size > cap || (i + 1 < stages && size != cap))
-                    throw FormatError("corrupt payload: stage " + std::to_string(i) + " holds " + std::to_string(size) +
-                                      " keys, capacity " + std::to_string(cap));
-                f.sizes_[i] = size;
-                f.stages_[i].add_key_kinds(h.key_kinds);
-                auto dst = f.stages_[i].mutable_bytes();
-                std::memcpy(dst.data(), payload.data() + off, dst.size());
-                off += dst.size();
-            }
-            return f;
-        } catch (const FormatError&) {
-            throw;
-        } catch (const Error& e) {
-            throw FormatError(std::string("invalid scalable parameters: ") + e.what());
-        }
-    });
-}
-
-ScalableFilter ScalableFilter::load(const std::filesystem::path& path) {
-    return io::load_file<ScalableFilter>(path, [](std::istream& in) { return load(in); });
 }
 
 }  // namespace batchbloom

@@ -11,7 +11,6 @@
 #include <variant>
 
 #include "format/file_io.hpp"
-#include "format/zstd_stream.hpp"
 
 namespace batchbloom {
 
@@ -23,13 +22,15 @@ enum class Form { blocked, zstd, counting, deletable, scalable, classic, spark }
 /// they are no filter's. An input too short to hold a header goes to the blocked filter's
 /// loader, which says how it is cut.
 Form detect(const io::HeaderBytes& h, std::size_t got) {
-    const std::string_view prefix(reinterpret_cast<const char*>(h.data()), got);
-    if (io::is_zstd(prefix)) return Form::zstd;
-    if (got >= 4 && io::is_spark_version(h.data())) return Form::spark;
-    if (got == 0 || prefix.substr(0, std::min(got, io::magic.size())) !=
-                        std::string_view(io::magic.data(), std::min(got, io::magic.size())))
-        throw FormatError("not a filter of any kind: neither a batchbloom file (bad magic), a zstd-compressed one, "
-                          "nor Apache Spark's serialized BloomFilter");
+    switch (io::sniff({h.data(), got}).form) {
+        case FileForm::zstd: return Form::zstd;
+        case FileForm::spark: return Form::spark;
+        case FileForm::batchbloom: break;
+        case FileForm::unknown:
+            throw FormatError(
+                "not a filter of any kind: neither a batchbloom file (bad magic), a zstd-compressed one, "
+                "nor Apache Spark's serialized BloomFilter");
+    }
     if (got < io::header_size) return Form::blocked;
     switch (io::decode(h, got).kind) {
         case FileKind::blocked: return Form::blocked;

@@ -33,7 +33,7 @@ Filter load_blocked(std::istream& in) {
     // The first bytes tell a zstd frame (Filter::save with Compression::zstd) from an uncompressed one.
     HeaderBytes b{};
     std::size_t got = read_up_to(in, b.data(), 4);
-    if (io::is_zstd(std::string_view(reinterpret_cast<const char*>(b.data()), got))) {
+    if (sniff({b.data(), got}).form == FileForm::zstd) {
         std::string file = io::zstd_decompress(
             in, std::string_view(reinterpret_cast<const char*>(b.data()), got), header_size,
             [](std::string_view header) {
@@ -66,7 +66,7 @@ void Filter::save(std::ostream& out, const SaveOptions& options) const {
         return;
     }
     const std::span<const std::byte> payload[] = {bytes()};
-    io::write_filter(out, io::FileHeader::blocked(FileKind::blocked, params_, hashing_, key_kinds_), payload);
+    io::write_filter(out, io::FileHeader::blocked(params_, hashing_, key_kinds_), payload);
 }
 
 void Filter::save(const std::filesystem::path& path, const SaveOptions& options) const {

@@ -195,17 +195,12 @@ ClassicFilter ClassicFilter::from_spark_bytes(std::span<const std::byte> bytes) 
 bool is_classic_filter_file(const std::filesystem::path& path) {
     std::ifstream in(path, std::ios::binary);
     HeaderBytes b{};
-    const std::size_t got = in ? read_up_to(in, b.data(), b.size()) : 0;
-    if (got >= 4 && is_spark_version(b.data())) return true;
-    return peek_kind(b.data(), got) == static_cast<std::uint8_t>(FileKind::classic);
+    const Sniffed s = sniff({b.data(), in ? read_up_to(in, b.data(), b.size()) : 0});
+    return s.form == FileForm::spark || s.kind == static_cast<std::uint8_t>(FileKind::classic);
 }
 
 ClassicFilter load_classic_filter_file(const std::filesystem::path& path) {
-    std::array<unsigned char, 4> b{};
-    {
-        auto in = io::open_for_load(path);
-        if (read_up_to(in, b.data(), 4) != 4 || !is_spark_version(b.data())) return ClassicFilter::load(path);
-    }
+    if (file_form(path) != FileForm::spark) return ClassicFilter::load(path);
     return io::load_file<ClassicFilter>(path, [](std::istream& in) { return ClassicFilter::read_spark(in); });
 }
 

@@ -124,4 +124,10 @@ FileKind file_kind(const std::filesystem::path& path) {
     }
 }
 
+FileForm file_form(const std::filesystem::path& path) {
+    auto in = io::open_for_load(path);
+    io::HeaderBytes b{};
+    return io::sniff({b.data(), io::read_up_to(in, b.data(), b.size())}).form;
+}
+
 }  // namespace batchbloom

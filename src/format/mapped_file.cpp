@@ -62,7 +62,7 @@ Filter Filter::map(const std::filesystem::path& path, bool verify) {
     io::HeaderBytes h{};
     const std::size_t got = read_prefix(fd.get(), h.data(), h.size(), name);
     try {
-        if (io::is_zstd(std::string_view(reinterpret_cast<const char*>(h.data()), got)))
+        if (io::sniff({h.data(), got}).form == FileForm::zstd)
             throw FormatError("the file is compressed (zstd) and cannot be mapped; Filter::load() reads it");
         const io::FileHeader p = io::parse_blocked_header(h, got);
         const auto file_bytes = static_cast<std::uint64_t>(st.st_size);

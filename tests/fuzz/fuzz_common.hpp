@@ -32,6 +32,7 @@
 #include <variant>
 
 #include "batchbloom/batchbloom.hpp"
+#include "format/file_header.hpp"
 
 namespace fuzz {
 
@@ -202,24 +203,13 @@ void check_probes_and_inserts(const T& f) {
         if (!g.contains(string_keys[i])) fail("an inserted string key is not found");
 }
 
-/// The input with both XXH3 checksums of the shared 64-byte batchbloom header recomputed
-/// (payload hash at offset 40 over the payload length at offset 32, header hash of bytes 0..55
-/// at offset 56: docs/format.md), or nothing if it is too short or already sealed. Random
-/// mutations almost never keep the checksums right; resealing lets the fuzzer reach the field
-/// checks, the allocations and the payload reading behind them.
+/// The input with both checksums of the shared 64-byte batchbloom header recomputed by the
+/// codec (io::reseal), or nothing if it is too short or already sealed. Random mutations almost
+/// never keep the checksums right; resealing lets the fuzzer reach the field checks, the
+/// allocations and the payload reading behind them.
 inline std::optional<std::string> resealed(std::string_view input) {
-    constexpr std::size_t header = 64, off_length = 32, off_payload_sum = 40, off_header_sum = 56;
-    if (input.size() < header) return std::nullopt;
     std::string s(input);
-    std::uint64_t length;
-    std::memcpy(&length, s.data() + off_length, 8);
-    if (length <= s.size() - header) {
-        const std::uint64_t sum = batchbloom::xxh3_64(s.data() + header, static_cast<std::size_t>(length), 0);
-        std::memcpy(s.data() + off_payload_sum, &sum, 8);
-    }
-    const std::uint64_t sum = batchbloom::xxh3_64(s.data(), off_header_sum, 0);
-    std::memcpy(s.data() + off_header_sum, &sum, 8);
-    if (s == input) return std::nullopt;
+    if (!batchbloom::io::reseal(std::as_writable_bytes(std::span(s)))) return std::nullopt;
     return s;
 }
 

@@ -3,11 +3,11 @@
 // version 2, `spark-v1`), which Spark's readFrom and batchbloom's commands read alike.
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <limits>
 #include <ostream>
 
 #include <batchbloom/classic.hpp>
+#include <batchbloom/file_kind.hpp>
 
 #include "adapters/library_file.hpp"
 #include "common/common_options.hpp"
@@ -137,10 +137,7 @@ const FilterType spark_type = classic_form_type("spark", KeyType::per_line);
 const FilterType spark_v1_type = classic_form_type("spark-v1", KeyType::per_line);
 
 std::unique_ptr<FilterFile> open_classic(ClassicFilter f, const std::filesystem::path& path) {
-    // Spark's form starts with its version, a big-endian int32 (1 or 2); batchbloom's with "BATCHBLM".
-    char first = 0;
-    std::ifstream(path, std::ios::binary).read(&first, 1);
-    const Form form = first != 0                                      ? Form::classic
+    const Form form = file_form(path) != FileForm::spark                ? Form::classic
                       : f.hashing().scheme == ClassicScheme::spark_v1 ? Form::spark_v1
                                                                       : Form::spark_v2;
     return std::make_unique<ClassicFile>(std::move(f), form);

@@ -20,7 +20,7 @@
 #include "interop/parquet/bloom_header.hpp"
 #include "interop/parquet/chunk_filter.hpp"
 #include "interop/parquet/column_values.hpp"
-#include "interop/parquet/file_io.hpp"
+#include "interop/parquet/raw_reads.hpp"
 #include "interop/parquet/footer_rewrite.hpp"
 
 namespace batchbloom::parquet {

@@ -13,7 +13,7 @@
 
 #include "batchbloom/parquet.hpp"
 #include "interop/parquet/bloom_header.hpp"
-#include "interop/parquet/file_io.hpp"
+#include "interop/parquet/raw_reads.hpp"
 #include "interop/parquet/thrift_compact.hpp"
 #include "interop/parquet/thrift_ids.hpp"
 

@@ -1,5 +1,5 @@
 #pragma once
-// Reading a Parquet file's pieces: the magic bytes and footer, and byte ranges.
+// Reading a Parquet file's raw bytes: its magic bytes and footer, and byte ranges at an offset.
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
