@@ -35,10 +35,19 @@ SOURCES = {
     "paths_warm_100M": (RESULTS / "paths_warm_100M.json",
                         f"{BB} bench --keys 100M --queries 20M --backend auto --threads 1,2 "
                         "--paths direct,partitioned,auto --repeat 6 --json bench/results/paths_warm_100M.json"),
-    "join_cpp": (ROOT / "bench" / "join" / "results_sf1_t1_cpp.json", "bench/join/run.sh 1"),
-    "join_duckdb": (ROOT / "bench" / "join" / "results_sf1_t1_duckdb.json", "bench/join/run.sh 1"),
-    "spark": (ROOT / "bench" / "spark" / "results_star_join.jsonl",
-              "python bench/spark/star_join.py run --data out/spark --build B --match M --json F (each B, M)"),
+    "join_cpp": (RESULTS / "join_sf1_cpp.json",
+                 "THREADS=2 REPS=9 bench/join/run.sh 1 && cp out/join/sf1/cpp.json bench/results/join_sf1_cpp.json "
+                 "&& cp out/join/sf1/duckdb.json bench/results/join_sf1_duckdb.json"),
+    "join_duckdb": (RESULTS / "join_sf1_duckdb.json", "(with join_cpp)"),
+    "spark": (RESULTS / "spark_semi_join.jsonl",
+              "python bench/spark/star_join.py gen --out out/spark\n"
+              "for key in int string; do for b in 200000 2000000; do for m in 0.01 0.1; do\n"
+              "  python bench/spark/star_join.py run --data out/spark --key $key --build $b --match $m --reps 3 \\\n"
+              "    --variants plain,spark,broadcast,runtime,native,semi_join --json bench/results/spark_semi_join.jsonl\n"
+              "done; done; done"),
+    "spark_fpr": (RESULTS / "spark_fpr.jsonl", "python bench/spark/runtime_filter_fpr.py --json bench/results/spark_fpr.jsonl"),
+    "semi_join": (RESULTS / "semi_join.jsonl",
+                  "python bench/python/semi_join.py --data out/spark --reps 5 --json bench/results/semi_join.jsonl"),
 }
 
 
@@ -75,7 +84,7 @@ def command(name):
 
 
 def missing(name):
-    return [f"*Not measured yet: run* `{SOURCES[name][1]}` *then* `python3 bench/results.py`."]
+    return ["*Not measured yet on this machine: run the command above, then `python3 bench/results.py`.*"]
 
 
 def machine_lines(run):
@@ -153,8 +162,9 @@ def join_table(cpp, duck):
             group = [r for r in cpp if r["join"] == join and r["selectivity"] == s]
             base = next(r for r in group if r["plan"] == "hash join")["total_ms"]
             for r in group + [r for r in duck if r["join"] == join and r["selectivity"] == s]:
-                rows.append([join, f"{s}%", r["plan"], f"{r['total_ms']:.1f}", f"{base / r['total_ms']:.2f}x"])
-    return table(["join key<", "build side selected", "plan<", "ms (median)", "vs hash join"], rows)
+                used = "-" if "filtered" not in r else ("yes" if r["filtered"] else "no")
+                rows.append([join, f"{s}%", r["plan"], used, f"{r['total_ms']:.1f}", f"{base / r['total_ms']:.2f}x"])
+    return table(["join key<", "build side selected", "plan<", "filter used", "ms (median)", "vs hash join"], rows)
 
 
 def spark_table(rows):
@@ -162,19 +172,38 @@ def spark_table(rows):
     for r in rows:
         if not r.get("answer_ok", True):
             raise SystemExit(f"spark: {r['variant']} gave a wrong answer")
-        groups.setdefault((r["build_keys"], r["match"]), {}).setdefault(r["variant"], []).append(r["wall_s"])
-    variants = ["plain", "runtime", "module", "udf", "rdd"]
+        case = (r.get("key", "int"), r["build_keys"], r["match"])
+        groups.setdefault(case, {}).setdefault(r["variant"], []).append(r["wall_s"])
+    variants = ["plain", "spark", "broadcast", "runtime", "native", "semi_join"]
     out = []
-    for (b, m), v in sorted(groups.items()):
-        out.append([keys_label(b), f"{100 * m:g}%"] +
-                   [f"{statistics.median(v[x]):.2f} ({len(v[x])})" if x in v else "-" for x in variants])
-    return table(["build keys", "fact rows matching", "plain join", "Spark runtime filter", "batchbloom.spark.filter",
-                  "may_contain", "RDD pre-filter"], out)
+    for (key, b, m), v in sorted(groups.items()):
+        med = {x: statistics.median(v[x]) for x in variants if x in v}
+        ratio = lambda a, b: f"{med[a] / med[b]:.2f}" if a in med and b in med else "-"  # noqa: E731
+        out.append([key, keys_label(b), f"{100 * m:g}%"] + [f"{med[x]:.2f}" if x in med else "-" for x in variants] +
+                   [ratio("native", "plain"), ratio("native", "runtime"), ratio("semi_join", "spark")])
+    return table(["key<", "build keys", "fact rows matching", "plain (shuffle) join", "Spark's own plan", "broadcast join",
+                  "Spark runtime filter", "build_native + filter", "semi_join", "native / plain", "native / runtime",
+                  "semi_join / Spark's plan"], out)
+
+
+def spark_fpr_table(rows):
+    out = [[keys_label(r["keys"]), f"{r['runtime_bits'] / 8 / 2**20:.1f}", r["runtime_k"], f"{100 * r['runtime_fpr']:.2f}%",
+            f"{r['exact_bits'] / 8 / 2**20:.1f}", r["exact_k"], f"{100 * r['exact_fpr']:.2f}%"] for r in rows]
+    return table(["build keys", "runtime filter MiB", "k", "runtime filter FPR", "build_native MiB", "k",
+                  "build_native FPR"], out)
+
+
+def semi_join_table(rows):
+    out = [[r["engine"], keys_label(r["build_keys"]), f"{100 * r['match']:g}%", f"{r['plain_s']:.3f}",
+            f"{r['batchbloom_s']:.3f}", f"{r['plain_s'] / r['batchbloom_s']:.2f}x"]
+           for r in sorted(rows, key=lambda r: (r["engine"], r["build_keys"], r["match"]))]
+    return table(["engine<", "build keys", "fact rows matching", "engine alone, s", "with batchbloom first, s",
+                  "speedup"], out)
 
 
 def results_page():
     engines = load("engines")
-    cpp, duck, spark = load("join_cpp"), load("join_duckdb"), load("spark")
+    cpp, duck, spark, semi = load("join_cpp"), load("join_duckdb"), load("spark"), load("semi_join")
     out = ["# Benchmark results", "",
            "Generated by `python3 bench/results.py` from the JSON the benchmarks write (`bench/results/`, "
            "`bench/join/`, `bench/spark/`); each table sits under the command that measured it. Figures are "
@@ -209,16 +238,30 @@ def results_page():
         runs = [r for r in (load(name), load(name + "_100M")) if r]
         out += paths_table(runs) if runs else missing(name)
     out += ["", "## Does a Bloom filter in front of a hash join pay? (C++ join operator, TPC-H SF 1)", "",
-            "`lineitem ⋈ orders` on the order key (int) and `partsupp ⋈ part` on the part name (str), the build "
-            "side cut to 1%, 10% or 50% of its rows; end to end (filter build included), one thread, beside "
-            "DuckDB running the same query. Recorded on an earlier 2-vCPU development VM; rerun the "
-            "command to measure this machine.", ""] + command("join_cpp") + [""]
+            "`lineitem ⋉ orders` on the order key (int) and `partsupp ⋉ part` on the part name (str), the build "
+            "side cut to 1%, 10% or 50% of its rows; end to end (hash table and filter builds included), two "
+            "threads, beside DuckDB running the same query. Each engine's bloom+hash plan decides from the first "
+            "chunks whether its filter pays ('filter used'); 'always' runs the filter over every row.", ""]
+    out += command("join_cpp") + [""]
     out += join_table(cpp, duck) if cpp and duck else missing("join_cpp")
-    out += ["", "## Spark: a star join (20M fact rows), local mode, 2 cores", "",
-            "Wall seconds, median (runs), filter build included; PySpark 4.3, `local[2]`. Recorded on an earlier "
-            "2-vCPU development VM; docs/spark.md says how to run it.", ""]
+    out += ["", "## Spark: a semi join of 20M fact rows, local mode, 2 cores", "",
+            "`count(*), sum(amount)` of `fact LEFT SEMI JOIN (dim WHERE attr < B)`, wall seconds, median of 3, "
+            "filter builds included; PySpark 4.3, `local[2]`, Java 17. 'build_native + filter' probes a batchbloom-"
+            "built Spark BloomFilter inside the JVM before a shuffle join; 'semi_join' is batchbloom.spark.semi_join "
+            "under Spark's defaults (it returns Spark's own plan when the build side would be broadcast). Ratios "
+            "below 1 mean batchbloom's path is faster.", ""]
     out += command("spark") + [""]
     out += spark_table(spark) if spark else missing("spark")
+    out += ["", "## Spark's runtime filter at scale: its size caps against exact sizing", "",
+            "Spark's runtime join filter is BloomFilter.create(min(rows, 4M), min(8 * that, 64 Mbit)) under its "
+            "default caps (maxNumItems, maxNumBits), whatever the build side holds; build_native sizes for the "
+            "keys at the FPR asked (1% here). Both made bit for bit as Spark makes them, filled with n random "
+            "keys, probed with 10M absent ones.", ""] + command("spark_fpr") + [""]
+    out += spark_fpr_table(load("spark_fpr")) if load("spark_fpr") else missing("spark_fpr")
+    out += ["", "## PyArrow, Polars and DuckDB: a semi join behind a batchbloom pre-filter", "",
+            "The same data as the Spark table, in memory; every engine and batchbloom on every core.", ""]
+    out += command("semi_join") + [""]
+    out += semi_join_table(semi) if semi else missing("semi_join")
     return "\n".join(out) + "\n"
 
 

@@ -8,7 +8,7 @@
 
 #include "batchbloom/parquet.hpp"
 #include "engine/parallel.hpp"
-#include "interop/parquet/file_io.hpp"
+#include "interop/parquet/raw_reads.hpp"
 
 namespace batchbloom::parquet {
 
