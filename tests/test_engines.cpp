@@ -26,8 +26,8 @@
 #include "cpu/partition_kernel.hpp"
 #include "engine/engine.hpp"
 #include "engine/machine.hpp"
-#include "engine/path_choice.hpp"
-#include "engine/scratch.hpp"
+#include "batch/path_choice.hpp"
+#include "batch/scratch.hpp"
 #include "support.hpp"
 
 namespace bb = batchbloom;
@@ -650,6 +650,7 @@ TEST(BatchPathChoice, TwoAgreeingMeasurementsDecideElseTheMedianOfThree) {
     auto choice = [&] { return bb::detail::choose_path(f, engine, n, 1, bb::BatchPath::automatic, Op::insert); };
     auto measured = [&](double direct, double partitioned) { c.measured(direct, partitioned); };
     ASSERT_EQ(unsetenv("BATCHBLOOM_BATCH_PATH"), 0);
+    bb::reload_environment();
     bb::detail::forget_path_times();
     measured(1.0, 0.5);
     EXPECT_EQ(choice(), bb::BatchPath::automatic);  // one measurement never decides
@@ -701,6 +702,7 @@ TEST(BatchPathChoice, MeasurementTellsWhatMeasuringCost) {
         EXPECT_NEAR(m.cost_ms, cost_ms, 1e-9);
     };
     ASSERT_EQ(unsetenv("BATCHBLOOM_BATCH_PATH"), 0);
+    bb::reload_environment();
     bb::detail::forget_path_times();
     EXPECT_EQ(measurement().pairs, 0u);
     // Undecided: the keys run direct cost what they would have cost partitioned, the faster so far.
@@ -722,15 +724,24 @@ TEST(BatchPathEnvironment, OverridesAutomaticButNotAnExplicitPath) {
     Filter f(p, {}, bb::Backend::scalar);
     const auto keys = bb::testing::random_keys(300000, 61, 0);
     ASSERT_EQ(setenv("BATCHBLOOM_BATCH_PATH", "partitioned", 1), 0);
+    bb::reload_environment();
     EXPECT_EQ(f.batch_path_for(keys.size(), true), bb::BatchPath::partitioned);
     f.set_batch_path(bb::BatchPath::direct);
     EXPECT_EQ(f.batch_path_for(keys.size(), true), bb::BatchPath::direct);
     f.set_batch_path(bb::BatchPath::automatic);
     ASSERT_EQ(setenv("BATCHBLOOM_BATCH_PATH", "direct", 1), 0);
+    bb::reload_environment();
     EXPECT_EQ(f.batch_path_for(keys.size(), false), bb::BatchPath::direct);
+    // Read once and kept: a change is followed after reload_environment(), not before.
+    ASSERT_EQ(setenv("BATCHBLOOM_BATCH_PATH", "partitioned", 1), 0);
+    EXPECT_EQ(f.batch_path_for(keys.size(), false), bb::BatchPath::direct);
+    bb::reload_environment();
+    EXPECT_EQ(f.batch_path_for(keys.size(), false), bb::BatchPath::partitioned);
     ASSERT_EQ(setenv("BATCHBLOOM_BATCH_PATH", "fastest", 1), 0);
+    bb::reload_environment();
     EXPECT_THROW(f.insert(keys), bb::Error);  // a misspelt setting is an error, not ignored
     ASSERT_EQ(unsetenv("BATCHBLOOM_BATCH_PATH"), 0);
+    bb::reload_environment();
     f.insert(keys);
     EXPECT_EQ(f.count(keys), keys.size());
 }

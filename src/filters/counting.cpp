@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "engine/engine.hpp"
-#include "engine/parallel.hpp"
+#include "batch/threads.hpp"
 #include "format/file_io.hpp"
 #include "filters/key_forms.hpp"
 #include "filters/key_hashes.hpp"
@@ -126,10 +126,6 @@ std::vector<std::unique_ptr<Owned>> owned_buffers(std::uint64_t blocks, unsigned
     return out;
 }
 
-unsigned threads_for(std::size_t n, unsigned threads) {
-    return detail::threads_for(n, detail::resolve_threads(threads));
-}
-
 }  // namespace
 
 template <class Key, bool Hashed>
@@ -139,7 +135,7 @@ void CountingFilter::insert_keys(std::span<const Key> keys) {
     const auto source = source_of<Hashed>(hashing_, keys);
     const auto& k = detail::counting_kernels(backend_);
     const auto r = ref(params_, planes_.data());
-    const unsigned t = threads_for(n, threads_);
+    const unsigned t = detail::call_threads(n, threads_);
     if (t == 1) {
         source(0, n, [&](const std::uint64_t* h, std::size_t m, std::size_t) { k.insert(r, h, m); });
     } else {
@@ -166,7 +162,7 @@ std::size_t CountingFilter::erase_keys(std::span<const Key> keys, std::span<std:
     }
     const auto& k = detail::counting_kernels(backend_);
     const auto r = ref(params_, planes_.data());
-    const unsigned t = threads_for(n, threads_);
+    const unsigned t = detail::call_threads(n, threads_);
     std::atomic<std::size_t> total{0};
     if (t == 1) {
         source(0, n, [&](const std::uint64_t* h, std::size_t m, std::size_t at) {
@@ -202,9 +198,7 @@ void CountingFilter::contains_keys(std::span<const Key> keys, std::span<std::uin
     }
     const auto& k = detail::counting_kernels(backend_);
     const auto r = ref(params_, planes_.data());
-    const unsigned t = threads_for(n, threads_);
-    detail::each_thread(t, [&](unsigned v) {
-        const detail::Range range = detail::part(n, t, v, 1);
+    detail::each_part(n, detail::call_threads(n, threads_), 1, [&](detail::Range range) {
         source(range.begin, range.end,
                [&](const std::uint64_t* h, std::size_t m, std::size_t at) { k.contains(r, h, m, out + at); });
     });
@@ -218,19 +212,15 @@ std::size_t CountingFilter::count_keys(std::span<const Key> keys) const {
     // Answers in chunks per thread, summed: no output array the size of the batch.
     const auto& k = detail::counting_kernels(backend_);
     const auto r = ref(params_, planes_.data());
-    const unsigned t = threads_for(n, threads_);
-    std::atomic<std::size_t> total{0};
-    detail::each_thread(t, [&](unsigned v) {
-        const detail::Range range = detail::part(n, t, v, 1);
+    return detail::sum_parts(n, detail::call_threads(n, threads_), 1, [&](detail::Range range) {
         std::uint8_t out[detail::hash_chunk];
         std::size_t mine = 0;
         source(range.begin, range.end, [&](const std::uint64_t* h, std::size_t m, std::size_t) {
             k.contains(r, h, m, out);
             for (std::size_t i = 0; i < m; ++i) mine += out[i];
         });
-        total += mine;
+        return mine;
     });
-    return total;
 }
 
 // ---- hashes ----------------------------------------------------------------------------

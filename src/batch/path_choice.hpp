@@ -20,7 +20,7 @@
 #include <cstdint>
 #include <functional>
 
-#include "batchbloom/filter.hpp"
+#include "batchbloom/batch_tuning.hpp"
 #include "engine/engine.hpp"
 
 namespace batchbloom::detail {
