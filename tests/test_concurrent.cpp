@@ -294,3 +294,14 @@ TEST(ScalableScratch, ItsStagesProbedAtOnceShareOnePartitioningScratch) {
     EXPECT_GT(shared, 0u);
     for (const Filter& s : f.stages()) EXPECT_EQ(s.scratch_bytes(), shared);
 }
+
+TEST(Environment, ReloadedWhileBulkCallsReadIt) {
+    // Every bulk call reads the kept environment (the engine of Backend::automatic, the batch
+    // path); reload_environment() on another thread meanwhile must be safe, and the answers
+    // are the same whatever the calls read.
+    Filter f(Params::for_fpr(100'000, 0.01, Shape::word512));
+    const auto keys = bb::testing::random_keys(50'000, 75, 0);
+    f.insert(keys);
+    const std::vector<std::uint8_t> expect(keys.size(), 1);
+    probe_while_asking(f, keys, expect, [] { bb::reload_environment(); });
+}
