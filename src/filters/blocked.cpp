@@ -100,7 +100,7 @@ detail::BatchConfig batch_config(const Filter& f, detail::BatchScratch* scratch)
 BatchPath Filter::batch_path_for(std::size_t keys, bool insert) const {
     const auto& e = detail::blocked_kernels(backend_);
     if (e.backend == Backend::cuda) return BatchPath::direct;  // the device takes whole calls
-    const unsigned t = detail::threads_for(keys, detail::resolve_threads(threads_));
+    const unsigned t = detail::call_threads(keys, threads_);
     return detail::choose_path(ref(params_, storage_.data()), e.backend, keys, t, batch_path(),
                                insert ? detail::Op::insert : detail::Op::probe);
 }
@@ -108,7 +108,7 @@ BatchPath Filter::batch_path_for(std::size_t keys, bool insert) const {
 BatchPathMeasurement Filter::batch_path_measurement(std::size_t keys, bool insert) const {
     const auto& e = detail::blocked_kernels(backend_);
     if (e.backend == Backend::cuda) return {};
-    const unsigned t = detail::threads_for(keys, detail::resolve_threads(threads_));
+    const unsigned t = detail::call_threads(keys, threads_);
     return detail::path_measurement(detail::path_class(ref(params_, storage_.data()), e.backend, keys, t,
                                                        insert ? detail::Op::insert : detail::Op::probe));
 }

@@ -12,8 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "engine/engine.hpp"
+#include "batch/block_owners.hpp"
 #include "batch/threads.hpp"
+#include "engine/engine.hpp"
 #include "format/file_io.hpp"
 #include "filters/key_forms.hpp"
 #include "filters/key_hashes.hpp"
@@ -96,36 +97,6 @@ auto source_of(const Hashing& hashing, std::span<const Key> keys) {
         return key_source(hashing, keys);
 }
 
-/// The hashes of a chunk whose block lies in thread v's share of the blocks, in batch order,
-/// with their batch positions: a block's counters are changed by one thread only, and in the
-/// order one thread would have changed them.
-struct Owned {
-    std::uint64_t blocks, lo, hi;
-    std::size_t n = 0;
-    std::uint64_t h[detail::hash_chunk];
-    std::size_t at[detail::hash_chunk];
-
-    Owned(std::uint64_t blocks_, unsigned t, unsigned v)
-        : blocks(blocks_), lo(blocks_ * v / t), hi(blocks_ * (v + 1) / t) {}
-    void select(const std::uint64_t* hashes, std::size_t count, std::size_t first) {
-        n = 0;
-        for (std::size_t j = 0; j < count; ++j) {
-            const std::uint64_t b = layout::block_index(hashes[j], blocks);
-            h[n] = hashes[j];
-            at[n] = first + j;
-            n += b >= lo && b < hi;
-        }
-    }
-};
-
-/// One Owned per thread, allocated up front: the parallel phases that change counters then
-/// cannot throw, so a call either applies every key or none.
-std::vector<std::unique_ptr<Owned>> owned_buffers(std::uint64_t blocks, unsigned t) {
-    std::vector<std::unique_ptr<Owned>> out;
-    for (unsigned v = 0; v < t; ++v) out.push_back(std::make_unique<Owned>(blocks, t, v));
-    return out;
-}
-
 }  // namespace
 
 template <class Key, bool Hashed>
@@ -139,12 +110,10 @@ void CountingFilter::insert_keys(std::span<const Key> keys) {
     if (t == 1) {
         source(0, n, [&](const std::uint64_t* h, std::size_t m, std::size_t) { k.insert(r, h, m); });
     } else {
-        const auto owned = owned_buffers(params_.blocks, t);  // before any counter changes: a failed
-        detail::each_thread(t, [&](unsigned v) {              // allocation must leave them as they were
-            Owned* own = owned[v].get();
+        detail::each_block_owner<detail::hash_chunk>(params_.blocks, t, [&](auto& own) {
             source(0, n, [&](const std::uint64_t* h, std::size_t m, std::size_t at) {
-                own->select(h, m, at);
-                k.insert(r, own->h, own->n);
+                own.select(h, m, at);
+                k.insert(r, own.h, own.n);
             });
         });
     }
@@ -170,16 +139,14 @@ std::size_t CountingFilter::erase_keys(std::span<const Key> keys, std::span<std:
         });
         return total;
     }
-    const auto owned = owned_buffers(params_.blocks, t);
-    detail::each_thread(t, [&](unsigned v) {
-        Owned* own = owned[v].get();
+    detail::each_block_owner<detail::hash_chunk>(params_.blocks, t, [&](auto& own) {
         std::uint8_t done[detail::hash_chunk];
         std::size_t mine = 0;
         source(0, n, [&](const std::uint64_t* h, std::size_t m, std::size_t at) {
-            own->select(h, m, at);
-            mine += k.erase(r, own->h, own->n, done);
+            own.select(h, m, at);
+            mine += k.erase(r, own.h, own.n, done);
             if (!erased.empty())
-                for (std::size_t j = 0; j < own->n; ++j) erased[own->at[j]] = done[j];
+                for (std::size_t j = 0; j < own.n; ++j) erased[own.at[j]] = done[j];
         });
         total += mine;
     });
