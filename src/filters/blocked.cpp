@@ -85,8 +85,8 @@ namespace {
 // Probes take the same reference as inserts and only read through it.
 detail::FilterRef ref(const Params& p, const std::byte* data) { return detail::filter_ref(p, data); }
 
-// The engine is resolved per bulk call, so BATCHBLOOM_BACKEND and engines that become
-// available take effect without rebuilding filters. Single keys go to the reference engine.
+// The engine is resolved per bulk call, so BATCHBLOOM_BACKEND (reload_environment) and engines
+// that become available take effect without rebuilding filters. Single keys go to the reference engine.
 const detail::BlockedKernels& engine(Backend b) { return detail::blocked_kernels(b); }
 
 constexpr detail::KeyMode hashed{detail::KeyMode::hashed, 0};

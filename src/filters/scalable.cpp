@@ -191,6 +191,7 @@ detail::BatchConfig stage_config(const Filter& stage, detail::BatchScratch* scra
     return {detail::resolve_threads(stage.threads()), stage.batch_path(), scratch};
 }
 
+// Probes only read through it.
 detail::FilterRef stage_ref(const Filter& stage) { return detail::filter_ref(stage.params(), stage.bytes().data()); }
 
 }  // namespace
@@ -225,7 +226,7 @@ template <class Key, bool Hashed>
 void ScalableFilter::insert_into_stage(std::size_t i, std::span<const Key> keys) {
     Filter& stage = stages_[i];
     const auto& kernels = detail::blocked_kernels(backend_);
-    const detail::FilterRef ref = stage_ref(stage);
+    const detail::FilterRef ref = detail::filter_ref(stage.params(), stage.mutable_bytes().data());
     const detail::BatchConfig cfg = stage_config(stage, stage_scratch_.scratch());
     const detail::KeyMode mode = stage_mode(stages_remixed_, i);
     if constexpr (Hashed) {
