@@ -443,6 +443,33 @@ TEST(PartitionScratch, DefaultCapFollowsTheFilterWithinBounds) {
     EXPECT_EQ(f.fold().scratch_limit(), 3 * mib);
 }
 
+// share_scratch_with: a filter's calls then work in another's scratch, under its cap; a copy
+// has scratch of its own.
+TEST(PartitionScratch, SharedBetweenFiltersAskedOneAtATime) {
+    const Params p = Params::make(Shape::word512, 20011, 8);
+    Filter a(p, {}, bb::Backend::scalar), b(p, {}, bb::Backend::scalar);
+    for (Filter* f : {&a, &b}) {
+        f->set_threads(1);
+        f->set_batch_path(bb::BatchPath::partitioned);
+    }
+    a.set_scratch_limit(std::size_t(64) << 20);
+    b.share_scratch_with(a);
+    EXPECT_EQ(b.scratch_limit(), a.scratch_limit());
+    const auto keys = bb::testing::random_keys(200003, 33, 0);
+    b.insert(keys);
+    EXPECT_GT(a.scratch_bytes(), 0u);
+    EXPECT_EQ(b.scratch_bytes(), a.scratch_bytes());
+    const Filter c(b);
+    EXPECT_EQ(c.scratch_bytes(), 0u);
+    EXPECT_EQ(c.scratch_limit(), a.scratch_limit());
+    a.release_scratch();
+    EXPECT_EQ(b.scratch_bytes(), 0u);
+    Filter direct(p, {}, bb::Backend::scalar);
+    direct.set_batch_path(bb::BatchPath::direct);
+    direct.insert(keys);
+    EXPECT_TRUE(b == direct);
+}
+
 TEST_P(EngineTest, PartitionScratchIsKeptReusedCappedAndGivenBack) {
     const Params p = Params::make(Shape::word512, 20011, 8);
     Filter ref(p, {}, bb::Backend::scalar);
