@@ -5,7 +5,6 @@
 #include <cstdint>
 #include <filesystem>
 #include <iosfwd>
-#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
