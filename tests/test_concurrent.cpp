@@ -255,10 +255,13 @@ TEST(ScalableScratch, ProbesShareItAndScratchBytesMayBeAskedMeanwhile) {
     std::copy(absent.begin(), absent.end(), keys.begin() + 100'000);
     std::vector<std::uint8_t> expect(keys.size());
     ASSERT_EQ(setenv("BATCHBLOOM_BATCH_PATH", "direct", 1), 0);
+    bb::reload_environment();
     f.contains(keys, expect);
     ASSERT_EQ(setenv("BATCHBLOOM_BATCH_PATH", "partitioned", 1), 0);
+    bb::reload_environment();
     probe_while_asking(f, keys, expect, [&] { (void)f.scratch_bytes(); });
     ASSERT_EQ(unsetenv("BATCHBLOOM_BATCH_PATH"), 0);
+    bb::reload_environment();
     EXPECT_GE(f.scratch_bytes(), keys.size() * 13);
     f.release_scratch();
     EXPECT_EQ(f.scratch_bytes(), 0u);
@@ -274,8 +277,10 @@ TEST(ScalableScratch, ItsStagesProbedAtOnceShareOnePartitioningScratch) {
     const auto stage = [&](unsigned t) -> const Filter& { return f.stages()[f.stages().size() - t]; };
     std::vector<std::vector<std::uint8_t>> expect(threads, std::vector<std::uint8_t>(keys.size()));
     ASSERT_EQ(setenv("BATCHBLOOM_BATCH_PATH", "direct", 1), 0);
+    bb::reload_environment();
     for (unsigned t = 1; t < threads; ++t) stage(t).contains(keys, expect[t]);
     ASSERT_EQ(setenv("BATCHBLOOM_BATCH_PATH", "partitioned", 1), 0);
+    bb::reload_environment();
     probe_while_asking(
         [&](unsigned t) {
             std::vector<std::uint8_t> got(keys.size());
@@ -284,7 +289,19 @@ TEST(ScalableScratch, ItsStagesProbedAtOnceShareOnePartitioningScratch) {
         },
         [&] { EXPECT_LE(f.scratch_bytes(), f.scratch_limit()); });
     ASSERT_EQ(unsetenv("BATCHBLOOM_BATCH_PATH"), 0);
+    bb::reload_environment();
     const std::size_t shared = f.stages().front().scratch_bytes();
     EXPECT_GT(shared, 0u);
     for (const Filter& s : f.stages()) EXPECT_EQ(s.scratch_bytes(), shared);
+}
+
+TEST(Environment, ReloadedWhileBulkCallsReadIt) {
+    // Every bulk call reads the kept environment (the engine of Backend::automatic, the batch
+    // path); reload_environment() on another thread meanwhile must be safe, and the answers
+    // are the same whatever the calls read.
+    Filter f(Params::for_fpr(100'000, 0.01, Shape::word512));
+    const auto keys = bb::testing::random_keys(50'000, 75, 0);
+    f.insert(keys);
+    const std::vector<std::uint8_t> expect(keys.size(), 1);
+    probe_while_asking(f, keys, expect, [] { bb::reload_environment(); });
 }

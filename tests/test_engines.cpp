@@ -26,8 +26,8 @@
 #include "cpu/partition_kernel.hpp"
 #include "engine/engine.hpp"
 #include "engine/machine.hpp"
-#include "engine/path_choice.hpp"
-#include "engine/scratch.hpp"
+#include "batch/path_choice.hpp"
+#include "batch/scratch.hpp"
 #include "support.hpp"
 
 namespace bb = batchbloom;
@@ -443,6 +443,33 @@ TEST(PartitionScratch, DefaultCapFollowsTheFilterWithinBounds) {
     EXPECT_EQ(f.fold().scratch_limit(), 3 * mib);
 }
 
+// share_scratch_with: a filter's calls then work in another's scratch, under its cap; a copy
+// has scratch of its own.
+TEST(PartitionScratch, SharedBetweenFiltersAskedOneAtATime) {
+    const Params p = Params::make(Shape::word512, 20011, 8);
+    Filter a(p, {}, bb::Backend::scalar), b(p, {}, bb::Backend::scalar);
+    for (Filter* f : {&a, &b}) {
+        f->set_threads(1);
+        f->set_batch_path(bb::BatchPath::partitioned);
+    }
+    a.set_scratch_limit(std::size_t(64) << 20);
+    b.share_scratch_with(a);
+    EXPECT_EQ(b.scratch_limit(), a.scratch_limit());
+    const auto keys = bb::testing::random_keys(200003, 33, 0);
+    b.insert(keys);
+    EXPECT_GT(a.scratch_bytes(), 0u);
+    EXPECT_EQ(b.scratch_bytes(), a.scratch_bytes());
+    const Filter c(b);
+    EXPECT_EQ(c.scratch_bytes(), 0u);
+    EXPECT_EQ(c.scratch_limit(), a.scratch_limit());
+    a.release_scratch();
+    EXPECT_EQ(b.scratch_bytes(), 0u);
+    Filter direct(p, {}, bb::Backend::scalar);
+    direct.set_batch_path(bb::BatchPath::direct);
+    direct.insert(keys);
+    EXPECT_TRUE(b == direct);
+}
+
 TEST_P(EngineTest, PartitionScratchIsKeptReusedCappedAndGivenBack) {
     const Params p = Params::make(Shape::word512, 20011, 8);
     Filter ref(p, {}, bb::Backend::scalar);
@@ -650,6 +677,7 @@ TEST(BatchPathChoice, TwoAgreeingMeasurementsDecideElseTheMedianOfThree) {
     auto choice = [&] { return bb::detail::choose_path(f, engine, n, 1, bb::BatchPath::automatic, Op::insert); };
     auto measured = [&](double direct, double partitioned) { c.measured(direct, partitioned); };
     ASSERT_EQ(unsetenv("BATCHBLOOM_BATCH_PATH"), 0);
+    bb::reload_environment();
     bb::detail::forget_path_times();
     measured(1.0, 0.5);
     EXPECT_EQ(choice(), bb::BatchPath::automatic);  // one measurement never decides
@@ -701,6 +729,7 @@ TEST(BatchPathChoice, MeasurementTellsWhatMeasuringCost) {
         EXPECT_NEAR(m.cost_ms, cost_ms, 1e-9);
     };
     ASSERT_EQ(unsetenv("BATCHBLOOM_BATCH_PATH"), 0);
+    bb::reload_environment();
     bb::detail::forget_path_times();
     EXPECT_EQ(measurement().pairs, 0u);
     // Undecided: the keys run direct cost what they would have cost partitioned, the faster so far.
@@ -722,15 +751,24 @@ TEST(BatchPathEnvironment, OverridesAutomaticButNotAnExplicitPath) {
     Filter f(p, {}, bb::Backend::scalar);
     const auto keys = bb::testing::random_keys(300000, 61, 0);
     ASSERT_EQ(setenv("BATCHBLOOM_BATCH_PATH", "partitioned", 1), 0);
+    bb::reload_environment();
     EXPECT_EQ(f.batch_path_for(keys.size(), true), bb::BatchPath::partitioned);
     f.set_batch_path(bb::BatchPath::direct);
     EXPECT_EQ(f.batch_path_for(keys.size(), true), bb::BatchPath::direct);
     f.set_batch_path(bb::BatchPath::automatic);
     ASSERT_EQ(setenv("BATCHBLOOM_BATCH_PATH", "direct", 1), 0);
+    bb::reload_environment();
     EXPECT_EQ(f.batch_path_for(keys.size(), false), bb::BatchPath::direct);
+    // Read once and kept: a change is followed after reload_environment(), not before.
+    ASSERT_EQ(setenv("BATCHBLOOM_BATCH_PATH", "partitioned", 1), 0);
+    EXPECT_EQ(f.batch_path_for(keys.size(), false), bb::BatchPath::direct);
+    bb::reload_environment();
+    EXPECT_EQ(f.batch_path_for(keys.size(), false), bb::BatchPath::partitioned);
     ASSERT_EQ(setenv("BATCHBLOOM_BATCH_PATH", "fastest", 1), 0);
+    bb::reload_environment();
     EXPECT_THROW(f.insert(keys), bb::Error);  // a misspelt setting is an error, not ignored
     ASSERT_EQ(unsetenv("BATCHBLOOM_BATCH_PATH"), 0);
+    bb::reload_environment();
     f.insert(keys);
     EXPECT_EQ(f.count(keys), keys.size());
 }

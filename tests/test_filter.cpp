@@ -286,12 +286,20 @@ TEST(Backend, EnvironmentOverride) {
     const char* old = std::getenv("BATCHBLOOM_BACKEND");
     const std::string saved = old ? old : "";
     setenv("BATCHBLOOM_BACKEND", "scalar", 1);
+    bb::reload_environment();
     EXPECT_EQ(bb::resolve_backend(bb::Backend::automatic), bb::Backend::scalar);
+    // Read once and kept: a change is followed after reload_environment(), not before.
     setenv("BATCHBLOOM_BACKEND", "nonsense", 1);
+    EXPECT_EQ(bb::resolve_backend(bb::Backend::automatic), bb::Backend::scalar);
+    bb::reload_environment();
     EXPECT_THROW(bb::resolve_backend(bb::Backend::automatic), bb::Error);
     // An explicit choice is not overridden by the environment.
     EXPECT_EQ(bb::resolve_backend(bb::Backend::scalar), bb::Backend::scalar);
-    if (old) setenv("BATCHBLOOM_BACKEND", saved.c_str(), 1); else unsetenv("BATCHBLOOM_BACKEND");
+    if (old)
+        setenv("BATCHBLOOM_BACKEND", saved.c_str(), 1);
+    else
+        unsetenv("BATCHBLOOM_BACKEND");
+    bb::reload_environment();
 }
 
 TEST(Backend, UnavailableBackendIsAClearError) {

@@ -275,6 +275,7 @@ TEST(Scalable, LargeBatchesGoStageByStageAndKeepTheirScratchUntilReleased) {
     EXPECT_EQ(f.scratch_bytes(), 0u);
     for (const char* path : {"partitioned", "direct"}) {
         ASSERT_EQ(setenv("BATCHBLOOM_BATCH_PATH", path, 1), 0);
+        bb::reload_environment();
         for (const auto& name : bb::available_backends()) {
             if (name == "cuda") continue;  // the CUDA engine probes in chunks of its own
             for (unsigned threads : {1u, 2u}) {
@@ -308,6 +309,7 @@ TEST(Scalable, LargeBatchesGoStageByStageAndKeepTheirScratchUntilReleased) {
         EXPECT_EQ(f.scratch_bytes(), 0u);
     }
     ASSERT_EQ(unsetenv("BATCHBLOOM_BATCH_PATH"), 0);
+    bb::reload_environment();
 }
 
 TEST(Scalable, StagesShareOnePartitioningScratchAndTheFilterHasOneLimit) {
@@ -323,6 +325,7 @@ TEST(Scalable, StagesShareOnePartitioningScratchAndTheFilterHasOneLimit) {
     ScalableFilter g = f;  // for the small limits below, before f takes more keys
 
     ASSERT_EQ(setenv("BATCHBLOOM_BATCH_PATH", "partitioned", 1), 0);
+    bb::reload_environment();
     const auto probe_and_check = [&](const ScalableFilter& filter) {
         std::vector<std::uint8_t> out(queries.size(), 7);
         filter.contains(queries, out);
@@ -369,6 +372,7 @@ TEST(Scalable, StagesShareOnePartitioningScratchAndTheFilterHasOneLimit) {
     g.insert(bb::testing::random_keys(300'000, 34, 0));
     EXPECT_EQ(g.scratch_bytes(), 0u);
     ASSERT_EQ(unsetenv("BATCHBLOOM_BATCH_PATH"), 0);
+    bb::reload_environment();
 }
 
 TEST(Scalable, BadParamsThrow) {

@@ -24,8 +24,8 @@ Backend parse_backend(std::string_view name);
 /// Names of the engines usable on this machine, best first.
 std::vector<std::string> available_backends();
 
-/// The engine `b` resolves to here: automatic -> BATCHBLOOM_BACKEND if set, else the best
-/// supported engine. Throws Error if `b` (or the environment's choice) is not usable here.
+/// The engine `b` resolves to here: automatic -> BATCHBLOOM_BACKEND if set (as last read,
+/// environment.hpp), else the best supported engine. Throws Error if `b` (or the environment's choice) is not usable here.
 Backend resolve_backend(Backend b);
 
 }  // namespace batchbloom

@@ -3,6 +3,7 @@
 // classes that hold them (Filter, CountingFilter, ClassicFilter). They are settings of the
 // object, not part of the filter's value: never saved or compared, and copied and moved with it.
 #include "backend.hpp"
+#include "environment.hpp"
 
 namespace batchbloom {
 
@@ -14,7 +15,8 @@ inline constexpr unsigned max_threads = 1024;
 
 class BulkSettings {
 public:
-    /// Engine of the bulk calls; `automatic` (the default) resolves on each call. Which kernels
+    /// Engine of the bulk calls; `automatic` (the default) resolves on each call (to
+    /// BATCHBLOOM_BACKEND if set, environment.hpp, else the best CPU engine here). Which kernels
     /// an engine runs for each filter type, and the fallback where it has none, is the table in
     /// docs/architecture.md. Throws Error if the engine is not available on this machine.
     void set_backend(Backend b);

@@ -5,13 +5,13 @@
 #include <cstdint>
 #include <filesystem>
 #include <iosfwd>
-#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
 
 #include "aligned_buffer.hpp"
 #include "backend.hpp"
+#include "batch_tuning.hpp"
 #include "bulk_settings.hpp"
 #include "error.hpp"
 #include "hash.hpp"
@@ -20,36 +20,6 @@
 #include "params.hpp"
 
 namespace batchbloom {
-
-namespace detail {
-struct KeyMode;  // how an engine reads the values of a bulk call (src/engine/engine.hpp)
-}
-
-/// How bulk operations walk a filter (results are the same on every path).
-enum class BatchPath : std::uint8_t {
-    automatic,    ///< direct for filters in L2 and small batches; otherwise the first two or
-                  ///< three calls of each kind (insert or probe, threads, filter size and keys
-                  ///< per filter line, each within 2x) run part of their batch on each path and
-                  ///< the faster is kept for the process (two agreeing calls, or the median of
-                  ///< three). BATCHBLOOM_BATCH_PATH=direct|partitioned overrides it.
-    direct,       ///< keys in the caller's order, blocks prefetched far ahead
-    partitioned,  ///< keys grouped by filter region, each region processed while cache-resident
-};
-
-/// What BatchPath::automatic measured for a kind of bulk call, in this process
-/// (Filter::batch_path_measurement): how the choice was made and what making it cost.
-struct BatchPathMeasurement {
-    BatchPath chosen = BatchPath::automatic;  ///< direct or partitioned once decided
-    unsigned calls = 0;                       ///< calls that measured
-    unsigned pairs = 0;                       ///< timed pairs of a direct slice and a partitioned round; 0: none yet
-    double direct_ns = 0;                     ///< per key: the median of the pairs' direct slices
-    double partitioned_ns = 0;                ///< per key: the median of the pairs' partitioned rounds
-    /// Time the measuring calls spent beyond running the same keys on the chosen path (the
-    /// faster so far while undecided): the keys they ran on the other path, at the difference
-    /// of the two medians, and, when direct is chosen, the time spent growing scratch only to
-    /// measure. Rates measured within the calls, so a machine's drift between calls is not in it.
-    double cost_ms = 0;
-};
 
 /// Compression of a saved filter. A filter at its optimal k has about half its bits set and
 /// does not compress; a sparser filter (fewer hash functions, more bits) compresses to fewer
@@ -88,7 +58,7 @@ struct SaveOptions {
 /// rule for every file mapping; LMDB and RocksDB's mmap reads document the same). map() checks
 /// the size against the header when it opens the file, so a file already truncated is a
 /// FormatError, never a SIGBUS; replace mapped files by rename, never in place.
-class Filter : public KeyForms<Filter>, public BulkSettings {
+class Filter : public KeyForms<Filter>, public BulkSettings, public BatchTuning {
 public:
     /// An empty filter (all bits zero). Throws Error on invalid params or hashing, or if the
     /// storage cannot be allocated.
@@ -103,9 +73,7 @@ public:
     const Params& params() const noexcept { return params_; }
     const Hashing& hashing() const noexcept { return hashing_; }
 
-    /// Bulk-operation path; `automatic` by default. The results never depend on it.
-    void set_batch_path(BatchPath path) noexcept { path_ = path; }
-    BatchPath batch_path() const noexcept { return path_; }
+    // Batch tuning (the path setting, scratch memory): BatchTuning, batch_tuning.hpp.
     /// The path a bulk call of `keys` keys takes now (insert, or any probe): batch_path() if
     /// set, else the one BATCHBLOOM_BATCH_PATH names, else what was measured faster for such
     /// calls in this process; automatic if none was measured yet (the next one measures).
@@ -114,24 +82,6 @@ public:
     /// any probe) on this filter's engine, shape and thread count: pairs == 0 if such calls
     /// never measured (they run direct without measuring, or have not run yet).
     BatchPathMeasurement batch_path_measurement(std::size_t keys, bool insert) const;
-
-    /// Memory the partitioned path may keep between calls (its buckets, about 12 bytes per key
-    /// of a round, and private filter copies for small multi-threaded inserts), all threads
-    /// together. The default is the filter's own size (but no more than an eighth of the
-    /// machine's memory), and at least 256 MiB: a round then brings several keys to each filter
-    /// line, which is what lets the partitioned path win. Only what a call's rounds use is
-    /// allocated, by the first call that needs it; later calls reuse it (so they neither
-    /// allocate nor fault in pages), and release_scratch() or the filter's destruction gives it
-    /// back; so does the automatic path when it measures direct faster, unless a call that
-    /// chose partitioned uses the scratch too. Batches larger than fits run in several rounds;
-    /// a limit too small for a useful round (or 0) means the direct path.
-    void set_scratch_limit(std::size_t bytes);
-    std::size_t scratch_limit() const noexcept;
-    /// Bytes of scratch held, as of the end of the last bulk call that used it; like the probes,
-    /// it may be asked while other threads probe the filter.
-    std::size_t scratch_bytes() const noexcept;
-    /// Gives the scratch memory back (the next partitioned call allocates it again).
-    void release_scratch() noexcept;
 
     // ---- keys: integers and byte strings (bulk forms: KeyForms, key_forms.hpp) -----------
     void insert(std::uint64_t key);
@@ -239,23 +189,12 @@ private:
     void require_writable(const char* operation) const;
     /// The moved-from state (see "After a move").
     void become_empty() noexcept;
-    /// Bulk calls on 64-bit values read by an engine's key mode (a scalable filter's stages take
-    /// their hashes remixed, ScalableFilter::stage_hash). They record no key kinds.
-    void insert_values(std::span<const std::uint64_t> values, const detail::KeyMode& mode);
-    void contains_values(std::span<const std::uint64_t> values, const detail::KeyMode& mode,
-                         std::span<std::uint8_t> out) const;
     bool is_empty() const noexcept { return storage_.empty(); }
 
     Params params_;
     Hashing hashing_;
-    BatchPath path_ = BatchPath::automatic;
     KeyKinds key_kinds_ = KeyKinds::none();
     AlignedBuffer storage_;  // params_.bytes() bytes (read-only if mapped), empty only after a move
-    struct Scratch;  // the partitioned path's memory (src/engine/scratch.hpp)
-    /// Null only when moved from. The filter's own, except in a scalable filter, whose stages
-    /// (asked one at a time) share one (ScalableFilter::set_scratch_limit).
-    std::shared_ptr<Scratch> scratch_;
-    friend class ScalableFilter;
 };
 
 // The bulk key forms (key_forms.hpp) are instantiated in the library.

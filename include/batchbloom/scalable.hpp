@@ -188,8 +188,8 @@ private:
     Params stage_params(std::size_t i) const;
     void add_stage();
     void add_stage(const Params& params);
-    /// Points every stage at the first stage's scratch and sets the two halves' caps.
-    void share_scratch();
+    /// Sets the two scratches' caps (set_scratch_limit) and has every stage share stage_scratch_.
+    void size_scratch();
 
     ScalableParams params_;
     Hashing hashing_;
@@ -200,9 +200,16 @@ private:
     std::vector<std::uint64_t> sizes_;  // keys inserted into each stage
     bool stages_remixed_ = true;        // stage_hash; false only for files saved before it
 
-    struct Scratch;  // the stage-by-stage probe's memory (src/filters/scalable.cpp)
-    /// Every constructor makes its own, a copy's included; null only when moved from.
-    std::unique_ptr<Scratch> scratch_;
+    /// The scratch every stage's batch path works in (the stages are asked one at a time):
+    /// each stage shares it (BatchTuning::share_scratch_with).
+    struct StageScratch : BatchTuning {
+        StageScratch() : BatchTuning(0) {}
+        using BatchTuning::scratch;
+    };
+    /// The stage-by-stage probe's memory. Every constructor makes its own, a copy's included;
+    /// null only when moved from.
+    std::unique_ptr<detail::BatchScratch> probe_scratch_;
+    StageScratch stage_scratch_;
     std::optional<std::size_t> scratch_limit_;  // set_scratch_limit's, if called
 };
 

@@ -34,6 +34,7 @@ from ._core import (
     available_backends,
     estimated_jaccard,
     load_any,
+    reload_environment,
     resolve_backend,
 )
 
@@ -53,5 +54,6 @@ __all__ = [
     "available_backends",
     "estimated_jaccard",
     "load_any",
+    "reload_environment",
     "resolve_backend",
 ]

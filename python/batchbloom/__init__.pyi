@@ -48,6 +48,10 @@ def available_backends() -> list[str]:
 def resolve_backend(name: BackendName = "auto") -> str:
     """The engine `name` runs on here ('auto': BATCHBLOOM_BACKEND if set, else the best one)."""
 
+def reload_environment() -> None:
+    """Reads BATCHBLOOM_BACKEND and BATCHBLOOM_BATCH_PATH again. The library reads them once:
+    after changing them in os.environ, call this for later calls to follow."""
+
 def load_any(
     source: str | os.PathLike[str] | Bytes,
 ) -> Filter | CountingFilter | DeletableFilter | ScalableFilter | ClassicFilter:

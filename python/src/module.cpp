@@ -1,5 +1,6 @@
 // The extension module batchbloom._core; the package batchbloom re-exports it.
 #include <batchbloom/backend.hpp>
+#include <batchbloom/environment.hpp>
 #include <batchbloom/error.hpp>
 #include <batchbloom/version.hpp>
 
@@ -32,6 +33,9 @@ NB_MODULE(_core, m) {
         },
         nb::arg("name").none() = "auto",
         "The engine `name` runs on here ('auto': BATCHBLOOM_BACKEND if set, else the best one).");
+    m.def("reload_environment", &bb::reload_environment,
+          "Reads BATCHBLOOM_BACKEND and BATCHBLOOM_BATCH_PATH again. The library reads them once:\n"
+          "after changing them in os.environ, call this for later calls to follow.");
 
     batchbloom::python::bind_params(m);
     batchbloom::python::bind_filter(m);

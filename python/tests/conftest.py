@@ -8,6 +8,15 @@ import pytest
 import batchbloom
 
 
+@pytest.fixture(autouse=True)
+def environment_read_again():
+    """The library reads BATCHBLOOM_* variables once: a test that changes them (monkeypatch)
+    calls batchbloom.reload_environment(), and this reads them again after each test, once
+    monkeypatch has put them back, so that the next test sees them as they were."""
+    yield
+    batchbloom.reload_environment()
+
+
 @pytest.fixture
 def rng():
     return np.random.default_rng(20261122)

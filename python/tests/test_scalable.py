@@ -87,6 +87,7 @@ def test_scratch_is_bounded_settable_and_given_back(rng, monkeypatch):
     s.release_scratch()  # whatever the calls' measured paths kept
     assert s.scratch_bytes == 0 and s.scratch_limit >= 2 * 256 << 20
     monkeypatch.setenv("BATCHBLOOM_BATCH_PATH", "partitioned")
+    batchbloom.reload_environment()
     assert (s.contains(queries) == want).all()
     assert 13 * queries.size <= s.scratch_bytes <= s.scratch_limit
     s.scratch_limit = 8 << 20

@@ -1,5 +1,5 @@
 #pragma once
-// The partitioned batch path's scatter (engine/batch.cpp), written once over a policy that
+// The partitioned batch path's scatter (batch/blocked_paths.cpp), written once over a policy that
 // hashes a group of keys and finds their regions — a loop in the scalar engine, a few vector
 // instructions in the SIMD ones:
 //

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/parallel.hpp"
+#include "batch/threads.hpp"
 
 namespace batchbloom::cuda_impl {
 

@@ -62,7 +62,7 @@ namespace partition {
 struct Buckets;  // cpu/partition_kernel.hpp
 }
 
-/// The partitioned batch path's kernels (engine/batch.cpp): the scatter of a round of keys into
+/// The partitioned batch path's kernels (batch/blocked_paths.cpp): the scatter of a round of keys into
 /// one bucket per filter region (cpu/partition_kernel.hpp), and the kernels that then insert or
 /// test a bucket's hashes, whose blocks all lie in one region already brought into the cache
 /// (so they prefetch nothing).

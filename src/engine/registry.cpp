@@ -2,11 +2,11 @@
 // this machine can run it and its kernels per filter type (engine.hpp); which engine
 // `automatic` means (BATCHBLOOM_BACKEND overrides it), and which kernels run for a filter type.
 #include <array>
-#include <cstdlib>
 #include <string>
 
 #include "batchbloom/bulk_settings.hpp"
 #include "batchbloom/error.hpp"
+#include "core/environment.hpp"
 #include "engine/engine.hpp"
 #if BATCHBLOOM_HAVE_CUDA
 #include "batchbloom/cuda.hpp"
@@ -130,8 +130,8 @@ std::vector<std::string> available_backends() {
 
 Backend resolve_backend(Backend b) {
     if (b == Backend::automatic) {
-        if (const char* env = std::getenv("BATCHBLOOM_BACKEND"); env != nullptr && *env != '\0') {
-            const Backend forced = parse_backend(env);
+        if (const auto& env = detail::environment().backend) {
+            const Backend forced = parse_backend(*env);
             if (forced != Backend::automatic) b = forced;
         }
     }
@@ -145,7 +145,8 @@ Backend resolve_backend(Backend b) {
     return b;
 }
 
-// `automatic` is resolved by each bulk call, so that BATCHBLOOM_BACKEND is read when it runs.
+// `automatic` is resolved by each bulk call, so that BATCHBLOOM_BACKEND (as last read:
+// reload_environment) is followed when it runs.
 void BulkSettings::set_backend(Backend b) {
     if (b != Backend::automatic) detail::engine_for(b);  // throws if unavailable
     backend_ = b;

@@ -11,9 +11,9 @@
 #include <utility>
 
 #include "engine/engine.hpp"
-#include "engine/batch.hpp"
-#include "engine/path_choice.hpp"
-#include "engine/scratch.hpp"
+#include "batch/blocked_paths.hpp"
+#include "batch/path_choice.hpp"
+#include "batch/scratch.hpp"
 #include "filters/key_forms.hpp"
 #include "filters/key_hashes.hpp"
 #include "filters/storage.hpp"
@@ -29,29 +29,20 @@ void check_out(std::size_t keys, std::size_t out) {
 
 }  // namespace
 
-struct Filter::Scratch : detail::BatchScratch {
-    explicit Scratch(std::uint64_t filter_bytes) : BatchScratch(default_limit(filter_bytes)) {}
-};
-
 Filter::Filter(const Params& params, const Hashing& hashing, Backend backend)
-    : params_(params), hashing_(hashing) {
+    : BatchTuning(params.bytes()), params_(params), hashing_(hashing) {
     params_.validate();
     validate(hashing_);
     set_backend(backend);
     storage_ = detail::allocate_zeroed(params_.bytes(), "the filter");
-    scratch_ = std::make_shared<Scratch>(params_.bytes());
 }
 
 Filter::Filter(const Params& params, const Hashing& hashing, const KeyKinds& kinds, AlignedBuffer storage)
-    : params_(params), hashing_(hashing), key_kinds_(kinds), storage_(std::move(storage)),
-      scratch_(std::make_shared<Scratch>(params_.bytes())) {}
+    : BatchTuning(params.bytes()), params_(params), hashing_(hashing), key_kinds_(kinds), storage_(std::move(storage)) {}
 
 Filter::Filter(const Filter& other)
-    : BulkSettings(other), params_(other.params_), hashing_(other.hashing_), path_(other.path_),
-      key_kinds_(other.key_kinds_), storage_(detail::clone_storage(other.storage_, "the filter")),
-      scratch_(std::make_shared<Scratch>(params_.bytes())) {
-    if (other.scratch_) scratch_->set_limit(other.scratch_limit());
-}
+    : BulkSettings(other), BatchTuning(other), params_(other.params_), hashing_(other.hashing_),
+      key_kinds_(other.key_kinds_), storage_(detail::clone_storage(other.storage_, "the filter")) {}
 
 Filter& Filter::operator=(const Filter& other) {
     if (this != &other) *this = Filter(other);
@@ -59,8 +50,8 @@ Filter& Filter::operator=(const Filter& other) {
 }
 
 Filter::Filter(Filter&& other) noexcept
-    : BulkSettings(other), params_(other.params_), hashing_(other.hashing_), path_(other.path_),
-      key_kinds_(other.key_kinds_), storage_(std::move(other.storage_)), scratch_(std::move(other.scratch_)) {
+    : BulkSettings(other), BatchTuning(std::move(other)), params_(other.params_), hashing_(other.hashing_),
+      key_kinds_(other.key_kinds_), storage_(std::move(other.storage_)) {
     other.become_empty();
 }
 
@@ -89,24 +80,13 @@ void Filter::become_empty() noexcept {
     key_kinds_ = KeyKinds::none();
 }
 
-void Filter::set_scratch_limit(std::size_t bytes) {
-    if (scratch_) scratch_->set_limit(bytes);
-}
-std::size_t Filter::scratch_limit() const noexcept { return scratch_ ? scratch_->limit() : 0; }
-std::size_t Filter::scratch_bytes() const noexcept { return scratch_ ? scratch_->held() : 0; }
-void Filter::release_scratch() noexcept {
-    if (scratch_) scratch_->release();
-}
-
 namespace {
 
 // Probes take the same reference as inserts and only read through it.
-detail::FilterRef ref(const Params& p, const std::byte* data) {
-    return {const_cast<std::byte*>(data), p.blocks, p.shape, p.k};
-}
+detail::FilterRef ref(const Params& p, const std::byte* data) { return detail::filter_ref(p, data); }
 
-// The engine is resolved per bulk call, so BATCHBLOOM_BACKEND and engines that become
-// available take effect without rebuilding filters. Single keys go to the reference engine.
+// The engine is resolved per bulk call, so BATCHBLOOM_BACKEND (reload_environment) and engines
+// that become available take effect without rebuilding filters. Single keys go to the reference engine.
 const detail::BlockedKernels& engine(Backend b) { return detail::blocked_kernels(b); }
 
 constexpr detail::KeyMode hashed{detail::KeyMode::hashed, 0};
@@ -120,15 +100,15 @@ detail::BatchConfig batch_config(const Filter& f, detail::BatchScratch* scratch)
 BatchPath Filter::batch_path_for(std::size_t keys, bool insert) const {
     const auto& e = detail::blocked_kernels(backend_);
     if (e.backend == Backend::cuda) return BatchPath::direct;  // the device takes whole calls
-    const unsigned t = detail::threads_for(keys, detail::resolve_threads(threads_));
-    return detail::choose_path(ref(params_, storage_.data()), e.backend, keys, t, path_,
+    const unsigned t = detail::call_threads(keys, threads_);
+    return detail::choose_path(ref(params_, storage_.data()), e.backend, keys, t, batch_path(),
                                insert ? detail::Op::insert : detail::Op::probe);
 }
 
 BatchPathMeasurement Filter::batch_path_measurement(std::size_t keys, bool insert) const {
     const auto& e = detail::blocked_kernels(backend_);
     if (e.backend == Backend::cuda) return {};
-    const unsigned t = detail::threads_for(keys, detail::resolve_threads(threads_));
+    const unsigned t = detail::call_threads(keys, threads_);
     return detail::path_measurement(detail::path_class(ref(params_, storage_.data()), e.backend, keys, t,
                                                        insert ? detail::Op::insert : detail::Op::probe));
 }
@@ -141,7 +121,7 @@ void Filter::insert_keys(std::span<const Key> keys) {
     key_kinds_ = key_kinds_ | detail::kinds_of<Key>(keys.size());
     const auto& e = engine(backend_);
     detail::feed_keys(hashing_, keys, [&](const std::uint64_t* v, std::size_t n, detail::KeyMode m, std::size_t) {
-        detail::bulk_insert(e, ref(params_, storage_.data()), v, n, m, batch_config(*this, scratch_.get()));
+        detail::bulk_insert(e, ref(params_, storage_.data()), v, n, m, batch_config(*this, scratch()));
     });
 }
 
@@ -154,7 +134,7 @@ void Filter::contains_keys(std::span<const Key> keys, std::span<std::uint8_t> ou
     }
     const auto& e = engine(backend_);
     detail::feed_keys(hashing_, keys, [&](const std::uint64_t* v, std::size_t n, detail::KeyMode m, std::size_t at) {
-        detail::bulk_contains_bytes(e, ref(params_, storage_.data()), v, n, m, out.data() + at, batch_config(*this, scratch_.get()));
+        detail::bulk_contains_bytes(e, ref(params_, storage_.data()), v, n, m, out.data() + at, batch_config(*this, scratch()));
     });
 }
 
@@ -164,29 +144,12 @@ std::size_t Filter::count_keys(std::span<const Key> keys) const {
     const auto& e = engine(backend_);
     std::size_t c = 0;
     detail::feed_keys(hashing_, keys, [&](const std::uint64_t* v, std::size_t n, detail::KeyMode m, std::size_t) {
-        c += detail::bulk_count(e, ref(params_, storage_.data()), v, n, m, batch_config(*this, scratch_.get()));
+        c += detail::bulk_count(e, ref(params_, storage_.data()), v, n, m, batch_config(*this, scratch()));
     });
     return c;
 }
 
 template class KeyForms<Filter>;
-
-void Filter::insert_values(std::span<const std::uint64_t> values, const detail::KeyMode& mode) {
-    require_writable("insert");
-    detail::bulk_insert(engine(backend_), ref(params_, storage_.data()), values.data(), values.size(), mode,
-                        batch_config(*this, scratch_.get()));
-}
-
-void Filter::contains_values(std::span<const std::uint64_t> values, const detail::KeyMode& mode,
-                             std::span<std::uint8_t> out) const {
-    check_out(values.size(), out.size());
-    if (is_empty()) {
-        std::fill(out.begin(), out.end(), std::uint8_t{0});
-        return;
-    }
-    detail::bulk_contains_bytes(engine(backend_), ref(params_, storage_.data()), values.data(), values.size(), mode,
-                                out.data(), batch_config(*this, scratch_.get()));
-}
 
 template <class Key>
 void Filter::bitmap_keys(std::span<const Key> keys, std::span<std::uint64_t> bitmap) const {
@@ -201,7 +164,7 @@ void Filter::bitmap_keys(std::span<const Key> keys, std::span<std::uint64_t> bit
     const auto& e = engine(backend_);
     // Chunks are multiples of 64 keys, so each starts on a bitmap word.
     detail::feed_keys(hashing_, keys, [&](const std::uint64_t* v, std::size_t n, detail::KeyMode m, std::size_t at) {
-        detail::bulk_contains_bits(e, ref(params_, storage_.data()), v, n, m, bitmap.data() + at / 64, batch_config(*this, scratch_.get()));
+        detail::bulk_contains_bits(e, ref(params_, storage_.data()), v, n, m, bitmap.data() + at / 64, batch_config(*this, scratch()));
     });
 }
 
@@ -243,7 +206,7 @@ bool Filter::contains_hash(std::uint64_t h) const {
 
 void Filter::insert_hashes(std::span<const std::uint64_t> hashes) {
     require_writable("insert");
-    detail::bulk_insert(engine(backend_), ref(params_, storage_.data()), hashes.data(), hashes.size(), hashed, batch_config(*this, scratch_.get()));
+    detail::bulk_insert(engine(backend_), ref(params_, storage_.data()), hashes.data(), hashes.size(), hashed, batch_config(*this, scratch()));
 }
 
 void Filter::contains_hashes(std::span<const std::uint64_t> hashes, std::span<std::uint8_t> out) const {
@@ -253,13 +216,13 @@ void Filter::contains_hashes(std::span<const std::uint64_t> hashes, std::span<st
         return;
     }
     detail::bulk_contains_bytes(engine(backend_), ref(params_, storage_.data()), hashes.data(), hashes.size(), hashed,
-                                out.data(), batch_config(*this, scratch_.get()));
+                                out.data(), batch_config(*this, scratch()));
 }
 
 std::size_t Filter::count_hashes(std::span<const std::uint64_t> hashes) const {
     if (is_empty()) return 0;
     return detail::bulk_count(engine(backend_), ref(params_, storage_.data()), hashes.data(), hashes.size(), hashed,
-                              batch_config(*this, scratch_.get()));
+                              batch_config(*this, scratch()));
 }
 
 // ---- state and estimates -------------------------------------------------------------------
@@ -383,7 +346,7 @@ Filter Filter::fold() const {
         throw Error("fold needs an even number of blocks; this filter has " + std::to_string(params_.blocks));
     Filter half(Params::make(params_.shape, params_.blocks / 2, params_.k), hashing_, backend_);
     half.threads_ = threads_;
-    half.path_ = path_;
+    half.set_batch_path(batch_path());
     half.key_kinds_ = key_kinds_;
     half.set_scratch_limit(scratch_limit());
     const std::uint64_t block = params_.block_bytes();

@@ -2,7 +2,6 @@
 // threads), set algebra.
 #include <algorithm>
 #include <array>
-#include <atomic>
 #include <bit>
 #include <cmath>
 #include <new>
@@ -17,7 +16,7 @@
 #include "filters/key_forms.hpp"
 #include "filters/key_hashes.hpp"
 #include "filters/storage.hpp"
-#include "engine/parallel.hpp"
+#include "batch/threads.hpp"
 
 namespace batchbloom {
 
@@ -174,16 +173,16 @@ void insert_all(const detail::ClassicKernels& kernels, std::span<std::uint64_t> 
             kernels.insert(ref(into, p, h), starts, n, shared);
         });
     };
-    const unsigned t = detail::threads_for(keys.size(), detail::resolve_threads(threads));
+    const unsigned t = detail::call_threads(keys.size(), threads);
     if (t == 1) return insert_range(words.data(), keys, false);
     const std::uint64_t bytes = words.size() * sizeof(std::uint64_t);
     std::vector<AlignedBuffer> buffers;
-    std::vector<std::span<std::uint64_t>> copies;
+    std::vector<std::uint64_t*> copies;
     if (detail::copies_affordable(t, bytes, keys.size())) {
         try {  // before any bit is set; without the memory, the shared array below needs none
             for (unsigned v = 1; v < t; ++v) {
                 buffers.emplace_back(bytes, AlignedBuffer::Init::zeroed);
-                copies.emplace_back(buffers.back().as<std::uint64_t>(), words.size());
+                copies.push_back(buffers.back().as<std::uint64_t>());
             }
         } catch (const std::bad_alloc&) {
             copies.clear();
@@ -191,17 +190,14 @@ void insert_all(const detail::ClassicKernels& kernels, std::span<std::uint64_t> 
         }
     }
     if (!copies.empty()) {
-        detail::each_thread(t, [&](unsigned v) {
-            const detail::Range r = detail::part(keys.size(), t, v, 1);
-            insert_range(v == 0 ? words.data() : copies[v - 1].data(), keys.subspan(r.begin, r.size()), false);
-        });
-        detail::or_copies_into(words.data(), words.size(), copies, t);
+        detail::insert_into_copies(words.data(), words.size(), copies, false, keys.size(), 1,
+                                   [&](std::uint64_t* into, detail::Range r) {
+                                       insert_range(into, keys.subspan(r.begin, r.size()), false);
+                                   });
         return;
     }
-    detail::each_thread(t, [&](unsigned v) {
-        const detail::Range r = detail::part(keys.size(), t, v, 1);
-        insert_range(words.data(), keys.subspan(r.begin, r.size()), true);
-    });
+    detail::each_part(keys.size(), t, 1,
+                      [&](detail::Range r) { insert_range(words.data(), keys.subspan(r.begin, r.size()), true); });
 }
 
 /// Bulk probe: contiguous ranges of the batch on up to `threads` threads; out may be null
@@ -214,10 +210,7 @@ std::size_t probe_all(const detail::ClassicKernels& kernels, const std::uint64_t
         return 0;
     }
     const auto r0 = ref(const_cast<std::uint64_t*>(words), p, h);  // probes only read
-    const unsigned t = detail::threads_for(keys.size(), detail::resolve_threads(threads));
-    std::atomic<std::size_t> total{0};
-    detail::each_thread(t, [&](unsigned v) {
-        const detail::Range r = detail::part(keys.size(), t, v, 1);
+    return detail::sum_parts(keys.size(), detail::call_threads(keys.size(), threads), 1, [&](detail::Range r) {
         std::uint8_t hits[2048];
         std::size_t mine = 0;
         for_start_chunks<Hashed>(h, keys.subspan(r.begin, r.size()), [&](const std::uint64_t* starts, std::size_t n, std::size_t at) {
@@ -225,9 +218,8 @@ std::size_t probe_all(const detail::ClassicKernels& kernels, const std::uint64_t
             kernels.contains(r0, starts, n, dst);
             for (std::size_t i = 0; i < n; ++i) mine += dst[i];
         });
-        total += mine;
+        return mine;
     });
-    return total;
 }
 
 void insert_start(std::uint64_t* words, const ClassicParams& p, const ClassicHashing& h, std::uint64_t start) {

@@ -9,8 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "batch/block_owners.hpp"
+#include "batch/threads.hpp"
 #include "engine/engine.hpp"
-#include "engine/parallel.hpp"
 #include "filters/key_forms.hpp"
 #include "filters/key_hashes.hpp"
 #include "filters/storage.hpp"
@@ -92,40 +93,6 @@ auto source_of(const Hashing& hashing, std::span<const Key> keys) {
         return key_source(hashing, keys);
 }
 
-/// The hashes of a chunk whose block lies in thread v's share of the blocks, in batch order,
-/// with their batch positions: a block's counters are changed by one thread only, and in the
-/// order one thread would have changed them.
-struct Owned {
-    std::uint64_t blocks, lo, hi;
-    std::size_t n = 0;
-    std::uint64_t h[detail::hash_chunk];
-    std::size_t at[detail::hash_chunk];
-
-    Owned(std::uint64_t blocks_, unsigned t, unsigned v)
-        : blocks(blocks_), lo(blocks_ * v / t), hi(blocks_ * (v + 1) / t) {}
-    void select(const std::uint64_t* hashes, std::size_t count, std::size_t first) {
-        n = 0;
-        for (std::size_t j = 0; j < count; ++j) {
-            const std::uint64_t b = layout::block_index(hashes[j], blocks);
-            h[n] = hashes[j];
-            at[n] = first + j;
-            n += b >= lo && b < hi;
-        }
-    }
-};
-
-/// One Owned per thread, allocated up front: the parallel phases that change counters then
-/// cannot throw, so a call either applies every key or none.
-std::vector<std::unique_ptr<Owned>> owned_buffers(std::uint64_t blocks, unsigned t) {
-    std::vector<std::unique_ptr<Owned>> out;
-    for (unsigned v = 0; v < t; ++v) out.push_back(std::make_unique<Owned>(blocks, t, v));
-    return out;
-}
-
-unsigned threads_for(std::size_t n, unsigned threads) {
-    return detail::threads_for(n, detail::resolve_threads(threads));
-}
-
 }  // namespace
 
 template <class Key, bool Hashed>
@@ -135,16 +102,14 @@ void CountingFilter::insert_keys(std::span<const Key> keys) {
     const auto source = source_of<Hashed>(hashing_, keys);
     const auto& k = detail::counting_kernels(backend_);
     const auto r = ref(params_, planes_.data());
-    const unsigned t = threads_for(n, threads_);
+    const unsigned t = detail::call_threads(n, threads_);
     if (t == 1) {
         source(0, n, [&](const std::uint64_t* h, std::size_t m, std::size_t) { k.insert(r, h, m); });
     } else {
-        const auto owned = owned_buffers(params_.blocks, t);  // before any counter changes: a failed
-        detail::each_thread(t, [&](unsigned v) {              // allocation must leave them as they were
-            Owned* own = owned[v].get();
+        detail::each_block_owner<detail::hash_chunk>(params_.blocks, t, [&](auto& own) {
             source(0, n, [&](const std::uint64_t* h, std::size_t m, std::size_t at) {
-                own->select(h, m, at);
-                k.insert(r, own->h, own->n);
+                own.select(h, m, at);
+                k.insert(r, own.h, own.n);
             });
         });
     }
@@ -162,7 +127,7 @@ std::size_t CountingFilter::erase_keys(std::span<const Key> keys, std::span<std:
     }
     const auto& k = detail::counting_kernels(backend_);
     const auto r = ref(params_, planes_.data());
-    const unsigned t = threads_for(n, threads_);
+    const unsigned t = detail::call_threads(n, threads_);
     std::atomic<std::size_t> total{0};
     if (t == 1) {
         source(0, n, [&](const std::uint64_t* h, std::size_t m, std::size_t at) {
@@ -170,16 +135,14 @@ std::size_t CountingFilter::erase_keys(std::span<const Key> keys, std::span<std:
         });
         return total;
     }
-    const auto owned = owned_buffers(params_.blocks, t);
-    detail::each_thread(t, [&](unsigned v) {
-        Owned* own = owned[v].get();
+    detail::each_block_owner<detail::hash_chunk>(params_.blocks, t, [&](auto& own) {
         std::uint8_t done[detail::hash_chunk];
         std::size_t mine = 0;
         source(0, n, [&](const std::uint64_t* h, std::size_t m, std::size_t at) {
-            own->select(h, m, at);
-            mine += k.erase(r, own->h, own->n, done);
+            own.select(h, m, at);
+            mine += k.erase(r, own.h, own.n, done);
             if (!erased.empty())
-                for (std::size_t j = 0; j < own->n; ++j) erased[own->at[j]] = done[j];
+                for (std::size_t j = 0; j < own.n; ++j) erased[own.at[j]] = done[j];
         });
         total += mine;
     });
@@ -198,9 +161,7 @@ void CountingFilter::contains_keys(std::span<const Key> keys, std::span<std::uin
     }
     const auto& k = detail::counting_kernels(backend_);
     const auto r = ref(params_, planes_.data());
-    const unsigned t = threads_for(n, threads_);
-    detail::each_thread(t, [&](unsigned v) {
-        const detail::Range range = detail::part(n, t, v, 1);
+    detail::each_part(n, detail::call_threads(n, threads_), 1, [&](detail::Range range) {
         source(range.begin, range.end,
                [&](const std::uint64_t* h, std::size_t m, std::size_t at) { k.contains(r, h, m, out + at); });
     });
@@ -214,19 +175,15 @@ std::size_t CountingFilter::count_keys(std::span<const Key> keys) const {
     // Answers in chunks per thread, summed: no output array the size of the batch.
     const auto& k = detail::counting_kernels(backend_);
     const auto r = ref(params_, planes_.data());
-    const unsigned t = threads_for(n, threads_);
-    std::atomic<std::size_t> total{0};
-    detail::each_thread(t, [&](unsigned v) {
-        const detail::Range range = detail::part(n, t, v, 1);
+    return detail::sum_parts(n, detail::call_threads(n, threads_), 1, [&](detail::Range range) {
         std::uint8_t out[detail::hash_chunk];
         std::size_t mine = 0;
         source(range.begin, range.end, [&](const std::uint64_t* h, std::size_t m, std::size_t) {
             k.contains(r, h, m, out);
             for (std::size_t i = 0; i < m; ++i) mine += out[i];
         });
-        total += mine;
+        return mine;
     });
-    return total;
 }
 
 // ---- hashes ----------------------------------------------------------------------------

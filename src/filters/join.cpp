@@ -7,7 +7,7 @@
 #include <type_traits>
 #include <utility>
 
-#include "engine/batch.hpp"
+#include "batch/threads.hpp"
 #include "filters/key_hashes.hpp"
 #if BATCHBLOOM_HAVE_CUDA
 #include "batchbloom/cuda.hpp"
@@ -68,22 +68,6 @@ Backend host_backend(Backend b) { return b == Backend::cuda ? Backend::automatic
 std::size_t chunk_for(std::size_t chunk_rows, std::size_t rows) {
     const std::size_t n = std::max<std::size_t>(std::min(chunk_rows, rows), 1);
     return (n + 63) / 64 * 64;
-}
-
-/// Runs body(c) for every chunk c in [0, chunks), on up to `threads` threads.
-template <class Body>
-void for_each_chunk(std::size_t chunks, unsigned threads, Body&& body) {
-#ifdef _OPENMP
-    if (threads > 1 && chunks > 1) {
-        const auto n = static_cast<std::ptrdiff_t>(chunks);
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
-        for (std::ptrdiff_t c = 0; c < n; ++c) body(static_cast<std::size_t>(c));
-        return;
-    }
-#else
-    (void)threads;
-#endif
-    for (std::size_t c = 0; c < chunks; ++c) body(c);
 }
 
 std::size_t popcount(std::span<const std::uint64_t> words) {
@@ -225,7 +209,7 @@ void JoinFilter::bitmap_keys(std::span<const Key> keys, std::span<std::uint64_t>
 #endif
     const std::size_t chunk = chunk_for(options_.chunk_rows, keys.size());
     const std::size_t chunks = (keys.size() + chunk - 1) / chunk;
-    for_each_chunk(chunks, detail::resolve_threads(options_.threads), [&](std::size_t c) {
+    detail::each_chunk(chunks, detail::resolve_threads(options_.threads), [&](std::size_t c) {
         const std::size_t begin = c * chunk, n = std::min(chunk, keys.size() - begin);
         filter_.contains_bitmap(keys.subspan(begin, n), bitmap.subspan(begin / 64, (n + 63) / 64));
     });
@@ -245,10 +229,10 @@ std::vector<std::uint64_t> JoinFilter::select_keys(std::span<const Key> keys) co
         return std::span<const std::uint64_t>(bits).subspan(first, std::min(chunk_words, bits.size() - first));
     };
     std::vector<std::size_t> offset(chunks + 1, 0);
-    for_each_chunk(chunks, threads, [&](std::size_t c) { offset[c + 1] = popcount(words_of(c)); });
+    detail::each_chunk(chunks, threads, [&](std::size_t c) { offset[c + 1] = popcount(words_of(c)); });
     for (std::size_t c = 0; c < chunks; ++c) offset[c + 1] += offset[c];
     std::vector<std::uint64_t> sel(offset[chunks]);
-    for_each_chunk(chunks, threads, [&](std::size_t c) {
+    detail::each_chunk(chunks, threads, [&](std::size_t c) {
         expand<std::uint64_t>(words_of(c), 64 * c * chunk_words, sel.data() + offset[c]);
     });
     return sel;

@@ -6,7 +6,7 @@
 // paths taking turns within each repeat, each sample at least 2M keys in repeated calls), checks
 // that every path built the same filter and gave the same answers, and prints a table with the
 // automatic path's time over the faster path's. The automatic path's first calls of a class,
-// which measure both paths (engine/path_choice.hpp), are a one-time cost per process: they run
+// which measure both paths (batch/path_choice.hpp), are a one-time cost per process: they run
 // before the timed repeats and are reported apart, as their number and their time beyond what
 // the chosen path would have taken (Filter::batch_path_measurement: from the rates the calls
 // measured themselves, since a comparison with calls minutes apart carried the VM's drift,

@@ -1,5 +1,5 @@
 #pragma once
-// The SIMD engines' kernels for the partitioned batch path (engine/batch.cpp), generic over the
+// The SIMD engines' kernels for the partitioned batch path (batch/blocked_paths.cpp), generic over the
 // architecture like pipeline.hpp: a group of keys is hashed and its regions found in vector
 // registers for the scatter (cpu/partition_kernel.hpp), and a bucket's hashes, whose blocks
 // lie in a region already in cache, are tested or set with the engine's block operations and

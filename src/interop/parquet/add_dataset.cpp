@@ -7,7 +7,7 @@
 #include <string>
 
 #include "batchbloom/parquet.hpp"
-#include "engine/parallel.hpp"
+#include "batch/threads.hpp"
 #include "interop/parquet/raw_reads.hpp"
 
 namespace batchbloom::parquet {

@@ -16,7 +16,7 @@
 
 #include "batchbloom/atomic_file.hpp"
 #include "batchbloom/parquet.hpp"
-#include "engine/parallel.hpp"
+#include "batch/threads.hpp"
 #include "interop/parquet/bloom_header.hpp"
 #include "interop/parquet/chunk_filter.hpp"
 #include "interop/parquet/column_values.hpp"

@@ -1,4 +1,6 @@
-#include "engine/scratch.hpp"
+#include "batch/scratch.hpp"
+
+#include "batchbloom/batch_tuning.hpp"
 
 #include <algorithm>
 
@@ -12,7 +14,7 @@ std::byte* ScratchArena::get(std::size_t bytes) {
     buf_ = AlignedBuffer(bytes, AlignedBuffer::Init::uninitialized);
     // Its pages are faulted in now, in address order, rather than by the scatter's first
     // stores at random: a call that measures the partitioned path grows the arena before it
-    // starts the clock (engine/batch.cpp), so this cost is then charged to neither path.
+    // starts the clock (batch/blocked_paths.cpp), so this cost is then charged to neither path.
     constexpr std::size_t page = 4096;
     for (std::size_t at = 0; at < bytes; at += page) static_cast<volatile std::byte*>(buf_.data())[at] = std::byte{0};
     return buf_.data();
@@ -65,3 +67,32 @@ BatchScratch::Lease::~Lease() {
 }
 
 }  // namespace batchbloom::detail
+
+namespace batchbloom {
+
+BatchTuning::BatchTuning(std::uint64_t filter_bytes)
+    : scratch_(std::make_shared<detail::BatchScratch>(detail::BatchScratch::default_limit(filter_bytes))) {}
+
+// A copy of a moved-from filter (no scratch) gets the cap of an empty filter.
+BatchTuning::BatchTuning(const BatchTuning& other)
+    : path_(other.path_),
+      scratch_(std::make_shared<detail::BatchScratch>(other.scratch_ ? other.scratch_->limit()
+                                                                     : detail::BatchScratch::default_limit(0))) {}
+
+BatchTuning::BatchTuning(BatchTuning&& other) noexcept : path_(other.path_), scratch_(std::move(other.scratch_)) {}
+
+BatchTuning::~BatchTuning() = default;
+
+void BatchTuning::set_scratch_limit(std::size_t bytes) {
+    if (scratch_) scratch_->set_limit(bytes);
+}
+std::size_t BatchTuning::scratch_limit() const noexcept { return scratch_ ? scratch_->limit() : 0; }
+std::size_t BatchTuning::scratch_bytes() const noexcept { return scratch_ ? scratch_->held() : 0; }
+void BatchTuning::release_scratch() noexcept {
+    if (scratch_) scratch_->release();
+}
+void BatchTuning::share_scratch_with(const BatchTuning& other) noexcept {
+    if (scratch_ && other.scratch_) scratch_ = other.scratch_;
+}
+
+}  // namespace batchbloom

@@ -9,19 +9,25 @@
 //               and answers are put back in the caller's order. It pays when a large batch
 //               meets a filter much larger than the cache, so that each cache line is visited
 //               by several keys of the batch; `automatic` takes it where it measured faster
-//               on this machine (engine/path_choice.hpp).
+//               on this machine (batch/path_choice.hpp).
 //
 // Threads split a probe's batch into contiguous ranges. Inserts on several threads split the
 // filter by block range (each thread owns whole blocks, on either path), so no two threads
 // write one block: no atomics, and since OR is commutative the filter is bit-identical whatever the
 // thread count or path.
-#include "batchbloom/filter.hpp"
+#include "batchbloom/batch_tuning.hpp"
+#include "batchbloom/params.hpp"
 #include "engine/engine.hpp"
-#include "engine/parallel.hpp"
+#include "batch/threads.hpp"
 
 namespace batchbloom::detail {
 
 class BatchScratch;
+
+/// The kernels' view of a filter of `p` whose blocks start at `data` (probes only read through it).
+inline FilterRef filter_ref(const Params& p, const std::byte* data) {
+    return {const_cast<std::byte*>(data), p.blocks, p.shape, p.k};
+}
 
 struct BatchConfig {
     unsigned threads;  // resolved: >= 1

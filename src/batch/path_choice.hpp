@@ -15,12 +15,12 @@
 // faster path per key decide, else a third (the median of the three); the choice is kept for
 // the class, measured again every 16th call a few times a process (measure_again). An explicit
 // Filter::set_batch_path, then the environment variable BATCHBLOOM_BATCH_PATH (direct,
-// partitioned or automatic), override the measurement.
+// partitioned or automatic; as last read, batchbloom/environment.hpp), override the measurement.
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 
-#include "batchbloom/filter.hpp"
+#include "batchbloom/batch_tuning.hpp"
 #include "engine/engine.hpp"
 
 namespace batchbloom::detail {

@@ -1,4 +1,4 @@
-#include "engine/parallel.hpp"
+#include "batch/threads.hpp"
 
 #include "batchbloom/bulk_settings.hpp"
 #include "batchbloom/error.hpp"

@@ -1,4 +1,4 @@
-#include "engine/batch.hpp"
+#include "batch/blocked_paths.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -10,8 +10,8 @@
 
 #include "cpu/partition_kernel.hpp"
 #include "engine/machine.hpp"
-#include "engine/path_choice.hpp"
-#include "engine/scratch.hpp"
+#include "batch/path_choice.hpp"
+#include "batch/scratch.hpp"
 
 namespace batchbloom::detail {
 namespace {
@@ -194,27 +194,19 @@ struct Round {
 
 /// Multi-threaded insert for filters small next to the batch: part 0 goes into the filter,
 /// each other part into a zeroed private copy in its thread's scratch, and the copies are
-/// then ORed in, each thread merging one range of words.
-void insert_into_copies(const BlockedKernels& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
-                        unsigned t, BatchScratch::Lease& lease) {
+/// then ORed in (insert_into_copies, threads.hpp).
+void insert_copies(const BlockedKernels& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
+                   unsigned t, BatchScratch::Lease& lease) {
     const std::size_t words = filter_bytes(f) / sizeof(std::uint64_t);
-    struct Copy {
-        std::uint64_t* p;
-        const std::uint64_t* data() const { return p; }
-    };
-    std::vector<Copy> copies;
+    std::vector<std::uint64_t*> copies;
     for (unsigned v = 1; v < t; ++v)
-        copies.push_back({reinterpret_cast<std::uint64_t*>(lease.arena(v).get(words * sizeof(std::uint64_t)))});
-    each_thread(t, [&](unsigned v) {
-        FilterRef mine = f;
-        if (v > 0) {
-            std::fill_n(copies[v - 1].p, words, 0);
-            mine.data = reinterpret_cast<std::byte*>(copies[v - 1].p);
-        }
-        const Range c = part(n, t, v, 64);
-        e.insert(prefetched(mine), keys + c.begin, c.size(), mode);
-    });
-    or_copies_into(reinterpret_cast<std::uint64_t*>(f.data), words, copies, t);
+        copies.push_back(reinterpret_cast<std::uint64_t*>(lease.arena(v).get(words * sizeof(std::uint64_t))));
+    insert_into_copies(reinterpret_cast<std::uint64_t*>(f.data), words, copies, true, n, 64,
+                       [&](std::uint64_t* into, Range c) {
+                           FilterRef mine = f;
+                           mine.data = reinterpret_cast<std::byte*>(into);
+                           e.insert(prefetched(mine), keys + c.begin, c.size(), mode);
+                       });
 }
 
 /// Direct insert on t threads: each thread reads the whole batch and sets only the blocks of
@@ -421,7 +413,7 @@ bool insert_range(const BlockedKernels& e, const FilterRef& f, const std::uint64
                 return true;
             }
             if (private_copies_pay(f, t, n) && lease.per_thread() >= filter_bytes(f)) {  // within the scratch limit
-                insert_into_copies(e, f, keys, n, mode, t, lease);
+                insert_copies(e, f, keys, n, mode, t, lease);
                 return false;
             }
         } catch (const std::bad_alloc&) {

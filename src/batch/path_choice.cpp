@@ -1,9 +1,8 @@
-#include "engine/path_choice.hpp"
+#include "batch/path_choice.hpp"
 
 #include <algorithm>
 #include <atomic>
 #include <bit>
-#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <string>
@@ -11,8 +10,9 @@
 #include <tuple>
 
 #include "batchbloom/error.hpp"
+#include "core/environment.hpp"
 #include "engine/machine.hpp"
-#include "engine/parallel.hpp"
+#include "batch/threads.hpp"
 
 namespace batchbloom::detail {
 namespace {
@@ -67,8 +67,7 @@ double median(const double* v, unsigned n) {
 
 bool partitioned_wins(double ratio) { return ratio * partitioned_margin < 1; }
 
-BatchPath parse_env(const char* text) {
-    const std::string_view s = text;
+BatchPath parse_env(std::string_view s) {
     if (s.empty() || s == "automatic" || s == "auto") return BatchPath::automatic;
     if (s == "direct") return BatchPath::direct;
     if (s == "partitioned") return BatchPath::partitioned;
@@ -76,8 +75,8 @@ BatchPath parse_env(const char* text) {
 }
 
 BatchPath env_path() {
-    const char* v = std::getenv("BATCHBLOOM_BATCH_PATH");
-    return v == nullptr ? BatchPath::automatic : parse_env(v);
+    const auto& v = environment().batch_path;
+    return v ? parse_env(*v) : BatchPath::automatic;
 }
 
 }  // namespace
