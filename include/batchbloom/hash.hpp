@@ -16,7 +16,7 @@
 
 namespace batchbloom {
 
-/// Hash family; the numeric values are part of the file format.
+/// Hash function; the numeric values are part of the file format.
 enum class HashKind : std::uint8_t {
     xxh3 = 1,
     murmur3 = 2,

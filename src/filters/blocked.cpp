@@ -14,7 +14,7 @@
 #include "batch/blocked_paths.hpp"
 #include "batch/path_choice.hpp"
 #include "batch/scratch.hpp"
-#include "filters/key_forms.hpp"
+#include "filters/key_forms_impl.hpp"
 #include "filters/key_hashes.hpp"
 #include "filters/storage.hpp"
 

@@ -13,7 +13,7 @@
 #include "batchbloom/params.hpp"
 #include "core/classic_scheme.hpp"
 #include "engine/engine.hpp"
-#include "filters/key_forms.hpp"
+#include "filters/key_forms_impl.hpp"
 #include "filters/key_hashes.hpp"
 #include "filters/storage.hpp"
 #include "batch/threads.hpp"

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "engine/engine.hpp"
-#include "filters/key_forms.hpp"
+#include "filters/key_forms_impl.hpp"
 #include "filters/key_hashes.hpp"
 #include "filters/storage.hpp"
 

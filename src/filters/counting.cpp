@@ -12,7 +12,7 @@
 #include "batch/block_owners.hpp"
 #include "batch/threads.hpp"
 #include "engine/engine.hpp"
-#include "filters/key_forms.hpp"
+#include "filters/key_forms_impl.hpp"
 #include "filters/key_hashes.hpp"
 #include "filters/storage.hpp"
 

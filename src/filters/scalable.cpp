@@ -14,7 +14,7 @@
 #include "batch/stage_probe.hpp"
 #include "engine/engine.hpp"
 #include "engine/machine.hpp"
-#include "filters/key_forms.hpp"
+#include "filters/key_forms_impl.hpp"
 #include "filters/key_hashes.hpp"
 #include "filters/scalable_stages.hpp"
 #include "filters/storage.hpp"

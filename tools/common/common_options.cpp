@@ -15,7 +15,7 @@ OptionSpec bits_per_key_option() { return {"bits-per-key", "B", "filter size in 
 
 OptionSpec shape_option() { return {"shape", "S", "block shape: split256, word512 (default) or line512"}; }
 
-OptionSpec hash_option() { return {"hash", "H", "hash family: xxh3 (default) or murmur3"}; }
+OptionSpec hash_option() { return {"hash", "H", "hash function: xxh3 (default) or murmur3"}; }
 
 OptionSpec hash_seed_option() { return {"seed", "S", "hash seed (default 0; below 2^32 for murmur3)"}; }
 

@@ -1,7 +1,7 @@
 // The AVX2 engine: the generic pipeline instantiated for xsimd::avx2. Compiled with AVX2
 // flags; nothing here runs unless cpu_has_avx2() said yes.
 #include "engine/cpu_features.hpp"
-#include "cpu/simd/block_ops_avx2.hpp"
+#include "cpu/simd/block_ops.hpp"
 #include "cpu/simd/partition.hpp"
 
 namespace batchbloom::detail {

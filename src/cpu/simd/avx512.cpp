@@ -1,7 +1,7 @@
 // The AVX-512 engine: the generic pipeline instantiated for xsimd::avx512bw. Compiled with
 // AVX-512 F/CD/DQ/BW/VL flags; nothing here runs unless cpu_has_avx512() said yes.
 #include "engine/cpu_features.hpp"
-#include "cpu/simd/block_ops_avx2.hpp"
+#include "cpu/simd/block_ops.hpp"
 #include "cpu/simd/partition.hpp"
 
 namespace batchbloom::detail {

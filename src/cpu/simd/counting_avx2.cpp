@@ -1,7 +1,7 @@
 // The counting filter's AVX2 kernels: each plane in ymm registers, the pattern mask built in
-// registers by the plain engine's block operations (src/cpu/simd/block_ops_avx2.hpp).
+// registers by the plain engine's block operations (src/cpu/simd/block_ops.hpp).
 // Compiled with AVX2 flags; nothing here runs unless cpu_has_avx2() said yes.
-#include "cpu/simd/block_ops_avx2.hpp"
+#include "cpu/simd/block_ops.hpp"
 #include "cpu/counting_kernel.hpp"
 
 namespace batchbloom::detail::counting {
