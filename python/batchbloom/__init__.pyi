@@ -97,9 +97,9 @@ class Params(_Sizes):
 class _Probed(Protocol):
     """Probes and the value semantics of every filter type, JoinFilter included."""
 
-    def contains(self, keys: Keys) -> npt.NDArray[np.bool_]:
+    def contains(self, keys: Keys, *, nulls: Literal["error", "skip"] = "error") -> npt.NDArray[np.bool_]:
         """True where the key may be present, False where it is certainly absent."""
-    def count(self, keys: Keys) -> int:
+    def count(self, keys: Keys, *, nulls: Literal["error", "skip"] = "error") -> int:
         """Number of keys in the batch that may be present."""
     def __contains__(self, key: Key) -> bool: ...
     @property
@@ -122,7 +122,7 @@ class _Probed(Protocol):
 class _Saved(_Probed, Protocol):
     """A filter keys are inserted into, with engine settings, bytes, files and pickling."""
 
-    def insert(self, keys: Keys) -> None:
+    def insert(self, keys: Keys, *, nulls: Literal["error", "skip"] = "error") -> None:
         """Inserts a batch of keys."""
     def add(self, key: Key) -> None:
         """Inserts one key."""
@@ -239,11 +239,11 @@ class ConcurrentFilter:
     @property
     def filter(self) -> Filter:
         """The viewed Filter."""
-    def insert(self, keys: Keys) -> None:
+    def insert(self, keys: Keys, *, nulls: Literal["error", "skip"] = "error") -> None:
         """Inserts a batch of keys; other threads may insert and probe meanwhile."""
-    def contains(self, keys: Keys) -> npt.NDArray[np.bool_]:
+    def contains(self, keys: Keys, *, nulls: Literal["error", "skip"] = "error") -> npt.NDArray[np.bool_]:
         """True where the key may be present."""
-    def count(self, keys: Keys) -> int:
+    def count(self, keys: Keys, *, nulls: Literal["error", "skip"] = "error") -> int:
         """Number of keys in the batch that may be present."""
 
 class CountingFilter(_Saved):
@@ -450,9 +450,9 @@ class JoinFilter(_Probed):
         filter: Filter, sized_for: int, *, backend: BackendName = "auto", threads: int = 0, chunk_rows: int = 65536
     ) -> JoinFilter:
         """A join filter over a Filter that holds the build keys."""
-    def select(self, keys: Keys) -> npt.NDArray[np.uint64]:
+    def select(self, keys: Keys, *, nulls: Literal["error", "skip"] = "error") -> npt.NDArray[np.uint64]:
         """Positions of the keys that may match, ascending."""
-    def bitmap(self, keys: Keys) -> npt.NDArray[np.uint64]:
+    def bitmap(self, keys: Keys, *, nulls: Literal["error", "skip"] = "error") -> npt.NDArray[np.uint64]:
         """Packed bitmap (bit i % 64 of word i // 64 = key i may match): an Arrow boolean's bits."""
     def to_filter(self) -> Filter:
         """A copy of the filter as a blocked Filter."""

@@ -62,13 +62,13 @@ using BoolArray = nb::ndarray<nb::numpy, bool, nb::ndim<1>>;
 
 /// A NumPy bool array of the answers to `keys`: answer(batch, out) writes those of each batch.
 template <class Answer>
-BoolArray answers_array(nb::handle keys, Answer&& answer) {
+BoolArray answers_array(nb::handle keys, Answer&& answer, Nulls nulls = Nulls::error) {
     auto out = std::make_unique<std::vector<std::uint8_t>>();  // NumPy's bool is one byte, 0 or 1
     out->reserve(1);
     for_each_batch(keys, [&](const KeyBatch& batch, std::size_t at) {
         out->resize(at + batch.size());
         answer(batch, out->data() + at);
-    });
+    }, nulls);
     const std::size_t n = out->size();
     std::uint8_t* data = out->data();
     nb::capsule owner(out.get(), [](void* p) noexcept { delete static_cast<std::vector<std::uint8_t>*>(p); });
@@ -78,17 +78,20 @@ BoolArray answers_array(nb::handle keys, Answer&& answer) {
 
 /// The number of `keys` that may be present: count(batch) gives each batch's.
 template <class Count>
-std::size_t count_batches(nb::handle keys, Count&& count) {
+std::size_t count_batches(nb::handle keys, Count&& count, Nulls nulls = Nulls::error) {
     std::size_t c = 0;
-    for_each_batch(keys, [&](const KeyBatch& batch, std::size_t) { c += count(batch); });
+    for_each_batch(keys, [&](const KeyBatch& batch, std::size_t) { c += count(batch); }, nulls);
     return c;
 }
 
 template <class F>
-BoolArray contains_array(const Locked<F>& self, nb::handle keys) {
-    return answers_array(keys, [&](const KeyBatch& batch, std::uint8_t* out) {
-        read_locked(self, batch.size() <= short_batch, [&](const F& f) { contains(f, batch, out); });
-    });
+BoolArray contains_array(const Locked<F>& self, nb::handle keys, nb::handle nulls) {
+    return answers_array(
+        keys,
+        [&](const KeyBatch& batch, std::uint8_t* out) {
+            read_locked(self, batch.size() <= short_batch, [&](const F& f) { contains(f, batch, out); });
+        },
+        nulls_arg(nulls));
 }
 
 /// fn(filter, key) for one Python key (int, bytes or str): converted while the GIL is held,
@@ -111,30 +114,41 @@ void def_keys(nb::class_<Locked<F>>& cls) {
     using L = Locked<F>;
     cls.def(
            "insert",
-           [](L& self, nb::handle keys) {
-               for_each_batch(keys, [&](const KeyBatch& batch, std::size_t) {
-                   write_locked(self, batch.size() <= short_batch, [&](F& f) { insert(f, batch); });
-               });
+           [](L& self, nb::handle keys, nb::handle nulls) {
+               for_each_batch(
+                   keys,
+                   [&](const KeyBatch& batch, std::size_t) {
+                       write_locked(self, batch.size() <= short_batch, [&](F& f) { insert(f, batch); });
+                   },
+                   nulls_arg(nulls));
            },
-           nb::arg("keys").none(),
+           nb::arg("keys").none(), nb::kw_only(), nb::arg("nulls").none() = "error",
            "Inserts a batch of keys: a NumPy uint64/int64/uint32/int32 array (read in place; the\n"
-           "other byte order converted in small chunks), an Arrow integer, string or binary array,\n"
-           "or an iterable of ints, bytes or str. An iterable is converted 2**18 keys at a time, so\n"
-           "memory stays bounded; a bad key raises after the chunks before its own were inserted.")
+           "other byte order converted in small chunks), Arrow data of integers, strings or binary\n"
+           "(any width, large, view and dictionary forms; a polars Series, a pyarrow Array or\n"
+           "ChunkedArray, a pandas Arrow-backed column), or an iterable of ints, bytes or str. An\n"
+           "iterable is converted 2**18 keys at a time, so memory stays bounded; a bad key raises\n"
+           "after the chunks before its own were inserted. nulls: 'error' raises ValueError for an\n"
+           "Arrow null, 'skip' leaves nulls out.")
         .def(
             "add",
             [](L& self, nb::handle key) { write_key(self, key, [](F& f, auto k) { f.insert(k); }); },
             nb::arg("key").none(), "Inserts one key (int, bytes or str).")
-        .def("contains", &contains_array<F>, nb::arg("keys").none(),
-             "A NumPy bool array: True where the key may be present, False where it is certainly absent.")
+        .def("contains", &contains_array<F>, nb::arg("keys").none(), nb::kw_only(), nb::arg("nulls").none() = "error",
+             "A NumPy bool array: True where the key may be present, False where it is certainly absent\n"
+             "(and, with nulls='skip', for an Arrow null).")
         .def(
             "count",
-            [](const L& self, nb::handle keys) {
-                return count_batches(keys, [&](const KeyBatch& batch) {
-                    return read_locked(self, batch.size() <= short_batch, [&](const F& f) { return count(f, batch); });
-                });
+            [](const L& self, nb::handle keys, nb::handle nulls) {
+                return count_batches(
+                    keys,
+                    [&](const KeyBatch& batch) {
+                        return read_locked(self, batch.size() <= short_batch, [&](const F& f) { return count(f, batch); });
+                    },
+                    nulls_arg(nulls));
             },
-            nb::arg("keys").none(), "Number of keys in the batch that may be present.")
+            nb::arg("keys").none(), nb::kw_only(), nb::arg("nulls").none() = "error",
+            "Number of keys in the batch that may be present (skipped nulls are not).")
         .def(
             "__contains__",
             [](const L& self, nb::handle key) {

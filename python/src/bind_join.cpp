@@ -59,7 +59,7 @@ JoinFilter build(nb::handle keys, const JoinFilterOptions& o) {
     Gathered all;
     if (batch.take_array(keys)) {
         nb::gil_scoped_release release;
-        if (batch.chunks().size() == 1) {
+        if (batch.chunks().size() == 1 && batch.chunks().front().valid == nullptr) {
             std::optional<JoinFilter> direct;
             std::visit(
                 [&](const auto& k) {
@@ -69,7 +69,7 @@ JoinFilter build(nb::handle keys, const JoinFilterOptions& o) {
                                   std::is_same_v<K, std::span<const std::string_view>>)
                         direct.emplace(k, o);
                 },
-                batch.chunks().front());
+                batch.chunks().front().keys);
             if (direct) return std::move(*direct);
         }
         all.add(batch, false);
@@ -165,21 +165,24 @@ void bind_join(nb::module_& m) {
             "partitions); sized_for: the number of build keys it was sized for.")
         .def(
             "select",
-            [](const PyJoin& self, nb::handle keys) {
+            [](const PyJoin& self, nb::handle keys, nb::handle nulls) {
                 std::vector<std::uint64_t> rows;
-                for_each_batch(keys, [&](const KeyBatch& batch, std::size_t at) {
-                    nb::gil_scoped_release release;
-                    for_each_span(batch, [&](const auto& k, std::size_t pos) {
-                        const std::vector<std::uint64_t> part = self.filter.select(k);
-                        for (const auto r : part) rows.push_back(r + at + pos);
-                    });
-                });
+                for_each_batch(
+                    keys,
+                    [&](const KeyBatch& batch, std::size_t at) {
+                        nb::gil_scoped_release release;
+                        for_each_span(batch, [&](const auto& k, std::size_t pos) {
+                            const std::vector<std::uint64_t> part = self.filter.select(k);
+                            for (const auto r : part) rows.push_back(r + at + pos);
+                        });
+                    },
+                    nulls_arg(nulls));
                 return to_numpy(std::move(rows));
             },
-            "keys"_a.none(), "The 0-based positions of the keys that may match, ascending (NumPy uint64).")
+            "keys"_a.none(), nb::kw_only(), "nulls"_a.none() = "error", "The 0-based positions of the keys that may match, ascending (NumPy uint64).")
         .def(
             "bitmap",
-            [](const PyJoin& self, nb::handle keys) {
+            [](const PyJoin& self, nb::handle keys, nb::handle nulls) {
                 std::vector<std::uint64_t> words, part;
                 for_each_batch(keys, [&](const KeyBatch& batch, std::size_t at) {
                     words.resize((at + batch.size() + 63) / 64);
@@ -193,31 +196,37 @@ void bind_join(nb::module_& m) {
                         self.filter.bitmap(k, part);
                         append_bits(words, at + pos, part, k.size());
                     });
-                });
+                }, nulls_arg(nulls));
                 return to_numpy(std::move(words));
             },
-            "keys"_a.none(),
+            "keys"_a.none(), nb::kw_only(), "nulls"_a.none() = "error",
             "A packed bitmap (NumPy uint64 words): bit i % 64 of word i // 64 is set where key i may\n"
             "match; bits past the last key are zero. Its bytes are an Arrow boolean array's values\n"
             "(pyarrow.BooleanArray.from_buffers).")
         .def(
             "count",
-            [](const PyJoin& self, nb::handle keys) {
-                return count_batches(keys, [&](const KeyBatch& batch) {
-                    nb::gil_scoped_release release;
-                    return count(self.filter, batch);
-                });
+            [](const PyJoin& self, nb::handle keys, nb::handle nulls) {
+                return count_batches(
+                    keys,
+                    [&](const KeyBatch& batch) {
+                        nb::gil_scoped_release release;
+                        return count(self.filter, batch);
+                    },
+                    nulls_arg(nulls));
             },
-            "keys"_a.none(), "Number of keys that may match.")
+            "keys"_a.none(), nb::kw_only(), "nulls"_a.none() = "error", "Number of keys that may match.")
         .def(
             "contains",
-            [](const PyJoin& self, nb::handle keys) {
-                return answers_array(keys, [&](const KeyBatch& batch, std::uint8_t* out) {
-                    nb::gil_scoped_release release;
-                    contains(self.filter.filter(), batch, out);
-                });
+            [](const PyJoin& self, nb::handle keys, nb::handle nulls) {
+                return answers_array(
+                    keys,
+                    [&](const KeyBatch& batch, std::uint8_t* out) {
+                        nb::gil_scoped_release release;
+                        contains(self.filter.filter(), batch, out);
+                    },
+                    nulls_arg(nulls));
             },
-            "keys"_a.none(), "A NumPy bool array: True where the key may match.")
+            "keys"_a.none(), nb::kw_only(), "nulls"_a.none() = "error", "A NumPy bool array: True where the key may match.")
         .def(
             "__contains__",
             [](const PyJoin& self, nb::handle key) {
