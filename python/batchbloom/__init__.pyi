@@ -2,7 +2,7 @@
 
 import os
 from collections.abc import Iterable
-from typing import Any, Literal, Protocol, SupportsIndex, Union
+from typing import Any, BinaryIO, Literal, Protocol, SupportsIndex, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -124,6 +124,8 @@ class _Saved(_Probed, Protocol):
 
     def insert(self, keys: Keys, *, nulls: Literal["error", "skip"] = "error") -> None:
         """Inserts a batch of keys."""
+    def update(self, keys: Keys, *, nulls: Literal["error", "skip"] = "error") -> None:
+        """insert(keys), by the name sets and rbloom use."""
     def add(self, key: Key) -> None:
         """Inserts one key."""
     @property
@@ -144,11 +146,12 @@ class _Saved(_Probed, Protocol):
     @property
     def key_kinds(self) -> frozenset[Literal["integers", "bytes"]] | None:
         """The kinds of keys inserted (saved with the filter); None when not recorded."""
-    def save(self, path: str | os.PathLike[str]) -> None:
-        """Writes the filter to path atomically; OSError if that fails."""
+    def save(self, file: str | os.PathLike[str] | BinaryIO) -> None:
+        """Writes the filter to a path atomically, or to a binary file object; OSError if that fails."""
     @classmethod
-    def load(cls, path: str | os.PathLike[str]) -> Self:
-        """Reads a saved filter; FormatError if it is corrupt, OSError if unreadable."""
+    def load(cls, file: str | os.PathLike[str] | BinaryIO) -> Self:
+        """Reads a saved filter from a path or a binary file object; FormatError if it is
+        corrupt, OSError if unreadable."""
     def __getstate__(self) -> bytes: ...
     def __setstate__(self, state: bytes) -> None: ...
 
@@ -182,6 +185,14 @@ class _Bitwise(_Saved, Protocol):
         """Bitwise AND: holds the common keys, with a higher FPR than a filter of them."""
     def __ior__(self, other: Self) -> Self: ...
     def __iand__(self, other: Self) -> Self: ...
+    def union(self, other: Self) -> Self:
+        """self | other, as a new filter."""
+    def intersection(self, other: Self) -> Self:
+        """self & other, as a new filter."""
+    def issubset(self, other: Self) -> bool:
+        """Whether every bit set in self is set in other (compatible filters, else ValueError)."""
+    def issuperset(self, other: Self) -> bool:
+        """other.issubset(self)."""
 
 class Filter(_Bitwise, _KeepsScratch):
     """A blocked Bloom filter, built and probed in batches.
@@ -302,6 +313,8 @@ class ScalableFilter(_Saved, _KeepsScratch):
     @property
     def inserted(self) -> int:
         """Keys handed to insert so far, duplicates included."""
+    def __len__(self) -> int:
+        """len(f): inserted (keys handed to insert, duplicates included)."""
     @property
     def stage_sizes(self) -> list[int]: ...
     def stages(self) -> list[Filter]:

@@ -112,24 +112,24 @@ auto read_key(const Locked<F>& self, nb::handle key, Fn&& fn) {
 template <class F>
 void def_keys(nb::class_<Locked<F>>& cls) {
     using L = Locked<F>;
-    cls.def(
-           "insert",
-           [](L& self, nb::handle keys, nb::handle nulls) {
-               for_each_batch(
-                   keys,
-                   [&](const KeyBatch& batch, std::size_t) {
-                       write_locked(self, batch.size() <= short_batch, [&](F& f) { insert(f, batch); });
-                   },
-                   nulls_arg(nulls));
-           },
-           nb::arg("keys").none(), nb::kw_only(), nb::arg("nulls").none() = "error",
-           "Inserts a batch of keys: a NumPy uint64/int64/uint32/int32 array (read in place; the\n"
-           "other byte order converted in small chunks), Arrow data of integers, strings or binary\n"
-           "(any width, large, view and dictionary forms; a polars Series, a pyarrow Array or\n"
-           "ChunkedArray, a pandas Arrow-backed column), or an iterable of ints, bytes or str. An\n"
-           "iterable is converted 2**18 keys at a time, so memory stays bounded; a bad key raises\n"
-           "after the chunks before its own were inserted. nulls: 'error' raises ValueError for an\n"
-           "Arrow null, 'skip' leaves nulls out.")
+    auto insert_keys = [](L& self, nb::handle keys, nb::handle nulls) {
+        for_each_batch(
+            keys,
+            [&](const KeyBatch& batch, std::size_t) {
+                write_locked(self, batch.size() <= short_batch, [&](F& f) { insert(f, batch); });
+            },
+            nulls_arg(nulls));
+    };
+    cls.def("insert", insert_keys, nb::arg("keys").none(), nb::kw_only(), nb::arg("nulls").none() = "error",
+            "Inserts a batch of keys: a NumPy uint64/int64/uint32/int32 array (read in place; the\n"
+            "other byte order converted in small chunks), Arrow data of integers, strings or binary\n"
+            "(any width, large, view and dictionary forms; a polars Series, a pyarrow Array or\n"
+            "ChunkedArray, a pandas Arrow-backed column), or an iterable of ints, bytes or str. An\n"
+            "iterable is converted 2**18 keys at a time, so memory stays bounded; a bad key raises\n"
+            "after the chunks before its own were inserted. nulls: 'error' raises ValueError for an\n"
+            "Arrow null, 'skip' leaves nulls out.")
+        .def("update", insert_keys, nb::arg("keys").none(), nb::kw_only(), nb::arg("nulls").none() = "error",
+             "insert(keys), by the name sets and rbloom use.")
         .def(
             "add",
             [](L& self, nb::handle key) { write_key(self, key, [](F& f, auto k) { f.insert(k); }); },
@@ -185,7 +185,31 @@ void def_set_algebra(nb::class_<Locked<F>>& cls, const char* or_doc, const char*
         .def(
             "__iand__",
             [in_place](nb::handle a, const L& b) { return in_place(a, b, [](F& x, const F& y) { x &= y; }); },
-            nb::is_operator());
+            nb::is_operator())
+        .def(
+            "union",
+            [combined](const L& a, const L& b) { return combined(a, b, [](const F& x, const F& y) { return x | y; }); },
+            nb::arg("other"), "a | other, as a new filter.")
+        .def(
+            "intersection",
+            [combined](const L& a, const L& b) { return combined(a, b, [](const F& x, const F& y) { return x & y; }); },
+            nb::arg("other"), "a & other, as a new filter.")
+        .def(
+            "issubset",
+            [](const L& a, const L& b) {
+                return pair_locked<std::shared_lock>(a, b, [](const F& x, const F& y) { return (x & y) == x; });
+            },
+            nb::arg("other"),
+            "Whether every bit set in this filter is set in other (a compatible filter: same\n"
+            "parameters and hashing, else ValueError). Exact for the bits; for the keys it means\n"
+            "every key this filter may hold, other may hold too (a subset of key sets gives a\n"
+            "subset of bits; the converse holds up to false positives).")
+        .def(
+            "issuperset",
+            [](const L& a, const L& b) {
+                return pair_locked<std::shared_lock>(a, b, [](const F& x, const F& y) { return (x & y) == y; });
+            },
+            nb::arg("other"), "other.issubset(self).");
 }
 
 // Failures of file operations that are not about the file's content are OSErrors.
@@ -199,6 +223,11 @@ auto file_op(Fn&& fn) {
         PyErr_SetString(PyExc_OSError, e.what());
         throw nb::python_error();
     }
+}
+
+// A file object rather than a path: it has the method and is neither str nor os.PathLike.
+inline bool is_file_object(nb::handle obj, const char* method) {
+    return nb::hasattr(obj, method) && !PyUnicode_Check(obj.ptr()) && !nb::hasattr(obj, "__fspath__");
 }
 
 template <class F>
@@ -237,21 +266,31 @@ void def_value(nb::class_<Locked<F>>& cls) {
                     "Raises FormatError if it is not exactly one valid filter.")
         .def(
             "save",
-            [](const L& self, const std::filesystem::path& path) {
+            [](const L& self, nb::handle target) {
+                if (is_file_object(target, "write")) {
+                    target.attr("write")(locked_bytes(self));
+                    return;
+                }
+                const auto path = nb::cast<std::filesystem::path>(target);
                 file_op([&] { read_locked(self, false, [&](const F& f) { f.save(path); }); });
             },
-            nb::arg("path"),
-            "Writes the filter to path atomically (a temporary file, then rename); a symbolic link's\n"
-            "target is replaced and the link kept; a FIFO or character device is written in place.")
+            nb::arg("file"), nb::sig("def save(self, file: str | os.PathLike[str] | typing.BinaryIO) -> None"),
+            "Writes the filter to a path (str or os.PathLike) atomically (a temporary file, then\n"
+            "rename; a symbolic link's target is replaced and the link kept; a FIFO or character\n"
+            "device is written in place), or to a binary file object (its write()).")
         .def_static(
             "load",
-            [](const std::filesystem::path& path) {
+            [](nb::handle source) {
+                if (is_file_object(source, "read")) return L(from_bytes<F>(source.attr("read")()));
+                const auto path = nb::cast<std::filesystem::path>(source);
                 return file_op([&] {
                     nb::gil_scoped_release release;
                     return L(F::load(path));
                 });
             },
-            nb::arg("path"), "Reads a saved filter; FormatError if it is corrupt, OSError if unreadable.")
+            nb::arg("file"), nb::sig("def load(file: str | os.PathLike[str] | typing.BinaryIO) -> typing.Self"),
+            "Reads a saved filter from a path or a binary file object (read to its end); FormatError\n"
+            "if it is corrupt, OSError if unreadable.")
         .def_prop_ro(
             "key_kinds",
             [](const L& self) -> nb::object {

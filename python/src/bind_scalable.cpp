@@ -69,6 +69,10 @@ void bind_scalable(nb::module_& m) {
         .def_prop_ro("inserted",
                      [](const PyScalable& self) { return read_locked(self, true, [](const ScalableFilter& f) { return f.size(); }); },
                      "Keys handed to insert so far, duplicates included (not a count of distinct keys).")
+        .def("__len__",
+             [](const PyScalable& self) { return read_locked(self, true, [](const ScalableFilter& f) { return f.size(); }); },
+             "len(f): the keys handed to insert so far, duplicates included (f.inserted). The other\n"
+             "filter types keep no count and have no len(); Filter.estimated_cardinality() estimates one.")
         .def_prop_ro("stage_sizes",
                      [](const PyScalable& self) {
                          return read_locked(self, true, [](const ScalableFilter& f) { return f.stage_sizes(); });
