@@ -42,4 +42,5 @@ NB_MODULE(_core, m) {
     batchbloom::python::bind_join(m);
     batchbloom::python::bind_load_any(m);
     batchbloom::python::bind_concurrent(m);
+    batchbloom::python::bind_parquet(m);
 }
