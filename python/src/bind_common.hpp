@@ -22,6 +22,14 @@
 
 namespace batchbloom::python {
 
+// The signatures help() and the stubs show for the batch calls (their arguments are taken as
+// handles and checked in args.hpp / keys.hpp, which nanobind would show as `object | None`).
+#define BATCHBLOOM_SIG_KEYS "keys: numpy.typing.ArrayLike | collections.abc.Iterable[int | bytes | str]"
+#define BATCHBLOOM_SIG_NULLS "nulls: typing.Literal['error', 'skip'] = 'error'"
+#define BATCHBLOOM_SIG_BATCH(name, result) \
+    nb::sig("def " name "(self, " BATCHBLOOM_SIG_KEYS ", *, " BATCHBLOOM_SIG_NULLS ") -> " result)
+#define BATCHBLOOM_SIG_KEY(name, result) nb::sig("def " name "(self, key: int | bytes | str) -> " result)
+
 // Batches up to this size run with the GIL held when the lock is free: releasing it costs
 // more than the work.
 inline constexpr std::size_t short_batch = 256;
@@ -121,6 +129,7 @@ void def_keys(nb::class_<Locked<F>>& cls) {
             nulls_arg(nulls));
     };
     cls.def("insert", insert_keys, nb::arg("keys").none(), nb::kw_only(), nb::arg("nulls").none() = "error",
+            BATCHBLOOM_SIG_BATCH("insert", "None"),
             "Inserts a batch of keys: a NumPy uint64/int64/uint32/int32 array (read in place; the\n"
             "other byte order converted in small chunks), Arrow data of integers, strings or binary\n"
             "(any width, large, view and dictionary forms; a polars Series, a pyarrow Array or\n"
@@ -129,12 +138,14 @@ void def_keys(nb::class_<Locked<F>>& cls) {
             "after the chunks before its own were inserted. nulls: 'error' raises ValueError for an\n"
             "Arrow null, 'skip' leaves nulls out.")
         .def("update", insert_keys, nb::arg("keys").none(), nb::kw_only(), nb::arg("nulls").none() = "error",
+             BATCHBLOOM_SIG_BATCH("update", "None"),
              "insert(keys), by the name sets and rbloom use.")
         .def(
             "add",
             [](L& self, nb::handle key) { write_key(self, key, [](F& f, auto k) { f.insert(k); }); },
-            nb::arg("key").none(), "Inserts one key (int, bytes or str).")
+            nb::arg("key").none(), BATCHBLOOM_SIG_KEY("add", "None"), "Inserts one key (int, bytes or str).")
         .def("contains", &contains_array<F>, nb::arg("keys").none(), nb::kw_only(), nb::arg("nulls").none() = "error",
+             BATCHBLOOM_SIG_BATCH("contains", "numpy.typing.NDArray[numpy.bool_]"),
              "A NumPy bool array: True where the key may be present, False where it is certainly absent\n"
              "(and, with nulls='skip', for an Arrow null).")
         .def(
@@ -147,14 +158,14 @@ void def_keys(nb::class_<Locked<F>>& cls) {
                     },
                     nulls_arg(nulls));
             },
-            nb::arg("keys").none(), nb::kw_only(), nb::arg("nulls").none() = "error",
+            nb::arg("keys").none(), nb::kw_only(), nb::arg("nulls").none() = "error", BATCHBLOOM_SIG_BATCH("count", "int"),
             "Number of keys in the batch that may be present (skipped nulls are not).")
         .def(
             "__contains__",
             [](const L& self, nb::handle key) {
                 return read_key(self, key, [](const F& f, auto k) { return f.contains(k); });
             },
-            nb::arg("key").none());
+            nb::arg("key").none(), BATCHBLOOM_SIG_KEY("__contains__", "bool"));
 }
 
 /// |, &, |=, &= of two compatible filters (union: bit for bit the filter of both key sets).

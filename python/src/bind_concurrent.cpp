@@ -62,6 +62,7 @@ void bind_concurrent(nb::module_& m) {
                     nulls_arg(nulls));
             },
             nb::arg("keys").none(), nb::kw_only(), nb::arg("nulls").none() = "error",
+            BATCHBLOOM_SIG_BATCH("insert", "None"),
             "Inserts a batch of keys (as Filter.insert takes them); other threads may insert and probe meanwhile.")
         .def(
             "contains",
@@ -74,7 +75,8 @@ void bind_concurrent(nb::module_& m) {
                     },
                     nulls_arg(nulls));
             },
-            nb::arg("keys").none(), nb::kw_only(), nb::arg("nulls").none() = "error", "A NumPy bool array: True where the key may be present.")
+            nb::arg("keys").none(), nb::kw_only(), nb::arg("nulls").none() = "error",
+            BATCHBLOOM_SIG_BATCH("contains", "numpy.typing.NDArray[numpy.bool_]"), "A NumPy bool array: True where the key may be present.")
         .def(
             "count",
             [](const PyConcurrent& self, nb::handle keys, nb::handle nulls) {
@@ -86,7 +88,8 @@ void bind_concurrent(nb::module_& m) {
                     },
                     nulls_arg(nulls));
             },
-            nb::arg("keys").none(), nb::kw_only(), nb::arg("nulls").none() = "error", "Number of keys in the batch that may be present.");
+            nb::arg("keys").none(), nb::kw_only(), nb::arg("nulls").none() = "error",
+            BATCHBLOOM_SIG_BATCH("count", "int"), "Number of keys in the batch that may be present.");
 }
 
 }  // namespace batchbloom::python

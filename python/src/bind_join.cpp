@@ -179,7 +179,8 @@ void bind_join(nb::module_& m) {
                     nulls_arg(nulls));
                 return to_numpy(std::move(rows));
             },
-            "keys"_a.none(), nb::kw_only(), "nulls"_a.none() = "error", "The 0-based positions of the keys that may match, ascending (NumPy uint64).")
+            "keys"_a.none(), nb::kw_only(), "nulls"_a.none() = "error",
+            BATCHBLOOM_SIG_BATCH("select", "numpy.typing.NDArray[numpy.uint64]"), "The 0-based positions of the keys that may match, ascending (NumPy uint64).")
         .def(
             "bitmap",
             [](const PyJoin& self, nb::handle keys, nb::handle nulls) {
@@ -200,6 +201,7 @@ void bind_join(nb::module_& m) {
                 return to_numpy(std::move(words));
             },
             "keys"_a.none(), nb::kw_only(), "nulls"_a.none() = "error",
+            BATCHBLOOM_SIG_BATCH("bitmap", "numpy.typing.NDArray[numpy.uint64]"),
             "A packed bitmap (NumPy uint64 words): bit i % 64 of word i // 64 is set where key i may\n"
             "match; bits past the last key are zero. Its bytes are an Arrow boolean array's values\n"
             "(pyarrow.BooleanArray.from_buffers).")
@@ -214,7 +216,8 @@ void bind_join(nb::module_& m) {
                     },
                     nulls_arg(nulls));
             },
-            "keys"_a.none(), nb::kw_only(), "nulls"_a.none() = "error", "Number of keys that may match.")
+            "keys"_a.none(), nb::kw_only(), "nulls"_a.none() = "error",
+            BATCHBLOOM_SIG_BATCH("count", "int"), "Number of keys that may match.")
         .def(
             "contains",
             [](const PyJoin& self, nb::handle keys, nb::handle nulls) {
@@ -226,14 +229,15 @@ void bind_join(nb::module_& m) {
                     },
                     nulls_arg(nulls));
             },
-            "keys"_a.none(), nb::kw_only(), "nulls"_a.none() = "error", "A NumPy bool array: True where the key may match.")
+            "keys"_a.none(), nb::kw_only(), "nulls"_a.none() = "error",
+            BATCHBLOOM_SIG_BATCH("contains", "numpy.typing.NDArray[numpy.bool_]"), "A NumPy bool array: True where the key may match.")
         .def(
             "__contains__",
             [](const PyJoin& self, nb::handle key) {
                 const Key k = key_from_python(key);
                 return std::visit([&](auto v) { return self.filter.filter().contains(v); }, k);
             },
-            "key"_a.none())
+            "key"_a.none(), BATCHBLOOM_SIG_KEY("__contains__", "bool"))
         .def(
             "to_filter", [](const PyJoin& self) { return filter_copy(self.filter); },
             "A copy of the filter (a blocked Filter: save it, OR it, probe it).")

@@ -115,8 +115,9 @@ std::optional<IntFormat> int_format(const char* format, Py_ssize_t itemsize) {
 
 // The pyarrow array behind a pandas Series or array backed by Arrow, or an invalid object.
 nb::object pandas_arrow(nb::handle obj) {
-    if (!nb::hasattr(obj, "dtype") || !nb::hasattr(obj.attr("dtype"), "storage") && !nb::hasattr(obj.attr("dtype"), "pyarrow_dtype"))
-        return {};
+    if (!nb::hasattr(obj, "dtype")) return {};
+    nb::object dtype = obj.attr("dtype");
+    if (!nb::hasattr(dtype, "storage") && !nb::hasattr(dtype, "pyarrow_dtype")) return {};
     nb::object array = nb::hasattr(obj, "__arrow_array__") ? nb::borrow(obj) : nb::getattr(obj, "array", nb::none());
     if (!nb::hasattr(array, "__arrow_array__")) return {};
     return array.attr("__arrow_array__")();

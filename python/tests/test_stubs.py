@@ -1,6 +1,8 @@
 """The type stubs describe what the module really has."""
 import ast
 import inspect
+import subprocess
+import sys
 from pathlib import Path
 
 import batchbloom
@@ -50,3 +52,15 @@ def test_everything_public_has_a_docstring():
                 batchbloom.DeletableFilter, batchbloom.JoinFilter):
         assert cls.__doc__ and cls.contains.__doc__ and cls.count.__doc__
         assert cls is batchbloom.JoinFilter or cls.insert.__doc__
+
+
+def test_generated_stubs_match_the_bindings(tmp_path):
+    """Stubs generated from the bindings (nanobind's stub generator) are checked in as they come
+    out of it: a binding changed without regenerating them fails here."""
+    for module, stub in [("batchbloom._core.parquet", "parquet.pyi")]:
+        out = tmp_path / stub
+        subprocess.run([sys.executable, "-m", "nanobind.stubgen", "-q", "-m", module, "-o", out], check=True)
+        assert out.read_text() == STUB.with_name(stub).read_text(), (
+            f"python/batchbloom/{stub} is out of date: python -m nanobind.stubgen -q -m {module} "
+            f"-o python/batchbloom/{stub}"
+        )
