@@ -17,6 +17,11 @@ namespace batchbloom::python {
 
 namespace nb = nanobind;
 
+/// An argument taken as a handle (checked by the functions below, so a wrong one raises a
+/// message naming it) that signatures and stubs show as a T.
+template <class T>
+using Typed = nb::typed<nb::handle, T>;
+
 /// An int (or an object with __index__, e.g. a NumPy integer; not a bool) in [lo, hi].
 std::uint64_t int_arg(nb::handle value, const char* name, std::uint64_t lo = 0,
                       std::uint64_t hi = std::numeric_limits<std::uint64_t>::max());

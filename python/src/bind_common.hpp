@@ -28,6 +28,7 @@ namespace batchbloom::python {
 #define BATCHBLOOM_SIG_NULLS "nulls: typing.Literal['error', 'skip'] = 'error'"
 #define BATCHBLOOM_SIG_BATCH(name, result) \
     nb::sig("def " name "(self, " BATCHBLOOM_SIG_KEYS ", *, " BATCHBLOOM_SIG_NULLS ") -> " result)
+#define BATCHBLOOM_SIG_KEYS_ONLY(name, result) nb::sig("def " name "(self, " BATCHBLOOM_SIG_KEYS ") -> " result)
 #define BATCHBLOOM_SIG_KEY(name, result) nb::sig("def " name "(self, key: int | bytes | str) -> " result)
 
 // Batches up to this size run with the GIL held when the lock is free: releasing it costs
@@ -50,7 +51,7 @@ inline Params sizing(const char* what, nb::handle n_arg, nb::handle fpr_arg, nb:
 }
 
 /// hash= and seed= (the library checks that the seed fits the kind).
-inline Hashing hashing(nb::handle kind, nb::handle seed) {
+inline Hashing hashing(Typed<nb::str> kind, Typed<int> seed) {
     return {parse_hash_kind(str_arg(kind, "hash", hash_names)), int_arg(seed, "seed")};
 }
 
@@ -192,11 +193,11 @@ void def_set_algebra(nb::class_<Locked<F>>& cls, const char* or_doc, const char*
         .def(
             "__ior__",
             [in_place](nb::handle a, const L& b) { return in_place(a, b, [](F& x, const F& y) { x |= y; }); },
-            nb::is_operator())
+            nb::is_operator(), nb::sig("def __ior__(self, other: typing.Self, /) -> typing.Self"))
         .def(
             "__iand__",
             [in_place](nb::handle a, const L& b) { return in_place(a, b, [](F& x, const F& y) { x &= y; }); },
-            nb::is_operator())
+            nb::is_operator(), nb::sig("def __iand__(self, other: typing.Self, /) -> typing.Self"))
         .def(
             "union",
             [combined](const L& a, const L& b) { return combined(a, b, [](const F& x, const F& y) { return x | y; }); },
@@ -260,6 +261,9 @@ nb::bytes locked_bytes(const Locked<F>& self) {
 template <class F>
 void def_value(nb::class_<Locked<F>>& cls) {
     using L = Locked<F>;
+    // A static method returns the class by name (typing.Self is for methods only).
+    static const std::string load_sig = "def load(file: str | os.PathLike[str] | typing.BinaryIO) -> " +
+                                        nb::cast<std::string>(cls.attr("__name__"));
     cls.def(
            "__eq__",
            [](const L& a, const L& b) { return pair_locked<std::shared_lock>(a, b, [](const F& x, const F& y) { return x == y; }); },
@@ -272,7 +276,7 @@ void def_value(nb::class_<Locked<F>>& cls) {
         .def("__copy__", &copy_of<F>)
         .def("__deepcopy__", [](const L& self, nb::handle) { return copy_of(self); }, nb::arg("memo"))
         .def("to_bytes", &locked_bytes<F>, "The filter in its file format (what save() writes).")
-        .def_static("from_bytes", [](nb::handle data) { return L(from_bytes<F>(data)); }, nb::arg("data"),
+        .def_static("from_bytes", [](Typed<nb::bytes> data) { return L(from_bytes<F>(data)); }, nb::arg("data"),
                     "A filter from to_bytes() output or a saved file's contents (any bytes-like object).\n"
                     "Raises FormatError if it is not exactly one valid filter.")
         .def(
@@ -299,7 +303,7 @@ void def_value(nb::class_<Locked<F>>& cls) {
                     return L(F::load(path));
                 });
             },
-            nb::arg("file"), nb::sig("def load(file: str | os.PathLike[str] | typing.BinaryIO) -> typing.Self"),
+            nb::arg("file"), nb::sig(load_sig.c_str()),
             "Reads a saved filter from a path or a binary file object (read to its end); FormatError\n"
             "if it is corrupt, OSError if unreadable.")
         .def_prop_ro(
@@ -312,10 +316,11 @@ void def_value(nb::class_<Locked<F>>& cls) {
                 if (k.bytes) kinds.append("bytes");
                 return nb::frozenset(kinds);
             },
+            nb::for_getter(nb::sig("def key_kinds(self) -> frozenset[typing.Literal['integers', 'bytes']] | None")),
             "The kinds of keys inserted, saved with the filter: a frozenset of 'integers' and 'bytes'\n"
             "(str keys count as bytes), or None when not recorded (a file from before the record).")
         .def("__getstate__", &locked_bytes<F>)
-        .def("__setstate__", [](L* self, nb::handle state) { new (self) L(from_bytes<F>(state)); });
+        .def("__setstate__", [](L* self, Typed<nb::bytes> state) { new (self) L(from_bytes<F>(state)); });
     cls.attr("__hash__") = nb::none();
 }
 
@@ -337,16 +342,16 @@ void def_sized_constructors(nb::class_<Locked<F>>& cls, const char* name, const 
                             const char* from_params_doc) {
     using namespace nb::literals;
     using L = Locked<F>;
-    static auto make = [](const Params& params, nb::handle hash, nb::handle seed, nb::handle backend,
-                          nb::handle threads) {
+    static auto make = [](const Params& params, Typed<nb::str> hash, Typed<int> seed, Typed<nb::str> backend,
+                          Typed<int> threads) {
         F f(params, hashing(hash, seed), backend_arg(backend));
         f.set_threads(threads_arg(threads));
         return L(std::move(f));
     };
     cls.def(
            "__init__",
-           [name](L* self, nb::handle n, nb::handle fpr, nb::handle bpk, nb::handle shape, nb::handle hash,
-                  nb::handle seed, nb::handle backend, nb::handle threads) {
+           [name](L* self, Typed<int> n, Typed<float> fpr, Typed<float> bpk, Typed<nb::str> shape, Typed<nb::str> hash,
+                  Typed<int> seed, Typed<nb::str> backend, Typed<int> threads) {
                new (self) L(make(sizing(name, n, fpr, bpk, shape), hash, seed, backend, threads));
            },
            "n"_a.none() = nb::none(), "fpr"_a.none() = nb::none(), nb::kw_only(), "bits_per_key"_a.none() = nb::none(),
@@ -354,7 +359,7 @@ void def_sized_constructors(nb::class_<Locked<F>>& cls, const char* name, const 
            "threads"_a.none() = 0, init_doc)
         .def_static(
             "from_params",
-            [](nb::handle p, nb::handle hash, nb::handle seed, nb::handle backend, nb::handle threads) {
+            [](Typed<Params> p, Typed<nb::str> hash, Typed<int> seed, Typed<nb::str> backend, Typed<int> threads) {
                 return make(params_arg(p), hash, seed, backend, threads);
             },
             "params"_a.none(), nb::kw_only(), "hash"_a.none() = "xxh3", "seed"_a.none() = 0,
@@ -378,7 +383,7 @@ void def_engine(nb::class_<Locked<F>>& cls, const char* backend_doc) {
     using L = Locked<F>;
     cls.def_prop_rw(
         "backend", [](const L& self) { return std::string(to_string(self.filter.backend())); },
-        [](L& self, nb::handle name) {
+        [](L& self, Typed<nb::str> name) {
             const Backend b = backend_arg(name);
             write_locked(self, true, [&](F& f) { f.set_backend(b); });
         },
@@ -386,7 +391,7 @@ void def_engine(nb::class_<Locked<F>>& cls, const char* backend_doc) {
     if constexpr (requires(F& f) { f.set_threads(f.threads()); })
         cls.def_prop_rw(
             "threads", [](const L& self) { return self.filter.threads(); },
-            [](L& self, nb::handle threads) {
+            [](L& self, Typed<int> threads) {
                 const unsigned t = threads_arg(threads);
                 write_locked(self, true, [&](F& f) { f.set_threads(t); });
             },
@@ -400,7 +405,7 @@ void def_scratch(nb::class_<Locked<F>>& cls, const char* limit_doc) {
     using L = Locked<F>;
     cls.def_prop_rw(
            "scratch_limit", [](const L& self) { return self.filter.scratch_limit(); },
-           [](L& self, nb::handle bytes) {
+           [](L& self, Typed<int> bytes) {
                const auto b = static_cast<std::size_t>(
                    int_arg(bytes, "scratch_limit", 0, std::numeric_limits<std::size_t>::max()));
                write_locked(self, true, [&](F& f) { f.set_scratch_limit(b); });

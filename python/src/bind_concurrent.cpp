@@ -44,13 +44,14 @@ void bind_concurrent(nb::module_& m) {
                              "through the view (the filter's own contains reads without atomics).")
         .def(
             "__init__",
-            [](PyConcurrent* self, nb::handle filter) {
+            [](PyConcurrent* self, Typed<PyFilter> filter) {
                 if (!nb::isinstance<PyFilter>(filter))
                     throw nb::type_error("ConcurrentFilter(filter): filter must be a batchbloom.Filter");
                 new (self) PyConcurrent{nb::borrow(filter), &nb::cast<PyFilter&>(filter)};
             },
             "filter"_a, "A view of `filter` (a batchbloom.Filter), which it keeps alive.")
-        .def_prop_ro("filter", [](const PyConcurrent& self) { return self.owner; }, "The viewed Filter.")
+        .def_prop_ro("filter", [](const PyConcurrent& self) { return nb::borrow<nb::typed<nb::object, PyFilter>>(self.owner); },
+                     "The viewed Filter.")
         .def(
             "insert",
             [](const PyConcurrent& self, nb::handle keys, nb::handle nulls) {

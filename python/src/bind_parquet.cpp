@@ -26,7 +26,7 @@ using namespace nb::literals;
 namespace pq = batchbloom::parquet;
 
 // The row groups a call covers: one (row_group=), or all.
-std::vector<std::size_t> row_groups(const pq::Reader& reader, nb::handle row_group) {
+std::vector<std::size_t> row_groups(const pq::Reader& reader, Typed<int> row_group) {
     const std::size_t groups = reader.metadata().row_groups.size();
     if (!row_group.is_none()) {
         const auto rg = std::size_t(int_arg(row_group, "row_group"));
@@ -63,7 +63,7 @@ std::uint64_t hash_key(nb::handle key, pq::PhysicalType type) {
 }
 
 nb::list add(const std::filesystem::path& in, const std::filesystem::path& out, const std::vector<std::string>& columns,
-             nb::handle fpr, nb::handle ndv, bool replace, nb::handle threads) {
+             Typed<float> fpr, Typed<int> ndv, bool replace, Typed<int> threads) {
     pq::AddOptions o;
     o.columns = columns;
     o.fpp = real_arg(fpr, "fpr");
@@ -91,7 +91,7 @@ nb::list add(const std::filesystem::path& in, const std::filesystem::path& out, 
     return rows;
 }
 
-nb::list inspect(const std::filesystem::path& path, nb::handle row_group) {
+nb::list inspect(const std::filesystem::path& path, Typed<int> row_group) {
     const pq::Reader reader(path);
     nb::list rows;
     for (const std::size_t rg : row_groups(reader, row_group)) {
@@ -114,7 +114,7 @@ nb::list inspect(const std::filesystem::path& path, nb::handle row_group) {
 
 using BoolArray = nb::ndarray<nb::numpy, bool, nb::ndim<1>>;
 
-nb::dict probe(const std::filesystem::path& path, const std::string& column, nb::handle keys, nb::handle row_group,
+nb::dict probe(const std::filesystem::path& path, const std::string& column, nb::handle keys, Typed<int> row_group,
                bool count) {
     const pq::Reader reader(path);
     const auto groups = row_groups(reader, row_group);

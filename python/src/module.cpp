@@ -26,7 +26,7 @@ NB_MODULE(_core, m) {
     m.def("available_backends", &bb::available_backends, "Names of the engines usable on this machine, best first.");
     m.def(
         "resolve_backend",
-        [](nb::handle name) {
+        [](batchbloom::python::Typed<nb::str> name) {
             const auto b = bb::parse_backend(batchbloom::python::str_arg(name, "name", batchbloom::python::backend_names));
             return std::string(bb::to_string(bb::resolve_backend(b)));
         },
