@@ -55,7 +55,8 @@ public:
         // A one-column table (a record batch of a polars DataFrame, a DuckDB relation) is its
         // column; the batch itself has no nulls and no offset, as streams of tables hand over.
         if (format == "+s" && schema.n_children == 1 && a.n_children == 1 && a.offset == 0 && a.null_count == 0 &&
-            a.length >= 0 && a.children != nullptr && a.children[0]->length >= a.length) {
+            a.length >= 0 && schema.children != nullptr && schema.children[0] != nullptr && a.children != nullptr &&
+            a.children[0] != nullptr && a.children[0]->length >= a.length) {
             KeyChunk c = chunk(*schema.children[0], *a.children[0], nulls_allowed);
             c.keys = std::visit([&](const auto& k) { return KeySpan(slice(k, 0, std::size_t(a.length))); }, c.keys);
             return c;
