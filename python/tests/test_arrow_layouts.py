@@ -76,6 +76,21 @@ def test_integer_widths(arrow_type):
         assert f.contains(pa.array([-1], arrow_type)).tolist() == f.contains(np.array([-1], dtype=np.int64)).tolist()
 
 
+@pytest.mark.parametrize("arrow_type", [*STRING_TYPES, pa.int8(), pa.uint16()], ids=str)
+def test_read_in_place(arrow_type):
+    """No layout is copied into Arrow memory (views and dictionaries included)."""
+    values = [None if i % 7 == 0 else (i % 100 if pa.types.is_integer(arrow_type) else f"key number {i}") for i in range(20_000)]
+    if pa.types.is_binary(arrow_type) or pa.types.is_large_binary(arrow_type) or pa.types.is_binary_view(arrow_type):
+        values = [None if v is None else v.encode() for v in values]
+    f = text_filter()
+    for column in (pa.array(values, arrow_type), pa.array(values, arrow_type).dictionary_encode()):
+        before = pa.total_allocated_bytes()
+        f.insert(column, nulls="skip")
+        hits = f.contains(column, nulls="skip")
+        assert pa.total_allocated_bytes() == before
+        assert hits.sum() == len(values) - values.count(None)
+
+
 def test_dictionary_with_null_values_and_skipped_rows():
     f = text_filter()
     keys = pa.DictionaryArray.from_arrays(pa.array([0, 1, None, 2, 1], pa.int8()), pa.array(["a", None, "zz"]))
