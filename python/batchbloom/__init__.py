@@ -8,14 +8,17 @@
 
 Keys: NumPy uint64/int64/uint32/int32 arrays (read in place; an integer key is its value, a
 negative one its 64-bit two's complement, so int64 -1 and uint64 2**64-1 are one key), Arrow
-integer/string/binary arrays (read in place; nulls raise ValueError), and sequences of ints,
-bytes or str (str keys are their UTF-8 bytes).
+data from pyarrow, polars, DuckDB or pandas (integers of every width, string/binary in their
+plain, large and view forms, dictionaries; read in place; nulls raise ValueError, or with
+nulls="skip" are left out and never match), and iterables of ints, bytes or str (str keys are
+their UTF-8 bytes).
 
 Filter types: Filter (blocked), CountingFilter (erase by counters), DeletableFilter (erase by
 collision bits), ScalableFilter (grows; fpr= holds for the whole), ClassicFilter (classic
 layout; Apache Spark's BloomFilter with scheme='spark_v1'/'spark_v2'), JoinFilter (a hash
-join's pre-filter). Modules over data frames (import them explicitly): batchbloom.arrow
-(pyarrow), batchbloom.spark (PySpark), batchbloom.duckdb (DuckDB SQL functions).
+join's pre-filter). Modules (import them explicitly): batchbloom.arrow (pyarrow, polars, DuckDB
+tables), batchbloom.parquet (Bloom filters of Parquet files), batchbloom.spark (PySpark),
+batchbloom.duckdb (DuckDB SQL functions).
 """
 
 from ._core import (

@@ -7,15 +7,13 @@
     >>> bba.filter(facts, "id", f).column("id").to_pylist()   # nulls never match
     [3, 5]
 
-Data: a pyarrow Table, RecordBatch or RecordBatchReader (or any object with the Arrow
-PyCapsule stream protocol, read as a stream). Batches are handed to the filters as they are
-(read in place, no copy) and processed one at a time; the row selection is Arrow's own
-(`Table.filter` / `RecordBatch.filter` with a boolean mask), so no Python code runs per row.
-
-Key columns: int64/uint64/int32/uint32 and string/binary/large_string/large_binary are read in
-place; smaller integers are widened to int64 (the same keys, as Spark's putLong widens them),
-string_view/binary_view cast to string/binary, and dictionary columns probed through their
-dictionary. A null key is never inserted and never matches.
+Data: a pyarrow Table, RecordBatch or RecordBatchReader, a polars DataFrame or LazyFrame
+(collected), a DuckDB relation (read as an Arrow table), or any object with the Arrow PyCapsule
+stream protocol (read as a stream). Key columns are handed to the filters as they are (read in
+place, no copy: integers of every width, string/binary in their plain, large and view forms,
+dictionaries of those) and processed one batch at a time; the row selection is the producer's
+own (`Table.filter`, `polars.DataFrame.filter` with a boolean mask), so no Python code runs per
+row. A null key is never inserted and never matches (the filters' nulls="skip").
 """
 
 from __future__ import annotations
@@ -36,58 +34,60 @@ AnyFilter = Any
 
 __all__ = ["build", "filter", "mask", "insertable"]
 
-_WIDENED = {pa.int8(), pa.int16(), pa.uint8(), pa.uint16()}
+_VIEWS = {pa.string_view(): pa.string(), pa.binary_view(): pa.binary()}
 
 
-def _key_array(column):
-    """The column as a type the filters read in place (the same keys), nulls kept."""
+def _countable(column):
+    """The column in a type pyarrow's kernels take (they lack some for views and dictionaries)."""
     t = column.type
-    if t in _WIDENED:
-        return pc.cast(column, pa.int64())
-    if pa.types.is_string_view(t):
-        return pc.cast(column, pa.string())
-    if pa.types.is_binary_view(t):
-        return pc.cast(column, pa.binary())
+    if t in _VIEWS:
+        return pc.cast(column, _VIEWS[t])
     if pa.types.is_dictionary(t):
         return pc.cast(column, t.value_type)
     return column
 
 
 def insertable(column: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
-    """The non-null keys of an Arrow column (Array or ChunkedArray), in a type the filters read
-    in place: the column itself when it has no nulls and a key type already."""
-    keys = _key_array(column)
-    return pc.drop_null(keys) if keys.null_count else keys
-
-
-def _null_key(t):
-    if pa.types.is_integer(t):
-        return pa.scalar(0, t)
-    return pa.scalar(b"" if pa.types.is_binary(t) or pa.types.is_large_binary(t) else "", t)
+    """The non-null keys of an Arrow column (Array or ChunkedArray): the column itself when it
+    has no nulls. The filters read every key type in place, and their nulls="skip" leaves nulls
+    out without this copy."""
+    return pc.drop_null(_countable(column)) if column.null_count else column
 
 
 def mask(column: pa.Array | pa.ChunkedArray, bloom: AnyFilter) -> pa.BooleanArray:
     """A boolean Arrow array: True where the row's key may be in `bloom` (any batchbloom filter),
     False where it certainly is not or is null. One batched probe for the whole column."""
-    if pa.types.is_dictionary(column.type):
-        # Probe each distinct value once, then look the answers up by index.
-        chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
-        parts = [pc.take(mask(c.dictionary, bloom), c.indices) for c in chunks]
-        hits = pa.concat_arrays(parts) if parts else pa.array([], pa.bool_())
-        return pc.fill_null(hits, False)
-    keys = _key_array(column)
-    if keys.null_count == 0:
-        return pa.array(bloom.contains(keys), pa.bool_())
-    hits = pa.array(bloom.contains(pc.fill_null(keys, _null_key(keys.type))), pa.bool_())
-    valid = pc.is_valid(keys)
-    if isinstance(valid, pa.ChunkedArray):
-        valid = valid.combine_chunks()
-    return pc.and_(hits, valid)
+    return pa.array(bloom.contains(column, nulls="skip"), pa.bool_())
+
+
+def _filter_rows(data, keep):
+    """data.filter(keep); pyarrow has no filter kernel for view columns, which go through their
+    plain type and back."""
+    if not any(f.type in _VIEWS for f in data.schema):
+        return data.filter(keep)
+    plain = type(data).from_arrays([_countable(c) if c.type in _VIEWS else c for c in data.columns], names=data.schema.names)
+    out = plain.filter(keep)
+    back = [pc.cast(c, f.type) if f.type in _VIEWS else c for c, f in zip(out.columns, data.schema)]
+    return type(data).from_arrays(back, schema=data.schema)
+
+
+def _polars(data):
+    """A polars DataFrame (a LazyFrame collected), or None for other data."""
+    if not type(data).__module__.startswith("polars"):
+        return None
+    return data.collect() if hasattr(data, "collect") else data
+
+
+def _polars_column(df, column):
+    return df.to_series(column) if isinstance(column, int) else df.get_column(column)
 
 
 def _as_stream(data):
     if isinstance(data, (pa.Table, pa.RecordBatch, pa.RecordBatchReader)):
         return data
+    for name in ("to_arrow_table", "fetch_arrow_table", "arrow"):  # a DuckDB relation
+        if type(data).__module__.startswith("duckdb") and hasattr(data, name):
+            return getattr(data, name)()
     if hasattr(data, "__arrow_c_stream__"):
         return pa.RecordBatchReader.from_stream(data)
     raise TypeError(
@@ -105,6 +105,12 @@ def build(
     ahead: give n, an upper bound, or `into`). With `into` (any batchbloom filter: a
     ClassicFilter.spark(...) for Spark, a ScalableFilter(fpr=...) when n is unknown), the keys
     are inserted into it and it is returned. A stream is read batch by batch."""
+    frame = _polars(data)
+    if frame is not None:
+        keys = _polars_column(frame, column)
+        into = into if into is not None else Filter(max(int(keys.drop_nulls().n_unique() if n is None else n), 1), fpr)
+        into.insert(keys, nulls="skip")
+        return into
     data = _as_stream(data)
     if into is None:
         if n is None:
@@ -113,22 +119,30 @@ def build(
                     "build() of a stream needs n= (an upper bound on its distinct keys) or into= (e.g. "
                     "batchbloom.ScalableFilter(fpr=0.01, initial_capacity=...))"
                 )
-            n = pc.count_distinct(_key_array(data.column(column)), mode="only_valid").as_py()
+            n = pc.count_distinct(_countable(data.column(column)), mode="only_valid").as_py()
         into = Filter(max(int(n), 1), fpr)
     if isinstance(data, pa.RecordBatchReader):
         for batch in data:
-            into.insert(insertable(batch.column(column)))
+            into.insert(batch.column(column), nulls="skip")
     else:
-        into.insert(insertable(data.column(column)))
+        into.insert(data.column(column), nulls="skip")
     return into
 
 
 def filter(data: Data, column: Column, bloom: AnyFilter) -> Data:  # noqa: A001 - the verb, as pyarrow's
     """The rows of data whose key in `column` may be in `bloom` (a superset of the rows whose key
     was inserted; null keys are dropped). Returns the same kind of object: a Table, a
-    RecordBatch, or a RecordBatchReader that filters each batch as it is read."""
+    RecordBatch, a RecordBatchReader that filters each batch as it is read, a polars DataFrame
+    (a LazyFrame's rows as a LazyFrame); a DuckDB relation's as a Table, another stream's as a
+    RecordBatchReader."""
+    frame = _polars(data)
+    if frame is not None:
+        import polars as pl
+
+        out = frame.filter(pl.Series(bloom.contains(_polars_column(frame, column), nulls="skip")))
+        return out.lazy() if frame is not data else out
     data = _as_stream(data)
     if isinstance(data, pa.RecordBatchReader):
-        batches = (b.filter(mask(b.column(column), bloom)) for b in data)
+        batches = (_filter_rows(b, mask(b.column(column), bloom)) for b in data)
         return pa.RecordBatchReader.from_batches(data.schema, batches)
-    return data.filter(mask(data.column(column), bloom))
+    return _filter_rows(data, mask(data.column(column), bloom))

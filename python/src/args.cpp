@@ -91,4 +91,11 @@ std::string_view str_arg(nb::handle value, const char* name, const char* accepte
     return {utf8, std::size_t(size)};
 }
 
+Nulls nulls_arg(nb::handle value) {
+    const std::string_view s = str_arg(value, "nulls", "'error' or 'skip'");
+    if (s == "error") return Nulls::error;
+    if (s == "skip") return Nulls::skip;
+    throw nb::value_error(("nulls must be 'error' or 'skip', not '" + std::string(s) + "'").c_str());
+}
+
 }  // namespace batchbloom::python

@@ -8,7 +8,10 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string_view>
 #include <vector>
+
+#include "key_spans.hpp"
 
 extern "C" {
 struct ArrowSchema {
@@ -49,26 +52,29 @@ namespace batchbloom::python {
 
 namespace nb = nanobind;
 
-/// One Arrow array whose buffers stay valid while this object lives.
-struct ArrowChunk {
-    std::int64_t length = 0;
-    char type = 0;  ///< the format character: l L i I (integers), u z (32-bit offsets), U Z (64-bit)
-    const void* values = nullptr;       ///< integers: first value (offset applied); strings: offsets
-    const unsigned char* data = nullptr;  ///< strings: the character data
-};
+/// What a batch does with null keys: raise ValueError, or skip them (never inserted, never
+/// matched: a probe answers False).
+enum class Nulls { error, skip };
 
-/// Holds whatever keeps the chunks' buffers alive: capsules or released-on-destruction arrays.
+/// The chunks of an Arrow import and whatever keeps their memory alive: the producer's
+/// capsules or released-on-destruction arrays, plus what the import built beside them (a
+/// dictionary's values, view buffer tables, validity bitmaps combined with a dictionary's).
 struct ArrowImport {
-    std::vector<ArrowChunk> chunks;
+    std::vector<KeyChunk> chunks;
     std::vector<nb::object> capsules;
     std::vector<std::shared_ptr<ArrowArray>> arrays;
+    std::vector<std::vector<std::uint64_t>> int_values;
+    std::vector<std::vector<std::string_view>> string_values;
+    std::vector<std::vector<const unsigned char*>> buffer_tables;
+    std::vector<std::vector<unsigned char>> bitmaps;
 };
 
 /// Whether `obj` speaks the Arrow PyCapsule protocol.
 bool is_arrow(nb::handle obj);
 
-/// Imports `obj` (an array or a stream of arrays). Throws TypeError for types that are not
-/// keys and ValueError for arrays with nulls or corrupt offsets.
-ArrowImport import_arrow(nb::handle obj);
+/// Imports `obj` (an array or a stream of arrays): integers of every width, string, binary,
+/// their large and view forms, and dictionaries of those, read in place. Throws TypeError for
+/// types that are not keys, ValueError for corrupt arrays and, with Nulls::error, for nulls.
+ArrowImport import_arrow(nb::handle obj, Nulls nulls);
 
 }  // namespace batchbloom::python

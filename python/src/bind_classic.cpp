@@ -37,8 +37,8 @@ std::int32_t java_int_arg(nb::handle value, const char* name) {
     return static_cast<std::int32_t>(v);
 }
 
-PyClassic make(const ClassicParams& params, nb::handle scheme, nb::handle hash, nb::handle seed, nb::handle backend,
-               nb::handle threads) {
+PyClassic make(const ClassicParams& params, Typed<nb::str> scheme, Typed<nb::str> hash, Typed<int> seed, Typed<nb::str> backend,
+               Typed<int> threads) {
     const Hashing h = hashing(hash, seed);
     ClassicFilter f(params, ClassicHashing{scheme_arg(scheme), h.kind, h.seed}, backend_arg(backend));
     f.set_threads(threads_arg(threads));
@@ -81,24 +81,24 @@ void bind_classic_params(nb::module_& m) {
                               "Bits (m) and bits set per key (k) of a classic Bloom filter. Immutable.")
         .def(
             "__init__",
-            [](ClassicParams* self, nb::handle bits, nb::handle k) {
+            [](ClassicParams* self, Typed<int> bits, Typed<int> k) {
                 new (self) ClassicParams(explicit_params(bits, k));
             },
             "bits"_a.none(), "k"_a.none(), "Explicit parameters, validated (ValueError names the invalid one).")
         .def_static(
             "for_fpr",
-            [](nb::handle n, nb::handle fpr) { return ClassicParams::for_fpr(int_arg(n, "n", 1), real_arg(fpr, "fpr")); },
+            [](Typed<int> n, Typed<float> fpr) { return ClassicParams::for_fpr(int_arg(n, "n", 1), real_arg(fpr, "fpr")); },
             "n"_a.none(), "fpr"_a.none(),
             "Fewest bits whose FPR (1 - e^(-kn/m))^k for n keys is <= fpr, with the best k.")
         .def_static(
             "for_bits_per_key",
-            [](nb::handle n, nb::handle bpk) {
+            [](Typed<int> n, Typed<float> bpk) {
                 return ClassicParams::for_bits_per_key(int_arg(n, "n", 1), real_arg(bpk, "bits_per_key"));
             },
             "n"_a.none(), "bits_per_key"_a.none(), "ceil(n * bits_per_key) bits, k = round(bits_per_key * ln 2).")
         .def_static(
             "spark",
-            [](nb::handle n, nb::handle fpp) { return ClassicParams::spark(int_arg(n, "n", 1), real_arg(fpp, "fpp")); },
+            [](Typed<int> n, Typed<float> fpp) { return ClassicParams::spark(int_arg(n, "n", 1), real_arg(fpp, "fpp")); },
             "n"_a.none(), "fpp"_a.none(),
             "What Spark's BloomFilter.create(n, fpp) chooses (bits rounded up to whole words).")
         .def_ro("bits", &ClassicParams::bits, "m, the number of bits.")
@@ -106,7 +106,7 @@ void bind_classic_params(nb::module_& m) {
         .def_prop_ro("nbytes", &ClassicParams::bytes, "Size of the bit array in bytes (whole 64-bit words).")
         .def(
             "predicted_fpr",
-            [](const ClassicParams& p, nb::handle n) { return ClassicFilter::classic_fpr_of(p, int_arg(n, "n")); },
+            [](const ClassicParams& p, Typed<int> n) { return ClassicFilter::classic_fpr_of(p, int_arg(n, "n")); },
             "n"_a.none(), "(1 - e^(-kn/m))^k: the predicted false-positive rate after n distinct keys.")
         .def(
             "__eq__", [](const ClassicParams& a, const ClassicParams& b) { return a == b; }, nb::is_operator())
@@ -136,8 +136,8 @@ void bind_classic(nb::module_& m) {
         "GIL; one filter may be shared by Python threads (writers exclude readers).");
     cls.def(
            "__init__",
-           [](PyClassic* self, nb::handle n, nb::handle fpr, nb::handle bpk, nb::handle scheme, nb::handle hash,
-              nb::handle seed, nb::handle backend, nb::handle threads) {
+           [](PyClassic* self, Typed<int> n, Typed<float> fpr, Typed<float> bpk, Typed<nb::str> scheme, Typed<nb::str> hash,
+              Typed<int> seed, Typed<nb::str> backend, Typed<int> threads) {
                new (self) PyClassic(make(sizing(n, fpr, bpk, scheme_arg(scheme)), scheme, hash, seed, backend, threads));
            },
            "n"_a.none() = nb::none(), "fpr"_a.none() = nb::none(), nb::kw_only(), "bits_per_key"_a.none() = nb::none(),
@@ -149,7 +149,7 @@ void bind_classic(nb::module_& m) {
            "unsigned value (spark_v1: 0 only) and hash is ignored.")
         .def_static(
             "spark",
-            [](nb::handle n, nb::handle fpp, nb::handle scheme, nb::handle seed) {
+            [](Typed<int> n, Typed<float> fpp, Typed<nb::str> scheme, Typed<int> seed) {
                 return PyClassic(ClassicFilter::spark(int_arg(n, "n", 1), real_arg(fpp, "fpp"), scheme_arg(scheme),
                                                       java_int_arg(seed, "seed")));
             },
@@ -158,8 +158,8 @@ void bind_classic(nb::module_& m) {
             "version 1 with scheme='spark_v1'; seed: Spark's int seed, version 2 only).")
         .def_static(
             "from_params",
-            [](nb::handle p, nb::handle scheme, nb::handle hash, nb::handle seed, nb::handle backend,
-               nb::handle threads) {
+            [](Typed<ClassicParams> p, Typed<nb::str> scheme, Typed<nb::str> hash, Typed<int> seed, Typed<nb::str> backend,
+               Typed<int> threads) {
                 return make(params_arg<ClassicParams>(p, "batchbloom.ClassicParams"), scheme, hash, seed, backend,
                             threads);
             },
@@ -168,7 +168,7 @@ void bind_classic(nb::module_& m) {
             "An empty filter with explicit ClassicParams.")
         .def(
             "predicted_fpr",
-            [](const PyClassic& self, nb::handle n) { return self.filter.predicted_fpr(int_arg(n, "n")); },
+            [](const PyClassic& self, Typed<int> n) { return self.filter.predicted_fpr(int_arg(n, "n")); },
             "n"_a.none(), "(1 - e^(-kn/m))^k: the predicted false-positive rate after n distinct keys.")
         .def_prop_ro(
             "params", [](const PyClassic& self) { return self.filter.params(); }, "The filter's ClassicParams.")
@@ -194,7 +194,7 @@ void bind_classic(nb::module_& m) {
             "the double_hashing scheme.")
         .def_static(
             "from_spark_bytes",
-            [](nb::handle data) {
+            [](Typed<nb::bytes> data) {
                 BufferView view(data);
                 nb::gil_scoped_release release;
                 return PyClassic(ClassicFilter::from_spark_bytes(

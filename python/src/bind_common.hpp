@@ -22,6 +22,15 @@
 
 namespace batchbloom::python {
 
+// The signatures help() and the stubs show for the batch calls (their arguments are taken as
+// handles and checked in args.hpp / keys.hpp, which nanobind would show as `object | None`).
+#define BATCHBLOOM_SIG_KEYS "keys: numpy.typing.ArrayLike | collections.abc.Iterable[int | bytes | str]"
+#define BATCHBLOOM_SIG_NULLS "nulls: typing.Literal['error', 'skip'] = 'error'"
+#define BATCHBLOOM_SIG_BATCH(name, result) \
+    nb::sig("def " name "(self, " BATCHBLOOM_SIG_KEYS ", *, " BATCHBLOOM_SIG_NULLS ") -> " result)
+#define BATCHBLOOM_SIG_KEYS_ONLY(name, result) nb::sig("def " name "(self, " BATCHBLOOM_SIG_KEYS ") -> " result)
+#define BATCHBLOOM_SIG_KEY(name, result) nb::sig("def " name "(self, key: int | bytes | str) -> " result)
+
 // Batches up to this size run with the GIL held when the lock is free: releasing it costs
 // more than the work.
 inline constexpr std::size_t short_batch = 256;
@@ -42,7 +51,7 @@ inline Params sizing(const char* what, nb::handle n_arg, nb::handle fpr_arg, nb:
 }
 
 /// hash= and seed= (the library checks that the seed fits the kind).
-inline Hashing hashing(nb::handle kind, nb::handle seed) {
+inline Hashing hashing(Typed<nb::str> kind, Typed<int> seed) {
     return {parse_hash_kind(str_arg(kind, "hash", hash_names)), int_arg(seed, "seed")};
 }
 
@@ -62,13 +71,13 @@ using BoolArray = nb::ndarray<nb::numpy, bool, nb::ndim<1>>;
 
 /// A NumPy bool array of the answers to `keys`: answer(batch, out) writes those of each batch.
 template <class Answer>
-BoolArray answers_array(nb::handle keys, Answer&& answer) {
+BoolArray answers_array(nb::handle keys, Answer&& answer, Nulls nulls = Nulls::error) {
     auto out = std::make_unique<std::vector<std::uint8_t>>();  // NumPy's bool is one byte, 0 or 1
     out->reserve(1);
     for_each_batch(keys, [&](const KeyBatch& batch, std::size_t at) {
         out->resize(at + batch.size());
         answer(batch, out->data() + at);
-    });
+    }, nulls);
     const std::size_t n = out->size();
     std::uint8_t* data = out->data();
     nb::capsule owner(out.get(), [](void* p) noexcept { delete static_cast<std::vector<std::uint8_t>*>(p); });
@@ -78,17 +87,20 @@ BoolArray answers_array(nb::handle keys, Answer&& answer) {
 
 /// The number of `keys` that may be present: count(batch) gives each batch's.
 template <class Count>
-std::size_t count_batches(nb::handle keys, Count&& count) {
+std::size_t count_batches(nb::handle keys, Count&& count, Nulls nulls = Nulls::error) {
     std::size_t c = 0;
-    for_each_batch(keys, [&](const KeyBatch& batch, std::size_t) { c += count(batch); });
+    for_each_batch(keys, [&](const KeyBatch& batch, std::size_t) { c += count(batch); }, nulls);
     return c;
 }
 
 template <class F>
-BoolArray contains_array(const Locked<F>& self, nb::handle keys) {
-    return answers_array(keys, [&](const KeyBatch& batch, std::uint8_t* out) {
-        read_locked(self, batch.size() <= short_batch, [&](const F& f) { contains(f, batch, out); });
-    });
+BoolArray contains_array(const Locked<F>& self, nb::handle keys, nb::handle nulls) {
+    return answers_array(
+        keys,
+        [&](const KeyBatch& batch, std::uint8_t* out) {
+            read_locked(self, batch.size() <= short_batch, [&](const F& f) { contains(f, batch, out); });
+        },
+        nulls_arg(nulls));
 }
 
 /// fn(filter, key) for one Python key (int, bytes or str): converted while the GIL is held,
@@ -109,38 +121,52 @@ auto read_key(const Locked<F>& self, nb::handle key, Fn&& fn) {
 template <class F>
 void def_keys(nb::class_<Locked<F>>& cls) {
     using L = Locked<F>;
-    cls.def(
-           "insert",
-           [](L& self, nb::handle keys) {
-               for_each_batch(keys, [&](const KeyBatch& batch, std::size_t) {
-                   write_locked(self, batch.size() <= short_batch, [&](F& f) { insert(f, batch); });
-               });
-           },
-           nb::arg("keys").none(),
-           "Inserts a batch of keys: a NumPy uint64/int64/uint32/int32 array (read in place; the\n"
-           "other byte order converted in small chunks), an Arrow integer, string or binary array,\n"
-           "or an iterable of ints, bytes or str. An iterable is converted 2**18 keys at a time, so\n"
-           "memory stays bounded; a bad key raises after the chunks before its own were inserted.")
+    auto insert_keys = [](L& self, nb::handle keys, nb::handle nulls) {
+        for_each_batch(
+            keys,
+            [&](const KeyBatch& batch, std::size_t) {
+                write_locked(self, batch.size() <= short_batch, [&](F& f) { insert(f, batch); });
+            },
+            nulls_arg(nulls));
+    };
+    cls.def("insert", insert_keys, nb::arg("keys").none(), nb::kw_only(), nb::arg("nulls").none() = "error",
+            BATCHBLOOM_SIG_BATCH("insert", "None"),
+            "Inserts a batch of keys: a NumPy uint64/int64/uint32/int32 array (read in place; the\n"
+            "other byte order converted in small chunks), Arrow data of integers, strings or binary\n"
+            "(any width, large, view and dictionary forms; a polars Series, a pyarrow Array or\n"
+            "ChunkedArray, a pandas Arrow-backed column), or an iterable of ints, bytes or str. An\n"
+            "iterable is converted 2**18 keys at a time, so memory stays bounded; a bad key raises\n"
+            "after the chunks before its own were inserted. nulls: 'error' raises ValueError for an\n"
+            "Arrow null, 'skip' leaves nulls out.")
+        .def("update", insert_keys, nb::arg("keys").none(), nb::kw_only(), nb::arg("nulls").none() = "error",
+             BATCHBLOOM_SIG_BATCH("update", "None"),
+             "insert(keys), by the name sets and rbloom use.")
         .def(
             "add",
             [](L& self, nb::handle key) { write_key(self, key, [](F& f, auto k) { f.insert(k); }); },
-            nb::arg("key").none(), "Inserts one key (int, bytes or str).")
-        .def("contains", &contains_array<F>, nb::arg("keys").none(),
-             "A NumPy bool array: True where the key may be present, False where it is certainly absent.")
+            nb::arg("key").none(), BATCHBLOOM_SIG_KEY("add", "None"), "Inserts one key (int, bytes or str).")
+        .def("contains", &contains_array<F>, nb::arg("keys").none(), nb::kw_only(), nb::arg("nulls").none() = "error",
+             BATCHBLOOM_SIG_BATCH("contains", "numpy.typing.NDArray[numpy.bool_]"),
+             "A NumPy bool array: True where the key may be present, False where it is certainly absent\n"
+             "(and, with nulls='skip', for an Arrow null).")
         .def(
             "count",
-            [](const L& self, nb::handle keys) {
-                return count_batches(keys, [&](const KeyBatch& batch) {
-                    return read_locked(self, batch.size() <= short_batch, [&](const F& f) { return count(f, batch); });
-                });
+            [](const L& self, nb::handle keys, nb::handle nulls) {
+                return count_batches(
+                    keys,
+                    [&](const KeyBatch& batch) {
+                        return read_locked(self, batch.size() <= short_batch, [&](const F& f) { return count(f, batch); });
+                    },
+                    nulls_arg(nulls));
             },
-            nb::arg("keys").none(), "Number of keys in the batch that may be present.")
+            nb::arg("keys").none(), nb::kw_only(), nb::arg("nulls").none() = "error", BATCHBLOOM_SIG_BATCH("count", "int"),
+            "Number of keys in the batch that may be present (skipped nulls are not).")
         .def(
             "__contains__",
             [](const L& self, nb::handle key) {
                 return read_key(self, key, [](const F& f, auto k) { return f.contains(k); });
             },
-            nb::arg("key").none());
+            nb::arg("key").none(), BATCHBLOOM_SIG_KEY("__contains__", "bool"));
 }
 
 /// |, &, |=, &= of two compatible filters (union: bit for bit the filter of both key sets).
@@ -167,11 +193,35 @@ void def_set_algebra(nb::class_<Locked<F>>& cls, const char* or_doc, const char*
         .def(
             "__ior__",
             [in_place](nb::handle a, const L& b) { return in_place(a, b, [](F& x, const F& y) { x |= y; }); },
-            nb::is_operator())
+            nb::is_operator(), nb::sig("def __ior__(self, other: typing.Self, /) -> typing.Self"))
         .def(
             "__iand__",
             [in_place](nb::handle a, const L& b) { return in_place(a, b, [](F& x, const F& y) { x &= y; }); },
-            nb::is_operator());
+            nb::is_operator(), nb::sig("def __iand__(self, other: typing.Self, /) -> typing.Self"))
+        .def(
+            "union",
+            [combined](const L& a, const L& b) { return combined(a, b, [](const F& x, const F& y) { return x | y; }); },
+            nb::arg("other"), "a | other, as a new filter.")
+        .def(
+            "intersection",
+            [combined](const L& a, const L& b) { return combined(a, b, [](const F& x, const F& y) { return x & y; }); },
+            nb::arg("other"), "a & other, as a new filter.")
+        .def(
+            "issubset",
+            [](const L& a, const L& b) {
+                return pair_locked<std::shared_lock>(a, b, [](const F& x, const F& y) { return (x & y) == x; });
+            },
+            nb::arg("other"),
+            "Whether every bit set in this filter is set in other (a compatible filter: same\n"
+            "parameters and hashing, else ValueError). Exact for the bits; for the keys it means\n"
+            "every key this filter may hold, other may hold too (a subset of key sets gives a\n"
+            "subset of bits; the converse holds up to false positives).")
+        .def(
+            "issuperset",
+            [](const L& a, const L& b) {
+                return pair_locked<std::shared_lock>(a, b, [](const F& x, const F& y) { return (x & y) == y; });
+            },
+            nb::arg("other"), "other.issubset(self).");
 }
 
 // Failures of file operations that are not about the file's content are OSErrors.
@@ -185,6 +235,11 @@ auto file_op(Fn&& fn) {
         PyErr_SetString(PyExc_OSError, e.what());
         throw nb::python_error();
     }
+}
+
+// A file object rather than a path: it has the method and is neither str nor os.PathLike.
+inline bool is_file_object(nb::handle obj, const char* method) {
+    return nb::hasattr(obj, method) && !PyUnicode_Check(obj.ptr()) && !nb::hasattr(obj, "__fspath__");
 }
 
 template <class F>
@@ -206,6 +261,9 @@ nb::bytes locked_bytes(const Locked<F>& self) {
 template <class F>
 void def_value(nb::class_<Locked<F>>& cls) {
     using L = Locked<F>;
+    // A static method returns the class by name (typing.Self is for methods only).
+    static const std::string load_sig = "def load(file: str | os.PathLike[str] | typing.BinaryIO) -> " +
+                                        nb::cast<std::string>(cls.attr("__name__"));
     cls.def(
            "__eq__",
            [](const L& a, const L& b) { return pair_locked<std::shared_lock>(a, b, [](const F& x, const F& y) { return x == y; }); },
@@ -218,26 +276,36 @@ void def_value(nb::class_<Locked<F>>& cls) {
         .def("__copy__", &copy_of<F>)
         .def("__deepcopy__", [](const L& self, nb::handle) { return copy_of(self); }, nb::arg("memo"))
         .def("to_bytes", &locked_bytes<F>, "The filter in its file format (what save() writes).")
-        .def_static("from_bytes", [](nb::handle data) { return L(from_bytes<F>(data)); }, nb::arg("data"),
+        .def_static("from_bytes", [](Typed<nb::bytes> data) { return L(from_bytes<F>(data)); }, nb::arg("data"),
                     "A filter from to_bytes() output or a saved file's contents (any bytes-like object).\n"
                     "Raises FormatError if it is not exactly one valid filter.")
         .def(
             "save",
-            [](const L& self, const std::filesystem::path& path) {
+            [](const L& self, nb::handle target) {
+                if (is_file_object(target, "write")) {
+                    target.attr("write")(locked_bytes(self));
+                    return;
+                }
+                const auto path = nb::cast<std::filesystem::path>(target);
                 file_op([&] { read_locked(self, false, [&](const F& f) { f.save(path); }); });
             },
-            nb::arg("path"),
-            "Writes the filter to path atomically (a temporary file, then rename); a symbolic link's\n"
-            "target is replaced and the link kept; a FIFO or character device is written in place.")
+            nb::arg("file"), nb::sig("def save(self, file: str | os.PathLike[str] | typing.BinaryIO) -> None"),
+            "Writes the filter to a path (str or os.PathLike) atomically (a temporary file, then\n"
+            "rename; a symbolic link's target is replaced and the link kept; a FIFO or character\n"
+            "device is written in place), or to a binary file object (its write()).")
         .def_static(
             "load",
-            [](const std::filesystem::path& path) {
+            [](nb::handle source) {
+                if (is_file_object(source, "read")) return L(from_bytes<F>(source.attr("read")()));
+                const auto path = nb::cast<std::filesystem::path>(source);
                 return file_op([&] {
                     nb::gil_scoped_release release;
                     return L(F::load(path));
                 });
             },
-            nb::arg("path"), "Reads a saved filter; FormatError if it is corrupt, OSError if unreadable.")
+            nb::arg("file"), nb::sig(load_sig.c_str()),
+            "Reads a saved filter from a path or a binary file object (read to its end); FormatError\n"
+            "if it is corrupt, OSError if unreadable.")
         .def_prop_ro(
             "key_kinds",
             [](const L& self) -> nb::object {
@@ -248,10 +316,11 @@ void def_value(nb::class_<Locked<F>>& cls) {
                 if (k.bytes) kinds.append("bytes");
                 return nb::frozenset(kinds);
             },
+            nb::for_getter(nb::sig("def key_kinds(self) -> frozenset[typing.Literal['integers', 'bytes']] | None")),
             "The kinds of keys inserted, saved with the filter: a frozenset of 'integers' and 'bytes'\n"
             "(str keys count as bytes), or None when not recorded (a file from before the record).")
         .def("__getstate__", &locked_bytes<F>)
-        .def("__setstate__", [](L* self, nb::handle state) { new (self) L(from_bytes<F>(state)); });
+        .def("__setstate__", [](L* self, Typed<nb::bytes> state) { new (self) L(from_bytes<F>(state)); });
     cls.attr("__hash__") = nb::none();
 }
 
@@ -273,16 +342,16 @@ void def_sized_constructors(nb::class_<Locked<F>>& cls, const char* name, const 
                             const char* from_params_doc) {
     using namespace nb::literals;
     using L = Locked<F>;
-    static auto make = [](const Params& params, nb::handle hash, nb::handle seed, nb::handle backend,
-                          nb::handle threads) {
+    static auto make = [](const Params& params, Typed<nb::str> hash, Typed<int> seed, Typed<nb::str> backend,
+                          Typed<int> threads) {
         F f(params, hashing(hash, seed), backend_arg(backend));
         f.set_threads(threads_arg(threads));
         return L(std::move(f));
     };
     cls.def(
            "__init__",
-           [name](L* self, nb::handle n, nb::handle fpr, nb::handle bpk, nb::handle shape, nb::handle hash,
-                  nb::handle seed, nb::handle backend, nb::handle threads) {
+           [name](L* self, Typed<int> n, Typed<float> fpr, Typed<float> bpk, Typed<nb::str> shape, Typed<nb::str> hash,
+                  Typed<int> seed, Typed<nb::str> backend, Typed<int> threads) {
                new (self) L(make(sizing(name, n, fpr, bpk, shape), hash, seed, backend, threads));
            },
            "n"_a.none() = nb::none(), "fpr"_a.none() = nb::none(), nb::kw_only(), "bits_per_key"_a.none() = nb::none(),
@@ -290,7 +359,7 @@ void def_sized_constructors(nb::class_<Locked<F>>& cls, const char* name, const 
            "threads"_a.none() = 0, init_doc)
         .def_static(
             "from_params",
-            [](nb::handle p, nb::handle hash, nb::handle seed, nb::handle backend, nb::handle threads) {
+            [](Typed<Params> p, Typed<nb::str> hash, Typed<int> seed, Typed<nb::str> backend, Typed<int> threads) {
                 return make(params_arg(p), hash, seed, backend, threads);
             },
             "params"_a.none(), nb::kw_only(), "hash"_a.none() = "xxh3", "seed"_a.none() = 0,
@@ -314,7 +383,7 @@ void def_engine(nb::class_<Locked<F>>& cls, const char* backend_doc) {
     using L = Locked<F>;
     cls.def_prop_rw(
         "backend", [](const L& self) { return std::string(to_string(self.filter.backend())); },
-        [](L& self, nb::handle name) {
+        [](L& self, Typed<nb::str> name) {
             const Backend b = backend_arg(name);
             write_locked(self, true, [&](F& f) { f.set_backend(b); });
         },
@@ -322,7 +391,7 @@ void def_engine(nb::class_<Locked<F>>& cls, const char* backend_doc) {
     if constexpr (requires(F& f) { f.set_threads(f.threads()); })
         cls.def_prop_rw(
             "threads", [](const L& self) { return self.filter.threads(); },
-            [](L& self, nb::handle threads) {
+            [](L& self, Typed<int> threads) {
                 const unsigned t = threads_arg(threads);
                 write_locked(self, true, [&](F& f) { f.set_threads(t); });
             },
@@ -336,7 +405,7 @@ void def_scratch(nb::class_<Locked<F>>& cls, const char* limit_doc) {
     using L = Locked<F>;
     cls.def_prop_rw(
            "scratch_limit", [](const L& self) { return self.filter.scratch_limit(); },
-           [](L& self, nb::handle bytes) {
+           [](L& self, Typed<int> bytes) {
                const auto b = static_cast<std::size_t>(
                    int_arg(bytes, "scratch_limit", 0, std::numeric_limits<std::size_t>::max()));
                write_locked(self, true, [&](F& f) { f.set_scratch_limit(b); });

@@ -44,38 +44,53 @@ void bind_concurrent(nb::module_& m) {
                              "through the view (the filter's own contains reads without atomics).")
         .def(
             "__init__",
-            [](PyConcurrent* self, nb::handle filter) {
+            [](PyConcurrent* self, Typed<PyFilter> filter) {
                 if (!nb::isinstance<PyFilter>(filter))
                     throw nb::type_error("ConcurrentFilter(filter): filter must be a batchbloom.Filter");
                 new (self) PyConcurrent{nb::borrow(filter), &nb::cast<PyFilter&>(filter)};
             },
             "filter"_a, "A view of `filter` (a batchbloom.Filter), which it keeps alive.")
-        .def_prop_ro("filter", [](const PyConcurrent& self) { return self.owner; }, "The viewed Filter.")
+        .def_prop_ro("filter", [](const PyConcurrent& self) { return nb::borrow<nb::typed<nb::object, PyFilter>>(self.owner); },
+                     "The viewed Filter.")
         .def(
             "insert",
-            [](const PyConcurrent& self, nb::handle keys) {
-                for_each_batch(keys, [&](const KeyBatch& batch, std::size_t) {
-                    with_view(self, batch.size() <= short_batch, [&](ConcurrentFilter v) { insert(v, batch); });
-                });
+            [](const PyConcurrent& self, nb::handle keys, nb::handle nulls) {
+                for_each_batch(
+                    keys,
+                    [&](const KeyBatch& batch, std::size_t) {
+                        with_view(self, batch.size() <= short_batch, [&](ConcurrentFilter v) { insert(v, batch); });
+                    },
+                    nulls_arg(nulls));
             },
-            nb::arg("keys").none(),
+            nb::arg("keys").none(), nb::kw_only(), nb::arg("nulls").none() = "error",
+            BATCHBLOOM_SIG_BATCH("insert", "None"),
             "Inserts a batch of keys (as Filter.insert takes them); other threads may insert and probe meanwhile.")
         .def(
             "contains",
-            [](const PyConcurrent& self, nb::handle keys) {
-                return answers_array(keys, [&](const KeyBatch& batch, std::uint8_t* out) {
-                    with_view(self, batch.size() <= short_batch, [&](const ConcurrentFilter& v) { contains(v, batch, out); });
-                });
+            [](const PyConcurrent& self, nb::handle keys, nb::handle nulls) {
+                return answers_array(
+                    keys,
+                    [&](const KeyBatch& batch, std::uint8_t* out) {
+                        with_view(self, batch.size() <= short_batch,
+                                  [&](const ConcurrentFilter& v) { contains(v, batch, out); });
+                    },
+                    nulls_arg(nulls));
             },
-            nb::arg("keys").none(), "A NumPy bool array: True where the key may be present.")
+            nb::arg("keys").none(), nb::kw_only(), nb::arg("nulls").none() = "error",
+            BATCHBLOOM_SIG_BATCH("contains", "numpy.typing.NDArray[numpy.bool_]"), "A NumPy bool array: True where the key may be present.")
         .def(
             "count",
-            [](const PyConcurrent& self, nb::handle keys) {
-                return count_batches(keys, [&](const KeyBatch& batch) {
-                    return with_view(self, batch.size() <= short_batch, [&](const ConcurrentFilter& v) { return count(v, batch); });
-                });
+            [](const PyConcurrent& self, nb::handle keys, nb::handle nulls) {
+                return count_batches(
+                    keys,
+                    [&](const KeyBatch& batch) {
+                        return with_view(self, batch.size() <= short_batch,
+                                         [&](const ConcurrentFilter& v) { return count(v, batch); });
+                    },
+                    nulls_arg(nulls));
             },
-            nb::arg("keys").none(), "Number of keys in the batch that may be present.");
+            nb::arg("keys").none(), nb::kw_only(), nb::arg("nulls").none() = "error",
+            BATCHBLOOM_SIG_BATCH("count", "int"), "Number of keys in the batch that may be present.");
 }
 
 }  // namespace batchbloom::python

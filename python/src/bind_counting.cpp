@@ -37,7 +37,7 @@ void bind_counting(nb::module_& m) {
                 });
                 return erased;
             },
-            "keys"_a.none(),
+            "keys"_a.none(), BATCHBLOOM_SIG_KEYS_ONLY("erase", "int"),
             "Erases a batch of keys, in order; returns how many were erased. A key with a zero\n"
             "counter was certainly not present and is skipped.")
         .def(
@@ -45,7 +45,7 @@ void bind_counting(nb::module_& m) {
             [](PyCounting& self, nb::handle key) {
                 return write_key(self, key, [](CountingFilter& f, auto k) { return f.erase(k); });
             },
-            "key"_a.none(), "Erases one key; False if it was certainly not present.")
+            "key"_a.none(), BATCHBLOOM_SIG_KEY("discard", "bool"), "Erases one key; False if it was certainly not present.")
         .def_prop_ro("params", [](const PyCounting& self) { return self.filter.params(); })
         .def_prop_ro("nbytes", [](const PyCounting& self) { return self.filter.bytes().size(); },
                      "Size of the counters in bytes.")

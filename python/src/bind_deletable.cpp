@@ -14,9 +14,9 @@ using namespace nb::literals;
 using PyDeletable = Locked<DeletableFilter>;
 using OutcomeArray = nb::ndarray<nb::numpy, std::uint8_t, nb::ndim<1>>;
 
-unsigned region_bits_arg(nb::handle bits) { return static_cast<unsigned>(int_arg(bits, "region_bits", 1, 512)); }
+unsigned region_bits_arg(Typed<int> bits) { return static_cast<unsigned>(int_arg(bits, "region_bits", 1, 512)); }
 
-PyDeletable make(const Params& params, nb::handle region_bits, nb::handle hash, nb::handle seed, nb::handle backend) {
+PyDeletable make(const Params& params, Typed<int> region_bits, Typed<nb::str> hash, Typed<int> seed, Typed<nb::str> backend) {
     return PyDeletable(DeletableFilter(params, region_bits_arg(region_bits), hashing(hash, seed), backend_arg(backend)));
 }
 
@@ -52,8 +52,8 @@ void bind_deletable(nb::module_& m) {
         "added. Erase only keys you inserted. Bulk calls release the GIL.");
     cls.def(
            "__init__",
-           [](PyDeletable* self, nb::handle n, nb::handle fpr, nb::handle bpk, nb::handle region_bits, nb::handle shape,
-              nb::handle hash, nb::handle seed, nb::handle backend) {
+           [](PyDeletable* self, Typed<int> n, Typed<float> fpr, Typed<float> bpk, Typed<int> region_bits, Typed<nb::str> shape,
+              Typed<nb::str> hash, Typed<int> seed, Typed<nb::str> backend) {
                new (self)
                    PyDeletable(make(sizing("DeletableFilter", n, fpr, bpk, shape), region_bits, hash, seed, backend));
            },
@@ -64,7 +64,7 @@ void bind_deletable(nb::module_& m) {
            "(region_bits: a power of two from 1 to the block's bits).")
         .def_static(
             "from_params",
-            [](nb::handle p, nb::handle region_bits, nb::handle hash, nb::handle seed, nb::handle backend) {
+            [](Typed<Params> p, Typed<int> region_bits, Typed<nb::str> hash, Typed<int> seed, Typed<nb::str> backend) {
                 return make(params_arg(p), region_bits, hash, seed, backend);
             },
             "params"_a.none(), nb::kw_only(), "region_bits"_a.none() = DeletableFilter::default_region_bits,
@@ -72,6 +72,7 @@ void bind_deletable(nb::module_& m) {
             "An empty filter with explicit Params.")
         .def(
             "erase", [](PyDeletable& self, nb::handle keys) { return erase_keys(self, keys, nullptr); }, "keys"_a.none(),
+            BATCHBLOOM_SIG_KEYS_ONLY("erase", "int"),
             "Erases a batch of keys, in order; returns how many were erased (the others tested\n"
             "negative or had every bit in a collided region, and nothing changed for them).")
         .def(
@@ -87,7 +88,7 @@ void bind_deletable(nb::module_& m) {
                 out.release();
                 return OutcomeArray(data, {n}, owner);
             },
-            "keys"_a.none(),
+            "keys"_a.none(), BATCHBLOOM_SIG_KEYS_ONLY("erase_outcomes", "numpy.typing.NDArray[numpy.uint8]"),
             "Erases like erase() and returns each key's outcome as a NumPy uint8 array: 0 absent\n"
             "(tested negative), 1 erased, 2 not deletable (every bit in a collided region).")
         .def(
@@ -95,10 +96,11 @@ void bind_deletable(nb::module_& m) {
             [](PyDeletable& self, nb::handle key) {
                 return write_key(self, key, [](DeletableFilter& f, auto k) { return f.erase(k) == EraseResult::erased; });
             },
-            "key"_a.none(), "Erases one key; False if it tested negative or could not be erased.")
+            "key"_a.none(), BATCHBLOOM_SIG_KEY("discard", "bool"),
+            "Erases one key; False if it tested negative or could not be erased.")
         .def_static(
             "predicted_deletability",
-            [](nb::handle p, nb::handle region_bits, nb::handle n) {
+            [](Typed<Params> p, Typed<int> region_bits, Typed<int> n) {
                 return predicted_deletability(params_arg(p), region_bits_arg(region_bits), int_arg(n, "n", 1));
             },
             "params"_a.none(), "region_bits"_a.none(), "n"_a.none(),

@@ -59,7 +59,7 @@ JoinFilter build(nb::handle keys, const JoinFilterOptions& o) {
     Gathered all;
     if (batch.take_array(keys)) {
         nb::gil_scoped_release release;
-        if (batch.chunks().size() == 1) {
+        if (batch.chunks().size() == 1 && batch.chunks().front().valid == nullptr) {
             std::optional<JoinFilter> direct;
             std::visit(
                 [&](const auto& k) {
@@ -69,7 +69,7 @@ JoinFilter build(nb::handle keys, const JoinFilterOptions& o) {
                                   std::is_same_v<K, std::span<const std::string_view>>)
                         direct.emplace(k, o);
                 },
-                batch.chunks().front());
+                batch.chunks().front().keys);
             if (direct) return std::move(*direct);
         }
         all.add(batch, false);
@@ -80,8 +80,8 @@ JoinFilter build(nb::handle keys, const JoinFilterOptions& o) {
     return all.build(o);
 }
 
-JoinFilterOptions options(nb::handle fpr, nb::handle bpk_arg, nb::handle expected_keys, nb::handle shape, nb::handle hash,
-                          nb::handle seed, nb::handle backend, nb::handle threads, nb::handle chunk_rows) {
+JoinFilterOptions options(Typed<float> fpr, nb::handle bpk_arg, Typed<int> expected_keys, Typed<nb::str> shape, Typed<nb::str> hash,
+                          Typed<int> seed, Typed<nb::str> backend, Typed<int> threads, Typed<int> chunk_rows) {
     JoinFilterOptions o;
     o.fpr = real_arg(fpr, "fpr");
     const auto bpk = optional_real_arg(bpk_arg, "bits_per_key");
@@ -141,8 +141,8 @@ void bind_join(nb::module_& m) {
         "are the caller's: drop them before (a null never matches). Immutable; calls release the GIL.");
     cls.def(
            "__init__",
-           [](PyJoin* self, nb::handle keys, nb::handle fpr, nb::handle bpk, nb::handle expected_keys, nb::handle shape,
-              nb::handle hash, nb::handle seed, nb::handle backend, nb::handle threads, nb::handle chunk_rows) {
+           [](PyJoin* self, nb::handle keys, Typed<float> fpr, Typed<float> bpk, Typed<int> expected_keys, Typed<nb::str> shape,
+              Typed<nb::str> hash, Typed<int> seed, Typed<nb::str> backend, Typed<int> threads, Typed<int> chunk_rows) {
                const JoinFilterOptions o =
                    options(fpr, bpk, expected_keys, shape, hash, seed, backend, threads, chunk_rows);
                new (self) PyJoin(build(keys, o));
@@ -150,13 +150,17 @@ void bind_join(nb::module_& m) {
            "build_keys"_a.none(), nb::kw_only(), "fpr"_a.none() = 0.01, "bits_per_key"_a.none() = nb::none(),
            "expected_keys"_a.none() = 0, "shape"_a.none() = "word512", "hash"_a.none() = "xxh3", "seed"_a.none() = 0,
            "backend"_a.none() = "auto", "threads"_a.none() = 0, "chunk_rows"_a.none() = std::size_t(1) << 16,
+           nb::sig("def __init__(self, build_keys: numpy.typing.ArrayLike | collections.abc.Iterable[int | bytes | str], "
+                   "*, fpr: float | None = 0.01, bits_per_key: float | None = None, expected_keys: int = 0, "
+                   "shape: str = 'word512', hash: str = 'xxh3', seed: int = 0, backend: str = 'auto', threads: int = 0, "
+                   "chunk_rows: int = 65536) -> None"),
            "Builds the filter over the build side's keys (any key batch; an Arrow stream or an\n"
            "iterable is gathered first), sized for their distinct count at fpr (or bits_per_key bits\n"
            "per key), or for expected_keys keys when given (skips the count). threads: build and\n"
            "probe threads, 0 = every core; chunk_rows: rows per chunk of a probe.")
         .def_static(
             "from_filter",
-            [](const PyFilter& f, nb::handle sized_for, nb::handle backend, nb::handle threads, nb::handle chunk_rows) {
+            [](const PyFilter& f, Typed<int> sized_for, Typed<nb::str> backend, Typed<int> threads, Typed<int> chunk_rows) {
                 return from_filter(copy_of(f).filter, sized_for, backend, threads, chunk_rows);
             },
             "filter"_a, "sized_for"_a.none(), nb::kw_only(), "backend"_a.none() = "auto", "threads"_a.none() = 0,
@@ -165,21 +169,25 @@ void bind_join(nb::module_& m) {
             "partitions); sized_for: the number of build keys it was sized for.")
         .def(
             "select",
-            [](const PyJoin& self, nb::handle keys) {
+            [](const PyJoin& self, nb::handle keys, nb::handle nulls) {
                 std::vector<std::uint64_t> rows;
-                for_each_batch(keys, [&](const KeyBatch& batch, std::size_t at) {
-                    nb::gil_scoped_release release;
-                    for_each_span(batch, [&](const auto& k, std::size_t pos) {
-                        const std::vector<std::uint64_t> part = self.filter.select(k);
-                        for (const auto r : part) rows.push_back(r + at + pos);
-                    });
-                });
+                for_each_batch(
+                    keys,
+                    [&](const KeyBatch& batch, std::size_t at) {
+                        nb::gil_scoped_release release;
+                        for_each_span(batch, [&](const auto& k, std::size_t pos) {
+                            const std::vector<std::uint64_t> part = self.filter.select(k);
+                            for (const auto r : part) rows.push_back(r + at + pos);
+                        });
+                    },
+                    nulls_arg(nulls));
                 return to_numpy(std::move(rows));
             },
-            "keys"_a.none(), "The 0-based positions of the keys that may match, ascending (NumPy uint64).")
+            "keys"_a.none(), nb::kw_only(), "nulls"_a.none() = "error",
+            BATCHBLOOM_SIG_BATCH("select", "numpy.typing.NDArray[numpy.uint64]"), "The 0-based positions of the keys that may match, ascending (NumPy uint64).")
         .def(
             "bitmap",
-            [](const PyJoin& self, nb::handle keys) {
+            [](const PyJoin& self, nb::handle keys, nb::handle nulls) {
                 std::vector<std::uint64_t> words, part;
                 for_each_batch(keys, [&](const KeyBatch& batch, std::size_t at) {
                     words.resize((at + batch.size() + 63) / 64);
@@ -193,38 +201,47 @@ void bind_join(nb::module_& m) {
                         self.filter.bitmap(k, part);
                         append_bits(words, at + pos, part, k.size());
                     });
-                });
+                }, nulls_arg(nulls));
                 return to_numpy(std::move(words));
             },
-            "keys"_a.none(),
+            "keys"_a.none(), nb::kw_only(), "nulls"_a.none() = "error",
+            BATCHBLOOM_SIG_BATCH("bitmap", "numpy.typing.NDArray[numpy.uint64]"),
             "A packed bitmap (NumPy uint64 words): bit i % 64 of word i // 64 is set where key i may\n"
             "match; bits past the last key are zero. Its bytes are an Arrow boolean array's values\n"
             "(pyarrow.BooleanArray.from_buffers).")
         .def(
             "count",
-            [](const PyJoin& self, nb::handle keys) {
-                return count_batches(keys, [&](const KeyBatch& batch) {
-                    nb::gil_scoped_release release;
-                    return count(self.filter, batch);
-                });
+            [](const PyJoin& self, nb::handle keys, nb::handle nulls) {
+                return count_batches(
+                    keys,
+                    [&](const KeyBatch& batch) {
+                        nb::gil_scoped_release release;
+                        return count(self.filter, batch);
+                    },
+                    nulls_arg(nulls));
             },
-            "keys"_a.none(), "Number of keys that may match.")
+            "keys"_a.none(), nb::kw_only(), "nulls"_a.none() = "error",
+            BATCHBLOOM_SIG_BATCH("count", "int"), "Number of keys that may match.")
         .def(
             "contains",
-            [](const PyJoin& self, nb::handle keys) {
-                return answers_array(keys, [&](const KeyBatch& batch, std::uint8_t* out) {
-                    nb::gil_scoped_release release;
-                    contains(self.filter.filter(), batch, out);
-                });
+            [](const PyJoin& self, nb::handle keys, nb::handle nulls) {
+                return answers_array(
+                    keys,
+                    [&](const KeyBatch& batch, std::uint8_t* out) {
+                        nb::gil_scoped_release release;
+                        contains(self.filter.filter(), batch, out);
+                    },
+                    nulls_arg(nulls));
             },
-            "keys"_a.none(), "A NumPy bool array: True where the key may match.")
+            "keys"_a.none(), nb::kw_only(), "nulls"_a.none() = "error",
+            BATCHBLOOM_SIG_BATCH("contains", "numpy.typing.NDArray[numpy.bool_]"), "A NumPy bool array: True where the key may match.")
         .def(
             "__contains__",
             [](const PyJoin& self, nb::handle key) {
                 const Key k = key_from_python(key);
                 return std::visit([&](auto v) { return self.filter.filter().contains(v); }, k);
             },
-            "key"_a.none())
+            "key"_a.none(), BATCHBLOOM_SIG_KEY("__contains__", "bool"))
         .def(
             "to_filter", [](const PyJoin& self) { return filter_copy(self.filter); },
             "A copy of the filter (a blocked Filter: save it, OR it, probe it).")
@@ -272,9 +289,10 @@ void bind_join(nb::module_& m) {
                 throw nb::value_error("JoinFilter state is (filter bytes, sized_for, backend, threads, chunk_rows)");
             new (self) PyJoin(from_filter(from_bytes<Filter>(s[0]), s[1], s[2], s[3], s[4]));
         });
-    cls.def("__copy__", [](nb::handle self) { return self.attr("copy")(); })
+    cls.def("__copy__", [](nb::handle self) { return self.attr("copy")(); }, nb::sig("def __copy__(self) -> JoinFilter"))
         .def(
-            "__deepcopy__", [](nb::handle self, nb::handle) { return self.attr("copy")(); }, "memo"_a)
+            "__deepcopy__", [](nb::handle self, nb::handle) { return self.attr("copy")(); }, "memo"_a,
+            nb::sig("def __deepcopy__(self, memo: typing.Any) -> JoinFilter"))
         .def("__repr__", &repr);
     cls.attr("__hash__") = nb::none();
 }

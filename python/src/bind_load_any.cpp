@@ -27,7 +27,7 @@ nb::object load_file(const std::filesystem::path& path) {
     }));
 }
 
-nb::object load_bytes(nb::handle data) {
+nb::object load_bytes(Typed<nb::bytes> data) {
     BufferView view(data);
     const std::span<const std::byte> bytes(reinterpret_cast<const std::byte*>(view.data()), view.size());
     std::optional<AnyFilter> f;
@@ -53,6 +53,8 @@ void bind_load_any(nb::module_& m) {
             return load_bytes(source);
         },
         nb::arg("source").none(),
+        nb::sig("def load_any(source: str | os.PathLike[str] | bytes | bytearray | memoryview) -> "
+                "Filter | CountingFilter | DeletableFilter | ScalableFilter | ClassicFilter"),
         "The filter a saved file holds, as its own type: Filter, CountingFilter, DeletableFilter,\n"
         "ScalableFilter or ClassicFilter (batchbloom's files, and Apache Spark's serialized\n"
         "BloomFilter). source: a path, or the file's bytes (any bytes-like object). FormatError\n"

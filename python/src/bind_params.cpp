@@ -28,7 +28,7 @@ void bind_params(nb::module_& m) {
                        "Shape, block count and bits set per key (k) of a blocked Bloom filter. Immutable.")
         .def(
             "__init__",
-            [](Params* self, nb::handle shape, nb::handle blocks, nb::handle k) {
+            [](Params* self, Typed<nb::str> shape, Typed<int> blocks, Typed<int> k) {
                 new (self) Params(Params::make(shape_arg(shape), int_arg(blocks, "blocks"),
                                                unsigned(int_arg(k, "k", 0, std::numeric_limits<std::uint32_t>::max()))));
             },
@@ -36,7 +36,7 @@ void bind_params(nb::module_& m) {
             "Explicit parameters, validated (ValueError names the first invalid one).")
         .def_static(
             "for_fpr",
-            [](nb::handle n, nb::handle fpr, nb::handle shape) {
+            [](Typed<int> n, Typed<float> fpr, Typed<nb::str> shape) {
                 return Params::for_fpr(int_arg(n, "n", 1), real_arg(fpr, "fpr"), shape_arg(shape));
             },
             nb::arg("n").none(), nb::arg("fpr").none(), nb::arg("shape").none() = "word512",
@@ -44,7 +44,7 @@ void bind_params(nb::module_& m) {
             "(the blocked-filter model of Putze, Sanders and Singler), with the best k.")
         .def_static(
             "for_bits_per_key",
-            [](nb::handle n, nb::handle bits_per_key, nb::handle shape) {
+            [](Typed<int> n, Typed<float> bits_per_key, Typed<nb::str> shape) {
                 return Params::for_bits_per_key(int_arg(n, "n", 1), real_arg(bits_per_key, "bits_per_key"),
                                                 shape_arg(shape));
             },
@@ -57,7 +57,7 @@ void bind_params(nb::module_& m) {
         .def_prop_ro("block_bytes", &Params::block_bytes, "Bytes per block (32 or 64).")
         .def_prop_ro("nbytes", &Params::bytes, "Size of the bit array in bytes.")
         .def_prop_ro("bits", &Params::bits, "Size of the bit array in bits.")
-        .def("predicted_fpr", [](const Params& p, nb::handle n) { return predicted_fpr(p, int_arg(n, "n")); }, nb::arg("n").none(),
+        .def("predicted_fpr", [](const Params& p, Typed<int> n) { return predicted_fpr(p, int_arg(n, "n")); }, nb::arg("n").none(),
              "Predicted false-positive rate after n distinct keys.")
         .def(nb::self == nb::self)
         .def("__hash__",

@@ -40,9 +40,9 @@ void bind_scalable(nb::module_& m) {
         "size. Bulk calls release the GIL.");
     cls.def(
            "__init__",
-           [](PyScalable* self, nb::handle initial_capacity, nb::handle fpr_arg, nb::handle initial_fpr_arg,
-              nb::handle growth, nb::handle tightening, nb::handle shape, nb::handle hash, nb::handle seed,
-              nb::handle backend, nb::handle threads) {
+           [](PyScalable* self, Typed<int> initial_capacity, Typed<float> fpr_arg, Typed<float> initial_fpr_arg,
+              Typed<float> growth, Typed<float> tightening, Typed<nb::str> shape, Typed<nb::str> hash, Typed<int> seed,
+              Typed<nb::str> backend, Typed<int> threads) {
                const auto fpr = optional_real_arg(fpr_arg, "fpr");
                const auto initial_fpr = optional_real_arg(initial_fpr_arg, "initial_fpr");
                if (fpr && initial_fpr)
@@ -69,6 +69,10 @@ void bind_scalable(nb::module_& m) {
         .def_prop_ro("inserted",
                      [](const PyScalable& self) { return read_locked(self, true, [](const ScalableFilter& f) { return f.size(); }); },
                      "Keys handed to insert so far, duplicates included (not a count of distinct keys).")
+        .def("__len__",
+             [](const PyScalable& self) { return read_locked(self, true, [](const ScalableFilter& f) { return f.size(); }); },
+             "len(f): the keys handed to insert so far, duplicates included (f.inserted). The other\n"
+             "filter types keep no count and have no len(); Filter.estimated_cardinality() estimates one.")
         .def_prop_ro("stage_sizes",
                      [](const PyScalable& self) {
                          return read_locked(self, true, [](const ScalableFilter& f) { return f.stage_sizes(); });

@@ -113,31 +113,31 @@ std::optional<IntFormat> int_format(const char* format, Py_ssize_t itemsize) {
         "numpy.ascontiguousarray(keys) (a copy)");
 }
 
+// The pyarrow array behind a pandas Series or array backed by Arrow, or an invalid object.
+nb::object pandas_arrow(nb::handle obj) {
+    if (!nb::hasattr(obj, "dtype")) return {};
+    nb::object dtype = obj.attr("dtype");
+    if (!nb::hasattr(dtype, "storage") && !nb::hasattr(dtype, "pyarrow_dtype")) return {};
+    nb::object array = nb::hasattr(obj, "__arrow_array__") ? nb::borrow(obj) : nb::getattr(obj, "array", nb::none());
+    if (!nb::hasattr(array, "__arrow_array__")) return {};
+    return array.attr("__arrow_array__")();
+}
+
 }  // namespace
 
-bool KeyBatch::take_array(nb::handle keys) {
+bool KeyBatch::take_array(nb::handle keys, Nulls nulls) {
     if (is_single_key(keys))
         throw nb::type_error(("keys must be a batch (array or sequence), not a single " + key_type_name(keys) +
                               "; use `key in f` or f.add(key) for one key")
                                  .c_str());
     if (is_arrow(keys)) {
-        arrow_ = import_arrow(keys);
-        for (const ArrowChunk& c : arrow_.chunks) {
-            const auto n = std::size_t(c.length);
-            switch (c.type) {
-                case 'l': case 'L': chunks_.emplace_back(std::span(static_cast<const std::uint64_t*>(c.values), n)); break;
-                case 'I': chunks_.emplace_back(std::span(static_cast<const std::uint32_t*>(c.values), n)); break;
-                case 'i': chunks_.emplace_back(std::span(static_cast<const std::int32_t*>(c.values), n)); break;
-                case 'u': case 'z':
-                    chunks_.emplace_back(PackedStrings<std::int32_t>{static_cast<const std::int32_t*>(c.values), c.data, n});
-                    break;
-                default:
-                    chunks_.emplace_back(PackedStrings<std::int64_t>{static_cast<const std::int64_t*>(c.values), c.data, n});
-                    break;
-            }
-        }
+        arrow_ = import_arrow(keys, nulls);
+        chunks_ = arrow_.chunks;
+        owners_.push_back(nb::borrow(keys));
         return true;
     }
+    // pandas' Arrow-backed columns (ArrowDtype, string[pyarrow]): their pyarrow data, in place.
+    if (nb::object arrow_array = pandas_arrow(keys); arrow_array.is_valid()) return take_array(arrow_array, nulls);
 
     nb::object source = nb::borrow(keys);
     Array a;
@@ -160,11 +160,11 @@ bool KeyBatch::take_array(nb::handle keys) {
         if (a.shape(0) > 1 && a.stride(0) != 1) not_contiguous();
         const auto dt = a.dtype();
         if (dt == nb::dtype<std::uint64_t>() || dt == nb::dtype<std::int64_t>())
-            chunks_.emplace_back(typed_span<std::uint64_t>(a));
+            add(typed_span<std::uint64_t>(a));
         else if (dt == nb::dtype<std::uint32_t>())
-            chunks_.emplace_back(typed_span<std::uint32_t>(a));
+            add(typed_span<std::uint32_t>(a));
         else if (dt == nb::dtype<std::int32_t>())
-            chunks_.emplace_back(typed_span<std::int32_t>(a));
+            add(typed_span<std::int32_t>(a));
         else
             throw nb::type_error(("keys array has dtype " + dkey_type_name(source, a) + "; " + accepted_dtypes).c_str());
         owners_.push_back(std::move(source));
@@ -197,15 +197,15 @@ bool KeyBatch::take_array(nb::handle keys) {
         // Native order that DLPack did not take (e.g. array.array): read in place like an array.
         if (reinterpret_cast<std::uintptr_t>(data) % format->size != 0)
             throw nb::type_error("keys array is not aligned to its item size; pass a copy (numpy.array(keys))");
-        if (format->size == 8) chunks_.emplace_back(std::span(reinterpret_cast<const std::uint64_t*>(data), n));
-        else if (format->is_signed) chunks_.emplace_back(std::span(reinterpret_cast<const std::int32_t*>(data), n));
-        else chunks_.emplace_back(std::span(reinterpret_cast<const std::uint32_t*>(data), n));
+        if (format->size == 8) add(std::span(reinterpret_cast<const std::uint64_t*>(data), n));
+        else if (format->is_signed) add(std::span(reinterpret_cast<const std::int32_t*>(data), n));
+        else add(std::span(reinterpret_cast<const std::uint32_t*>(data), n));
     } else if (format->size == 8) {
-        chunks_.emplace_back(Swapped<std::uint64_t>{data, n});  // signed: the same 64 bits
+        add(Swapped<std::uint64_t>{data, n});  // signed: the same 64 bits
     } else if (format->is_signed) {
-        chunks_.emplace_back(Swapped<std::int32_t>{data, n});
+        add(Swapped<std::int32_t>{data, n});
     } else {
-        chunks_.emplace_back(Swapped<std::uint32_t>{data, n});
+        add(Swapped<std::uint32_t>{data, n});
     }
     buffer_ = std::move(view);
     owners_.push_back(std::move(source));
@@ -267,15 +267,19 @@ bool IterableKeys::next(KeyBatch& batch) {
         }
         ++pos_;
     }
-    if (kind_ == 2) batch.chunks_.emplace_back(std::span<const std::string_view>(batch.strings_));
-    else batch.chunks_.emplace_back(std::span<const std::uint64_t>(batch.ints_));
+    if (kind_ == 2) batch.add(std::span<const std::string_view>(batch.strings_));
+    else batch.add(std::span<const std::uint64_t>(batch.ints_));
     return pos_ > first;
 }
 
 std::size_t KeyBatch::size() const {
     std::size_t n = 0;
-    for (const auto& c : chunks_) n += std::visit([](const auto& k) { return k.size(); }, c);
+    for (const auto& c : chunks_) n += std::visit([](const auto& k) { return k.size(); }, c.keys);
     return n;
+}
+
+bool KeyBatch::has_nulls() const {
+    return std::any_of(chunks_.begin(), chunks_.end(), [](const KeyChunk& c) { return c.valid != nullptr; });
 }
 
 Key key_from_python(nb::handle key) {

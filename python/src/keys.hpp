@@ -6,7 +6,9 @@
 //                   int32: sign-extended, so -1 as int32 is the key -1 as int64; the same
 //                   types in the other byte order (">u8", ">i8", ">u4", ">i4") are converted
 //                   32K keys at a time inside the GIL-free call (memory O(chunk), no copy)
-//   Arrow           int64/uint64/uint32/int32 values, and string/binary/large_* offsets + data
+//   Arrow           integers of every width, string/binary (plain, large and view forms) and
+//                   dictionaries of those, through the C Data and C Stream interfaces and
+//                   pandas' __arrow_array__; nulls raise or are skipped (Nulls)
 //   Python          iterables of bytes/str (str as UTF-8) or of ints in [-2^63, 2^64), converted
 //                   iterable_chunk keys at a time (for_each_batch)
 //
@@ -33,35 +35,6 @@ namespace batchbloom::python {
 
 namespace nb = nanobind;
 
-/// Byte strings as Arrow stores them: string i is data[offsets[i], offsets[i + 1]).
-template <class Offset>
-struct PackedStrings {
-    const Offset* offsets;
-    const unsigned char* data;
-    std::size_t n;
-    std::size_t size() const { return n; }
-    std::string_view operator[](std::size_t i) const {
-        return {reinterpret_cast<const char*>(data) + offsets[i], std::size_t(offsets[i + 1] - offsets[i])};
-    }
-};
-
-/// Integers stored in the byte order opposite to this machine's, possibly unaligned.
-template <class T>
-struct Swapped {
-    const unsigned char* data;
-    std::size_t n;
-    std::size_t size() const { return n; }
-    T operator[](std::size_t i) const {
-        std::make_unsigned_t<T> v;
-        std::memcpy(&v, data + i * sizeof(T), sizeof(T));
-        if constexpr (sizeof(T) == 8)
-            v = __builtin_bswap64(v);
-        else
-            v = __builtin_bswap32(v);
-        return static_cast<T>(v);
-    }
-};
-
 /// Calls fn(span of T, at) over `keys` converted to T, `stage` keys at a time. Signed 32-bit
 /// values become 64-bit keys by sign extension.
 template <class T, class Keys, class Fn>
@@ -79,10 +52,22 @@ void stage_chunks(const Keys& keys, std::size_t at, std::size_t stage, Fn& fn) {
     }
 }
 
-using KeySpan = std::variant<std::span<const std::uint64_t>, std::span<const std::uint32_t>,
-                             std::span<const std::int32_t>, std::span<const std::string_view>,
-                             PackedStrings<std::int32_t>, PackedStrings<std::int64_t>, Swapped<std::uint64_t>,
-                             Swapped<std::uint32_t>, Swapped<std::int32_t>>;
+/// Calls run(begin, n) for each maximal run of set bits among bits offset .. offset + size of
+/// an Arrow validity bitmap.
+template <class Run>
+void for_each_valid_run(const unsigned char* bitmap, std::size_t offset, std::size_t size, Run&& run) {
+    std::size_t i = 0;
+    while (i < size) {
+        auto valid = [&](std::size_t j) { return (bitmap[(offset + j) >> 3] >> ((offset + j) & 7)) & 1; };
+        while (i < size && !valid(i)) ++i;
+        const std::size_t begin = i;
+        while (i < size && valid(i)) {
+            if (((offset + i) & 7) == 0 && i + 8 <= size && bitmap[(offset + i) >> 3] == 0xff) i += 8;
+            else ++i;
+        }
+        if (i > begin) run(begin, i - begin);
+    }
+}
 
 /// A buffer-protocol view held for as long as a batch reads it (released with the GIL held,
 /// when the batch is destroyed).
@@ -103,15 +88,18 @@ class KeyBatch {
 public:
     /// Arrays, buffers and Arrow data (read in place): false if `keys` is none of them (but
     /// may be an iterable of keys). Throws TypeError for a single key or an unusable array.
-    bool take_array(nb::handle keys);
+    bool take_array(nb::handle keys, Nulls nulls = Nulls::error);
 
     std::size_t size() const;
-    const std::vector<KeySpan>& chunks() const { return chunks_; }
+    const std::vector<KeyChunk>& chunks() const { return chunks_; }
+    /// Whether some keys are skipped nulls (their answers stay False).
+    bool has_nulls() const;
 
 private:
     friend class IterableKeys;
+    void add(KeySpan keys) { chunks_.push_back(KeyChunk{keys}); }
 
-    std::vector<KeySpan> chunks_;
+    std::vector<KeyChunk> chunks_;
     std::vector<nb::object> owners_;
     ArrowImport arrow_;
     std::unique_ptr<HeldBuffer> buffer_;
@@ -150,9 +138,9 @@ inline constexpr std::size_t iterable_chunk = std::size_t(1) << 18;
 /// the position of the batch's first key). A bad key in a later batch raises after the
 /// batches before it were handed to fn; its message gives its position.
 template <class Fn>
-void for_each_batch(nb::handle keys, Fn&& fn) {
+void for_each_batch(nb::handle keys, Fn&& fn, Nulls nulls = Nulls::error) {
     KeyBatch batch;
-    if (batch.take_array(keys)) {
+    if (batch.take_array(keys, nulls)) {
         fn(static_cast<const KeyBatch&>(batch), std::size_t{0});
         return;
     }
@@ -169,32 +157,42 @@ using Key = std::variant<std::uint64_t, std::string_view>;
 Key key_from_python(nb::handle key);
 
 /// Calls fn(keys, at) with spans of uint64, uint32 or string_view keys — the types every
-/// filter's bulk calls take — covering the batch in order; `at` is the position of keys[0] in
-/// the batch. int32 keys are sign-extended, byte-swapped integers put in this machine's order
-/// and Arrow strings listed as string_views in chunks small enough to stay in L2 and big
-/// enough for the engines' threads.
+/// filter's bulk calls take — covering the batch's non-null keys in order; `at` is the position
+/// of keys[0] in the batch (skipped nulls are left out: the spans then cover the runs of keys
+/// between them). int32 keys are sign-extended, byte-swapped integers put in this machine's
+/// order and the other layouts listed as uint64s or string_views in chunks small enough to stay
+/// in L2 and big enough for the engines' threads.
 template <class Fn>
 void for_each_span(const KeyBatch& keys, Fn&& fn) {
     constexpr std::size_t stage = std::size_t(1) << 15;
     std::size_t at = 0;
     for (const auto& chunk : keys.chunks()) {
         std::visit(
-            [&](const auto& k) {
-                using K = std::decay_t<decltype(k)>;
-                if constexpr (std::is_same_v<K, std::span<const std::int32_t>> ||
-                              std::is_same_v<K, Swapped<std::int32_t>> || std::is_same_v<K, Swapped<std::uint64_t>>) {
-                    stage_chunks<std::uint64_t>(k, at, stage, fn);
-                } else if constexpr (std::is_same_v<K, Swapped<std::uint32_t>>) {
-                    stage_chunks<std::uint32_t>(k, at, stage, fn);
-                } else if constexpr (std::is_same_v<K, PackedStrings<std::int32_t>> ||
-                                     std::is_same_v<K, PackedStrings<std::int64_t>>) {
-                    stage_chunks<std::string_view>(k, at, stage, fn);
+            [&](const auto& all) {
+                using K = std::decay_t<decltype(all)>;
+                auto run = [&](const K& k, std::size_t pos) {
+                    if constexpr (std::is_same_v<K, std::span<const std::uint64_t>> ||
+                                  std::is_same_v<K, std::span<const std::uint32_t>> ||
+                                  std::is_same_v<K, std::span<const std::string_view>>) {
+                        fn(k, pos);
+                    } else if constexpr (std::is_same_v<K, Swapped<std::uint32_t>>) {
+                        stage_chunks<std::uint32_t>(k, pos, stage, fn);
+                    } else if constexpr (std::is_same_v<std::decay_t<decltype(k[0])>, std::string_view>) {
+                        stage_chunks<std::string_view>(k, pos, stage, fn);
+                    } else {
+                        stage_chunks<std::uint64_t>(k, pos, stage, fn);
+                    }
+                };
+                if (chunk.valid == nullptr) {
+                    run(all, at);
                 } else {
-                    fn(k, at);
+                    for_each_valid_run(chunk.valid, chunk.valid_offset, all.size(), [&](std::size_t b, std::size_t n) {
+                        run(slice(all, b, n), at + b);
+                    });
                 }
-                at += k.size();
+                at += all.size();
             },
-            chunk);
+            chunk.keys);
     }
 }
 
@@ -203,9 +201,10 @@ void insert(F& f, const KeyBatch& keys) {
     for_each_span(keys, [&](const auto& k, std::size_t) { f.insert(k); });
 }
 
-/// out must hold keys.size() bytes.
+/// out must hold keys.size() bytes; those of skipped nulls are set to 0.
 template <class F>
 void contains(const F& f, const KeyBatch& keys, std::uint8_t* out) {
+    if (keys.has_nulls()) std::memset(out, 0, keys.size());
     for_each_span(keys, [&](const auto& k, std::size_t at) { f.contains(k, std::span(out + at, k.size())); });
 }
 

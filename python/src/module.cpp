@@ -27,7 +27,7 @@ NB_MODULE(_core, m) {
     m.def("available_backends", &bb::available_backends, "Names of the engines usable on this machine, best first.");
     m.def(
         "resolve_backend",
-        [](nb::handle name) {
+        [](batchbloom::python::Typed<nb::str> name) {
             const auto b = bb::parse_backend(batchbloom::python::str_arg(name, "name", batchbloom::python::backend_names));
             return std::string(bb::to_string(bb::resolve_backend(b)));
         },
@@ -46,4 +46,5 @@ NB_MODULE(_core, m) {
     batchbloom::python::bind_join(m);
     batchbloom::python::bind_load_any(m);
     batchbloom::python::bind_concurrent(m);
+    batchbloom::python::bind_parquet(m);
 }

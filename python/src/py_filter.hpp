@@ -80,5 +80,6 @@ void bind_deletable(nb::module_& m);
 void bind_join(nb::module_& m);
 void bind_load_any(nb::module_& m);
 void bind_concurrent(nb::module_& m);
+void bind_parquet(nb::module_& m);
 
 }  // namespace batchbloom::python

@@ -1,7 +1,6 @@
 """What the Parquet tests share: the readers they need (skipping without them), the batchbloom
 program (BATCHBLOOM_CLI; ./dev test sets it to the Release build's), and the stored Bloom
 filters of a file."""
-import os
 import subprocess
 
 import numpy as np
@@ -11,10 +10,7 @@ duckdb = pytest.importorskip("duckdb", reason="duckdb (PyPI) is not installed")
 pa = pytest.importorskip("pyarrow", reason="pyarrow (PyPI) is not installed")
 pq = pytest.importorskip("pyarrow.parquet", reason="pyarrow.parquet is not available")
 
-CLI = os.environ.get("BATCHBLOOM_CLI")
-requires_cli = pytest.mark.skipif(
-    not CLI or not os.access(CLI, os.X_OK), reason="BATCHBLOOM_CLI does not name the batchbloom program"
-)
+from cli_program import CLI, requires_cli  # noqa: F401 - shared with the Parquet tests
 
 
 def run_cli(*args, check=True):

@@ -9,10 +9,9 @@ import pytest
 
 import batchbloom
 
-CLI = os.environ.get("BATCHBLOOM_CLI")
-pytestmark = pytest.mark.skipif(
-    not CLI or not os.access(CLI, os.X_OK), reason="BATCHBLOOM_CLI does not name the batchbloom program"
-)
+from cli_program import CLI, requires_cli
+
+pytestmark = requires_cli
 
 
 def cli(*args):

@@ -3,7 +3,6 @@ every filter type, fed the same keys in their input order, sorted by value, sort
 reversed and with every key twice, finds every key and measures the FPR it predicts. The
 command line's build once inserted a scalable filter's keys sorted by hash (42% FPR for a
 predicted 4%)."""
-import os
 import subprocess
 
 import numpy as np
@@ -11,7 +10,7 @@ import pytest
 
 import batchbloom
 
-CLI = os.environ.get("BATCHBLOOM_CLI")
+from cli_program import CLI, requires_cli
 N_ABSENT = 200_000
 
 
@@ -88,7 +87,7 @@ def test_python_filters_keep_their_promise_in_any_order(kind, order, even_keys, 
     _check(f, even_keys, absent, order == "each twice")
 
 
-@pytest.mark.skipif(not CLI or not os.access(CLI, os.X_OK), reason="BATCHBLOOM_CLI does not name the batchbloom program")
+@requires_cli
 @pytest.mark.parametrize("order", ORDERS)
 @pytest.mark.parametrize("kind", TYPES)
 def test_cli_builds_keep_their_promise_in_any_order(kind, order, even_keys, absent, tmp_path):

@@ -15,10 +15,9 @@ pyspark = pytest.importorskip("pyspark", reason="pyspark is not installed (pip i
 if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
     pytest.skip("no Java runtime (java not on PATH, JAVA_HOME unset)", allow_module_level=True)
 
-CLI = os.environ.get("BATCHBLOOM_CLI")
-pytestmark = pytest.mark.skipif(
-    not CLI or not os.access(CLI, os.X_OK), reason="BATCHBLOOM_CLI does not name the batchbloom program"
-)
+from cli_program import CLI, requires_cli  # noqa: E402 - after the skip above
+
+pytestmark = requires_cli
 
 N = 20_000  # keys inserted
 PROBES = 10_000  # keys probed in both programs: half inserted, half not
