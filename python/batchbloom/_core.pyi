@@ -26,6 +26,12 @@ def resolve_backend(name: str | None = 'auto') -> str:
     The engine `name` runs on here ('auto': BATCHBLOOM_BACKEND if set, else the best one).
     """
 
+def reload_environment() -> None:
+    """
+    Reads BATCHBLOOM_BACKEND and BATCHBLOOM_BATCH_PATH again. The library reads them once:
+    after changing them in os.environ, call this for later calls to follow.
+    """
+
 class Params:
     """
     Shape, block count and bits set per key (k) of a blocked Bloom filter. Immutable.
