@@ -266,25 +266,40 @@ def semi_join(
 ) -> DataFrame:
     """probe LEFT SEMI JOIN build_side ON column, with the probe side pre-filtered by a Bloom
     filter of build_side's keys (build_native(), probed inside the JVM where the session allows,
-    else build() and Python). The same rows as the plain semi join. Where Spark would broadcast
-    the build side (its estimated size within spark.sql.autoBroadcastJoinThreshold), no filter
-    can pay for itself and the plain semi join is returned."""
+    else build() and Python). The same rows as the plain semi join. No filter pays where the
+    keys can be broadcast, so: where Spark would broadcast the build side itself (its estimated
+    size within spark.sql.autoBroadcastJoinThreshold), Spark's plain plan is returned; where the
+    keys counted (n, or the rows with a key) fit that threshold, a broadcast semi join of the
+    keys; otherwise the filtered semi join."""
     keys = build_side.select(column)
     plain = probe.join(keys, on=column, how="left_semi")
-    if _broadcastable(keys):
+    limit = _broadcast_limit(probe.sparkSession)
+    if limit >= 0 and _estimated_bytes(keys) <= limit:
         return plain
+    if n is None:
+        n = _key_count(build_side, column)
+    width = 8 if isinstance(_column_type(build_side, column), _INTEGRAL) else _TEXT_KEY_BYTES
+    if limit >= 0 and n * width <= limit:
+        return probe.join(F.broadcast(keys), on=column, how="left_semi")
     bloom = build_native(build_side, column, fpr=fpr, n=n)
     if _native_contains(column, bloom, _column_type(probe, column)) is None:
         bloom = build(build_side, column, fpr=fpr, n=n)
     return filter(probe, column, bloom).join(keys, on=column, how="left_semi")
 
 
-def _broadcastable(df: DataFrame) -> bool:
-    """Whether Spark's planner would broadcast df as a join side: its size estimate (the one the
-    planner uses) within spark.sql.autoBroadcastJoinThreshold."""
-    spark = df.sparkSession
-    limit = spark._jvm.org.apache.spark.sql.internal.SQLConf.get().autoBroadcastJoinThreshold() if hasattr(spark, "_jvm") else -1
-    if limit < 0:
-        return False
-    size = int(str(df._jdf.queryExecution().optimizedPlan().stats().sizeInBytes()))
-    return size <= limit
+# Bytes a string or binary key takes in a broadcast hash relation, assumed when deciding
+# whether the keys fit the broadcast threshold (Spark's own estimate for a string is 20).
+_TEXT_KEY_BYTES = 32
+
+
+def _broadcast_limit(spark) -> int:
+    """spark.sql.autoBroadcastJoinThreshold in bytes; -1 (broadcast joins off) without a JVM."""
+    jvm = getattr(spark, "_jvm", None)
+    return int(jvm.org.apache.spark.sql.internal.SQLConf.get().autoBroadcastJoinThreshold()) if jvm else -1
+
+
+def _estimated_bytes(df: DataFrame) -> int:
+    """The size Spark's planner estimates for df (what it compares with the broadcast threshold)."""
+    return int(str(df._jdf.queryExecution().optimizedPlan().stats().sizeInBytes()))
+
+

@@ -182,6 +182,15 @@ def test_semi_join_probes_in_the_jvm_unless_the_build_side_broadcasts(spark, sid
         joined = bbs.semi_join(probe, build, "k")
         assert "might_contain" not in plan_of(joined)
         assert sorted(r["payload"] for r in joined.collect()) == plain
+        # Keys that fit the threshold though Spark's estimate of the side does not: a broadcast
+        # semi join of the keys, no filter.
+        keys = build.where("k IS NOT NULL").count()
+        estimate = int(str(build.select("k")._jdf.queryExecution().optimizedPlan().stats().sizeInBytes()))
+        if 8 * keys < estimate:
+            spark.conf.set("spark.sql.autoBroadcastJoinThreshold", str(8 * keys))
+            joined = bbs.semi_join(probe, build, "k")
+            assert "might_contain" not in plan_of(joined) and "Broadcast" in plan_of(joined)
+            assert sorted(r["payload"] for r in joined.collect()) == plain
     finally:
         spark.conf.set("spark.sql.autoBroadcastJoinThreshold", old)
 
