@@ -20,6 +20,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import timeit
 from pathlib import Path
 
 # Keys inside every row group's min/max range (the data's keys are random in [0, 2^62)) that the
@@ -28,12 +29,9 @@ ABSENT = [random.Random(1970).randrange(2**40, 2**61) for _ in range(10)]
 
 
 def median_time(fn, reps):
-    times, result = [], None
-    for _ in range(reps):
-        t = time.perf_counter()
-        result = fn()
-        times.append(time.perf_counter() - t)
-    return statistics.median(times), result
+    """The median of reps timed calls after an untimed one, whose result is returned."""
+    result = fn()
+    return statistics.median(timeit.repeat(fn, number=1, repeat=reps)), result
 
 
 def queries(path):
@@ -47,19 +45,19 @@ def queries(path):
 
 
 def duckdb_rows(con, sql, profile):
+    """(count, row groups read, row groups) of a count query, from DuckDB's JSON profile."""
     con.execute("PRAGMA enable_profiling='json'")
     con.execute(f"PRAGMA profiling_output='{profile}'")
     count = con.execute(sql).fetchall()[0][0]
     con.execute("PRAGMA disable_profiling")
-
-    def scans(node):
-        if "row_groups_scanned" in node:
-            yield node
-        for child in node.get("children", []) + node.get("operator", []):
-            yield from scans(child)
-
-    found = list(scans(json.loads(Path(profile).read_text())))
-    return count, sum(int(f["row_groups_scanned"]) for f in found), sum(int(f["total_row_groups_to_scan"]) for f in found)
+    read = total = 0
+    stack = [json.loads(Path(profile).read_text())]
+    while stack:  # every operator of the plan; the table scans carry the row-group counts
+        node = stack.pop()
+        read += int(node.get("row_groups_scanned", 0))
+        total += int(node.get("total_row_groups_to_scan", 0))
+        stack += node.get("children", []) + node.get("operator", [])
+    return count, read, total
 
 
 def main():
@@ -71,11 +69,11 @@ def main():
     args = ap.parse_args()
     import duckdb
 
-    out = []
-
     def record(r):
         print(json.dumps(r), flush=True)
-        out.append(r)
+        if args.json:
+            with open(args.json, "a") as f:
+                f.write(json.dumps(r) + "\n")
 
     with tempfile.TemporaryDirectory() as tmp:
         plain, filtered = Path(tmp) / "plain", Path(tmp) / "filtered"
@@ -112,17 +110,12 @@ def main():
                     "join, 10-row build side": "SELECT count(*) FROM t JOIN (SELECT explode(array("
                                                f"{keys})) AS key) k USING (key)"}
             for name, sql in sqls.items():
-                spark.sql(sql).collect()  # warm-up: JIT, footers
                 seconds, rows = median_time(lambda: spark.sql(sql).collect()[0][0], args.reps)
                 if rows:
                     raise SystemExit(f"{name}: {rows} rows hold a key meant to be absent")
                 record({"engine": "spark " + spark.version, "query": name, "dataset": label, "seconds": round(seconds, 4),
                         "rows": rows})
         spark.stop()
-    if args.json:
-        with open(args.json, "a") as f:
-            for r in out:
-                f.write(json.dumps(r) + "\n")
 
 
 if __name__ == "__main__":

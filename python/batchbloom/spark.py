@@ -156,14 +156,8 @@ def _spark_scheme(spark) -> str:
     return "spark_v2" if (major, minor) >= (4, 1) else "spark_v1"
 
 
-def build_native(
-    df: DataFrame,
-    column: Union[str, Column],
-    *,
-    fpr: float = 0.01,
-    n: int | None = None,
-    depth: int = 2,
-) -> ClassicFilter:
+def build_native(df: DataFrame, column: Union[str, Column], *, fpr: float = 0.01, n: int | None = None,
+                 depth: int = 2) -> ClassicFilter:
     """A filter of the non-null keys of df[column] that Spark probes inside the JVM: Spark's own
     BloomFilter (format version 2 from Spark 4.1, else 1), sized as BloomFilter.create(n, fpr),
     holding each key as Spark's runtime join filter does (integers as longs, strings and binary
