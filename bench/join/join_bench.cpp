@@ -192,6 +192,17 @@ bb::JoinFilterOptions filter_options(std::size_t distinct, unsigned threads, bb:
     return o;
 }
 
+/// One chunk of the bloom+hash plan: the filter selects the rows that may match, and only those
+/// probe the table.
+template <class Key>
+void filter_then_probe(const bb::JoinFilter& filter, const HashTable<Key>& table, const Side<Key>& probe,
+                       std::size_t begin, std::size_t n, Result& out) {
+    thread_local std::vector<std::uint32_t> sel(chunk_rows);
+    const std::size_t survivors = filter.select_chunk(std::span<const Key>(probe.keys).subspan(begin, n), sel);
+    out.survivors += survivors;
+    for (std::size_t j = 0; j < survivors; ++j) table.probe(probe.keys[begin + sel[j]], probe.payload[begin + sel[j]], out);
+}
+
 /// The bloom+hash plan that decides from the data whether its filter pays. The first chunks
 /// (one per thread) probe the hash table directly, which tells the fraction of probe rows that
 /// match and the table's time per row; a filter over a sample of the build keys, built and
@@ -212,10 +223,7 @@ Run adaptive_bloom_join(const Side<Key>& build, const Side<Key>& probe, unsigned
     };
     std::optional<bb::JoinFilter> filter;
     const auto filtered = [&](std::size_t begin, std::size_t n, Result& out) {
-        thread_local std::vector<std::uint32_t> sel(chunk_rows);
-        const std::size_t survivors = filter->select_chunk(column.subspan(begin, n), sel);
-        out.survivors += survivors;
-        for (std::size_t j = 0; j < survivors; ++j) table.probe(probe.keys[begin + sel[j]], probe.payload[begin + sel[j]], out);
+        filter_then_probe(*filter, table, probe, begin, n, out);
     };
 
     // The sample: one chunk per thread, probed directly (after waking the threads, which on a VM
@@ -265,12 +273,8 @@ Run bloom_join(const Side<Key>& build, const Side<Key>& probe, unsigned threads,
     const HashTable<Key> table(build);
     const bb::JoinFilter filter(std::span<const Key>(build.keys), filter_options(table.distinct(), threads, backend, fpr));
     const double build_ms = ms_since(t0);
-    const std::span<const Key> column(probe.keys);
     const Result r = over_chunks(0, probe.keys.size(), threads, [&](std::size_t begin, std::size_t n, Result& out) {
-        thread_local std::vector<std::uint32_t> sel(chunk_rows);
-        const std::size_t survivors = filter.select_chunk(column.subspan(begin, n), sel);
-        out.survivors += survivors;
-        for (std::size_t j = 0; j < survivors; ++j) table.probe(probe.keys[begin + sel[j]], probe.payload[begin + sel[j]], out);
+        filter_then_probe(filter, table, probe, begin, n, out);
     });
     return {r, ms_since(t0), build_ms, filter.predicted_fpr()};
 }

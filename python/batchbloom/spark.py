@@ -275,10 +275,9 @@ def semi_join(
     width = 8 if isinstance(_column_type(build_side, column), _INTEGRAL) else _TEXT_KEY_BYTES
     if limit >= 0 and n * width <= limit:
         return probe.join(F.broadcast(keys), on=column, how="left_semi")
-    bloom = build_native(build_side, column, fpr=fpr, n=n)
-    if _native_contains(column, bloom, _column_type(probe, column)) is None:
-        bloom = build(build_side, column, fpr=fpr, n=n)
-    return filter(probe, column, bloom).join(keys, on=column, how="left_semi")
+    native = _native_contains(column, build_native(build_side, column, fpr=fpr, n=n), _column_type(probe, column))
+    kept = probe.where(native) if native is not None else filter(probe, column, build(build_side, column, fpr=fpr, n=n))
+    return kept.join(keys, on=column, how="left_semi")
 
 
 # Bytes a string or binary key takes in a broadcast hash relation, assumed when deciding
