@@ -62,6 +62,33 @@ TEST(Params, ForFprMeetsTargetWithFewestBlocks) {
             }
 }
 
+// The sizing of a given (n, FPR, shape) is part of what a release promises: the same request
+// gives the same filter however the search for it is done.
+TEST(Params, ForFprSizesStayTheSame) {
+    struct Case {
+        Shape shape;
+        std::uint64_t n;
+        double fpr;
+        std::uint64_t blocks;
+        unsigned k;
+    };
+    const Case cases[] = {
+        {Shape::split256, 2000, 0.01, 83, 8},           {Shape::split256, 1'000'000, 0.01, 41130, 8},
+        {Shape::split256, 1'000'000'000, 0.001, 65975826, 8}, {Shape::split256, 99990, 1e-6, 19542, 16},
+        {Shape::word512, 7, 0.3, 1, 16},                {Shape::word512, 1'000'000, 0.3, 8011, 8},
+        {Shape::word512, 1'000'000, 0.01, 19726, 8},    {Shape::word512, 12'345'678, 0.01, 243522, 8},
+        {Shape::word512, 1'000'000'000, 1e-5, 58367082, 16}, {Shape::line512, 2000, 0.3, 10, 2},
+        {Shape::line512, 2000, 0.01, 39, 7},            {Shape::line512, 1'000'000, 0.01, 19328, 6},
+        {Shape::line512, 1'000'000, 1e-5, 57569, 14},
+    };
+    for (const Case& c : cases) {
+        const Params p = Params::for_fpr(c.n, c.fpr, c.shape);
+        SCOPED_TRACE(std::string(bb::to_string(c.shape)) + " n=" + std::to_string(c.n) + " fpr=" + std::to_string(c.fpr));
+        EXPECT_EQ(p.blocks, c.blocks);
+        EXPECT_EQ(p.k, c.k);
+    }
+}
+
 TEST(Params, ForBitsPerKeyPicksTheBestK) {
     const auto p = Params::for_bits_per_key(1'000'000, 10, Shape::word512);
     EXPECT_EQ(p.blocks, (1'000'000ULL * 10 + 511) / 512);

@@ -77,36 +77,51 @@ double mixture(std::uint64_t n, std::uint64_t blocks, F&& f) {
     return fsum / wsum;
 }
 
-// The fewest blocks b with fpr_of(b) <= target, or 0 if even max_blocks is not enough; fpr_of
-// falls as b grows. A bracket grown from `guess`, then regula falsi on log FPR over log blocks
-// (Illinois variant, with a bisection step whenever interpolation stops halving the bracket):
-// the model costs a few hundred special functions per call, and this needs ~6 calls per k
-// where bisection needed ~15.
+// The fewest blocks b with fpr_of(b) <= target, and fpr_of(b); blocks 0 if even max_blocks is
+// not enough. fpr_of falls as b grows, so the answer does not depend on `guess`, only the work
+// does: a bracket grown (or walked down) from the guess in steps that double from 1/32 of it,
+// then regula falsi on log FPR over log blocks (Illinois variant, with a bisection step whenever
+// interpolation stops halving the bracket). The model costs a few hundred special functions per
+// call; from a guess within a few percent this takes ~4 calls.
+struct Fit {
+    std::uint64_t blocks;
+    double fpr;
+};
+
 template <class Fpr>
-std::uint64_t fewest_blocks(std::uint64_t guess, Fpr&& fpr_of, double target) {
+Fit fewest_blocks(std::uint64_t guess, Fpr&& fpr_of, double target) {
     const double log_target = std::log(target);
+    const auto step_from = [](std::uint64_t b, double step) {
+        return std::max<std::uint64_t>(1, static_cast<std::uint64_t>(double(b) * step));
+    };
     std::uint64_t hi = guess, lo = 0;  // lo = 0: no block count known not to fit yet
-    double f_hi = fpr_of(hi), g_lo = 0.0;
+    double f_hi = fpr_of(hi), g_lo = 0.0, step = 1.0 / 32;
     while (!(f_hi <= target)) {
-        if (hi == layout::max_blocks) return 0;
+        if (hi == layout::max_blocks) return {0, f_hi};
         lo = hi, g_lo = std::log(f_hi) - log_target;
-        hi = std::min(hi * 2, layout::max_blocks);
+        hi = hi + std::min(step_from(hi, step), layout::max_blocks - hi);
         f_hi = fpr_of(hi);
+        step *= 2;
     }
     if (lo == 0) {  // the guess fits: walk down to a count that does not
         for (;;) {
-            if (hi == 1) return 1;
-            const std::uint64_t down = hi / 2;
+            if (hi == 1) return {1, f_hi};
+            const std::uint64_t down = hi - std::min(step_from(hi, step), hi - 1);
             const double f = fpr_of(down);
             if (!(f <= target)) {
                 lo = down, g_lo = std::log(f) - log_target;
                 break;
             }
             hi = down, f_hi = f;
+            step = std::min(step * 2, 0.5);
         }
     }
     double g_hi = std::log(f_hi) - log_target;  // <= 0 (up to rounding); g_lo > 0
     int side = 0;                               // which end moved last (+1 lo, -1 hi)
+    const auto move = [&](std::uint64_t b, double f, double g) {
+        if (f <= target) hi = b, f_hi = f, g_hi = g;
+        else lo = b, g_lo = g;
+    };
     while (hi - lo > 1) {
         const std::uint64_t width = hi - lo;
         std::uint64_t mid = lo + width / 2;
@@ -116,13 +131,12 @@ std::uint64_t fewest_blocks(std::uint64_t guess, Fpr&& fpr_of, double target) {
             mid = std::clamp<std::uint64_t>(static_cast<std::uint64_t>(std::llround(x)), lo + 1, hi - 1);
         }
         const double f = fpr_of(mid);
-        const double g = std::log(f) - log_target;
-        if (f <= target) {
-            hi = mid, g_hi = g;
+        const bool fits = f <= target;
+        move(mid, f, std::log(f) - log_target);
+        if (fits) {
             if (side == -1) g_lo /= 2;  // Illinois: the end that stays put loses weight
             side = -1;
         } else {
-            lo = mid, g_lo = g;
             if (side == 1) g_hi /= 2;
             side = 1;
         }
@@ -130,12 +144,11 @@ std::uint64_t fewest_blocks(std::uint64_t guess, Fpr&& fpr_of, double target) {
             const std::uint64_t m = lo + (hi - lo) / 2;
             if (m == lo) break;
             const double fm = fpr_of(m);
-            if (fm <= target) hi = m, g_hi = std::log(fm) - log_target;
-            else lo = m, g_lo = std::log(fm) - log_target;
+            move(m, fm, std::log(fm) - log_target);
             side = 0;
         }
     }
-    return hi;
+    return {hi, f_hi};
 }
 
 void check_n(std::uint64_t n) {
@@ -229,20 +242,32 @@ Params Params::for_fpr(std::uint64_t n, double fpr, Shape shape) {
     unsigned worse_in_a_row = 0;
     // The blocks needed fall with k up to the optimum and rise after it; three larger answers
     // in a row past the best end the search.
+    // Blocked filters need a little more room than classic ones, by a factor that moves slowly
+    // with k: the last answer over its classic estimate makes the next k's guess.
+    double room = 1.0;
     for (unsigned k = 1; k <= layout::max_k && worse_in_a_row < 3; ++k) {
-        // Grow an upper bound from the classic estimate, then search for the fewest blocks.
-        const double classic_bits = double(n) * -std::log(fpr) / (std::log(2.0) * std::log(2.0));
-        std::uint64_t hi = std::clamp<std::uint64_t>(
-            static_cast<std::uint64_t>(std::min(classic_bits / block_bits, double(layout::max_blocks))), 1,
-            layout::max_blocks);
-        const std::uint64_t lo_hi = fewest_blocks(hi, [&](std::uint64_t b) { return predicted_fpr(Params{shape, b, k}, n); },
-                                                  fpr);
-        if (lo_hi == 0) continue;
-        hi = lo_hi;
-        const Params cand{shape, hi, k};
-        const double f = predicted_fpr(cand, n);
-        if (best.k == 0 || cand.blocks < best.blocks || (cand.blocks == best.blocks && f < best_fpr))
-            best = cand, best_fpr = f, worse_in_a_row = 0;
+        const auto fpr_of = [&](std::uint64_t b) { return predicted_fpr(Params{shape, b, k}, n); };
+        // Classic Bloom filter bits for n keys at FPR p with k hashes: -k n / ln(1 - p^(1/k)).
+        const double classic_blocks = double(n) * -double(k) / std::log1p(-std::pow(fpr, 1.0 / k)) / block_bits;
+        const double estimate = classic_blocks * room;  // not finite where p^(1/k) rounds to 1
+        std::uint64_t guess = std::isfinite(estimate) ? static_cast<std::uint64_t>(std::clamp(
+                                                            estimate, 1.0, double(layout::max_blocks)))
+                                                      : 1;
+        if (best.k != 0) {
+            // Only an answer of at most best.blocks can change the choice, and one model call
+            // tells whether this k gets there: the k past the optimum cost two calls, not a search.
+            if (!(fpr_of(best.blocks) <= fpr)) {
+                if (fpr_of(layout::max_blocks) <= fpr) ++worse_in_a_row;  // it fits, in more blocks
+                continue;
+            }
+            guess = std::min(guess, best.blocks);
+        }
+        const Fit fit = fewest_blocks(guess, fpr_of, fpr);
+        if (fit.blocks == 0) continue;
+        if (classic_blocks > 0 && std::isfinite(classic_blocks)) room = double(fit.blocks) / classic_blocks;
+        const Params cand{shape, fit.blocks, k};
+        if (best.k == 0 || cand.blocks < best.blocks || (cand.blocks == best.blocks && fit.fpr < best_fpr))
+            best = cand, best_fpr = fit.fpr, worse_in_a_row = 0;
         else if (cand.blocks > best.blocks)
             ++worse_in_a_row;
     }
