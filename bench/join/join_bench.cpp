@@ -9,9 +9,10 @@
 //
 // Both plans run the probe side in chunks of 64K rows on T threads, the way an engine's
 // pipeline does: (a) probes the hash table with every row; (b) runs the chunk through the
-// filter into a selection vector and probes the table with the survivors only. End-to-end
-// time = building the hash table + the filter (b only) + the probe; median of N runs, taken in
-// rounds of every plan in turn.
+// filter into a selection vector and probes the table with the survivors only. Each engine's
+// plan (b) first decides whether its filter pays (adaptive_bloom_join) and runs (a) where it
+// does not; "<engine> always" runs (b) whatever it pays. End-to-end time = building the hash
+// table + the filter (b only) + the probe; median of N runs, taken in rounds of every plan.
 #include <absl/container/flat_hash_map.h>
 
 #include <batchbloom/backend.hpp>
@@ -19,6 +20,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
@@ -150,11 +152,19 @@ Result over_chunks(std::size_t first, std::size_t rows, unsigned threads, Fn&& c
 using Clock = std::chrono::steady_clock;
 double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
 
+/// What the sample tells: the fraction of probe rows that match, and a thread's time per row for
+/// a hash-table miss and a filter probe (with every thread at work) and per build key for a
+/// filter insert.
+struct Costs {
+    double matched = 0, miss_ns = 0, filter_ns = 0, insert_ns = 0;
+};
+
 struct Run {
     Result result;
     double total_ms, build_ms;  // end to end; of which filter + table build
     double predicted_fpr = 0;
-    bool filtered = true;       // the filter ran on the probe side (after the sample, if adaptive)
+    bool filtered = true;       // the filter ran on the probe side
+    std::optional<Costs> sample;  // what the adaptive plan decided from
 };
 
 template <class Key>
@@ -165,17 +175,19 @@ Run hash_join(const Side<Key>& build, const Side<Key>& probe, unsigned threads) 
     const Result r = over_chunks(0, probe.keys.size(), threads, [&](std::size_t begin, std::size_t n, Result& out) {
         for (std::size_t i = begin; i < begin + n; ++i) table.probe(probe.keys[i], probe.payload[i], out);
     });
-    return {r, ms_since(t0), build_ms, 0, false};
+    return {r, ms_since(t0), build_ms, 0, false, {}};
 }
 
-/// Whether a join filter pays for itself on the probe rows left (Lang et al., VLDB 2019: a
-/// filter pays when the hash-table probes it saves cost more than the filter does): the rows
-/// it drops (those without a match, but for its false positives) each save a hash-table miss;
-/// it costs its build plus a filter probe per row. Times in ns, all on one thread.
-bool filter_pays(double rows_left, double matched_fraction, double fpr, double miss_ns, double filter_ns_per_row,
+/// Whether a join filter may pay for itself (Lang et al., VLDB 2019: a filter pays when the
+/// hash-table probes it saves cost more than the filter does): the rows it drops (those without
+/// a match, but for its false positives) each save a hash-table miss; it costs its build plus a
+/// filter probe per row. Times in ns of one thread's work, from a sample that times each side on
+/// a few rows (sample_costs), which tends to price the filter low: the saving must beat the cost
+/// by a tenth before the filter is built and tried on real rows (filter_wins_trial).
+bool filter_pays(double rows, double matched_fraction, double fpr, double miss_ns, double filter_ns_per_row,
                  double build_ns) {
-    const double saved = rows_left * (1 - matched_fraction) * (1 - fpr) * miss_ns;
-    return saved > build_ns + rows_left * filter_ns_per_row;
+    const double saved = rows * (1 - matched_fraction) * (1 - fpr) * miss_ns;
+    return saved > 1.1 * (build_ns + rows * filter_ns_per_row);
 }
 
 double ns_per(Clock::time_point t, std::size_t n) {
@@ -203,68 +215,181 @@ void filter_then_probe(const bb::JoinFilter& filter, const HashTable<Key>& table
     for (std::size_t j = 0; j < survivors; ++j) table.probe(probe.keys[begin + sel[j]], probe.payload[begin + sel[j]], out);
 }
 
-/// The bloom+hash plan that decides from the data whether its filter pays. The first chunks
-/// (one per thread) probe the hash table directly, which tells the fraction of probe rows that
-/// match and the table's time per row; a filter over a sample of the build keys, built and
-/// probed with the first chunk's keys, tells the filter's costs. If the filter cannot pay
-/// (filter_pays) the rest is a plain hash join, so the plan costs the sample filter more than
-/// the hash join. Otherwise the full filter is built and, after the next chunks (one per
-/// thread), kept only if the filtered chunks ran faster per row than the direct ones.
+/// `n` probe rows (a multiple of run_rows) in runs of run_rows consecutive rows: run `slot` of each
+/// of n / run_rows equal parts of the column. Read in order as the join reads them (what the
+/// caches and prefetchers see), and spread over the column (a column sorted by key would fool a
+/// sample of its head).
+constexpr std::size_t run_rows = 32;
+
+template <class Key>
+std::vector<Key> spread(const std::vector<Key>& keys, std::size_t slot, std::size_t n) {
+    const std::size_t parts = n / run_rows, part = keys.size() / parts;
+    std::vector<Key> out;
+    out.reserve(n);
+    for (std::size_t p = 0; p < parts; ++p) {
+        const auto run = keys.begin() + static_cast<std::ptrdiff_t>(p * part + slot * run_rows);
+        out.insert(out.end(), run, run + run_rows);
+    }
+    return out;
+}
+
+/// Keys that the table almost surely lacks but that cost it what a real key's miss does (the
+/// same hashing, a bucket elsewhere): each sample key changed. String keys get a byte appended,
+/// in `arena`, which the views point into.
+std::vector<std::uint64_t> misses_of(const std::vector<std::uint64_t>& keys, std::string&) {
+    std::vector<std::uint64_t> out(keys);
+    for (auto& k : out) k ^= 0x5bd1e995u;
+    return out;
+}
+std::vector<std::string_view> misses_of(const std::vector<std::string_view>& keys, std::string& arena) {
+    arena.clear();
+    for (const auto k : keys) arena.append(k).push_back('\x01');
+    std::vector<std::string_view> out;
+    out.reserve(keys.size());
+    std::size_t at = 0;
+    for (const auto k : keys) {
+        out.push_back(std::string_view(arena).substr(at, k.size() + 1));
+        at += k.size() + 1;
+    }
+    return out;
+}
+
+/// The sample behind the bloom+hash plan's decision, taken before any probe row is joined, on
+/// every thread at once as in the join itself (where threads share a core or the memory bus, a
+/// filter's and a table's costs grow by different factors). The filter has the full one's size
+/// (its probe cost depends on where its lines sit in the caches, not on its k or the keys it
+/// holds) but only a sample of the build keys. Each thread takes probe rows spread over the
+/// column (spread): warm_rows of them probe the table (the matched fraction) and the filter
+/// untimed, which warms both as the join's first rows would; then two slices of timed_rows other
+/// rows probe the table with keys that miss (the saving a dropped row brings) and run through the
+/// filter, and the faster slice counts, so a preempted moment on a shared machine does not decide.
+constexpr std::size_t warm_rows = 1024, timed_rows = 256;
+
+template <class Key>
+Costs sample_costs(const HashTable<Key>& table, const Side<Key>& build, const Side<Key>& probe, unsigned threads,
+                   bb::Backend backend, double fpr) {
+    Costs c;
+    const std::size_t rows = probe.keys.size();
+    const std::size_t inserted = std::min(timed_rows, build.keys.size());
+    // The size a filter needs, from the classic n log2(1/p) / ln 2 bits (the exact sizing search,
+    // a fraction of a millisecond, is left to the full filter, where it pays).
+    const double bits = double(std::max<std::size_t>(table.distinct(), 1)) * std::log2(1 / fpr) / std::log(2.0);
+    const std::uint64_t blocks = static_cast<std::uint64_t>(std::ceil(bits / 512));
+    bb::Filter f(bb::Params::make(bb::Shape::word512, blocks, 8), {}, backend);
+    f.set_threads(1);
+    const std::vector<Key> build_sample(build.keys.begin(), build.keys.begin() + static_cast<std::ptrdiff_t>(inserted));
+    const auto t = Clock::now();
+    f.insert(std::span<const Key>(build_sample));
+    c.insert_ns = ns_per(t, inserted);
+    const bb::JoinFilter filter(std::move(f), table.distinct(), filter_options(table.distinct(), 1, backend, fpr));
+    // Each thread and slice its own slot: me, threads + me, 2 threads + me.
+    if (rows / (warm_rows / run_rows) < 3 * std::size_t{threads} * run_rows) {
+        c.matched = 1;  // too few probe rows for a filter to pay: none
+        return c;
+    }
+    std::uint64_t matched = 0, team = 0;
+    double miss_ns = 0, filter_ns = 0;
+#pragma omp parallel num_threads(threads) reduction(+ : matched, team, miss_ns, filter_ns)
+    {
+        ++team;
+        std::size_t me = 0;
+#ifdef _OPENMP
+        me = static_cast<std::size_t>(omp_get_thread_num());
+#endif
+        std::vector<std::uint32_t> sel(warm_rows);
+        const std::vector<Key> warm = spread(probe.keys, me, warm_rows);
+        Result r;
+        for (const Key& k : warm) table.probe(k, 0, r);
+        (void)filter.select_chunk(std::span<const Key>(warm), sel);
+        matched += r.matched;
+        double miss = std::numeric_limits<double>::infinity(), filtered = miss;
+        for (std::size_t h = 1; h <= 2; ++h) {
+            const std::vector<Key> keys = spread(probe.keys, h * threads + me, timed_rows);
+            std::string arena;
+            const std::vector<Key> misses = misses_of(keys, arena);
+            Result ignored;
+            auto t0 = Clock::now();
+            for (const Key& k : misses) table.probe(k, 0, ignored);
+            miss = std::min(miss, ns_per(t0, timed_rows));
+            t0 = Clock::now();
+            (void)filter.select_chunk(std::span<const Key>(keys), sel);
+            filtered = std::min(filtered, ns_per(t0, timed_rows));
+        }
+        miss_ns += miss, filter_ns += filtered;
+    }
+    c.matched = double(matched) / double(team * warm_rows);
+    c.miss_ns = miss_ns / double(team);
+    c.filter_ns = filter_ns / double(team);
+    return c;
+}
+
+/// Whether the filtered plan beats the direct one on the join's own first rows, where the sample
+/// cannot tell: what the filter costs among the join's other work (the probe column streaming
+/// in, the survivors gathered through the selection vector). Each thread joins two pairs of
+/// trial_rows-row slices, one direct and one through the filter, and the faster slice of each
+/// kind counts. The rows joined go into `total`; `done` tells how many (4 trial_rows per thread,
+/// from row 0 on).
+constexpr std::size_t trial_rows = 8192;
+
+template <class Direct, class Filtered>
+bool filter_wins_trial(unsigned threads, Direct&& direct, Filtered&& filtered, Result& total, std::size_t& done) {
+    double direct_ns = 0, filtered_ns = 0;
+    std::size_t team = 0;
+#pragma omp parallel num_threads(threads) reduction(+ : direct_ns, filtered_ns, team)
+    {
+        ++team;
+        std::size_t me = 0;
+#ifdef _OPENMP
+        me = static_cast<std::size_t>(omp_get_thread_num());
+#endif
+        Result mine;
+        double d = std::numeric_limits<double>::infinity(), f = d;
+        std::size_t begin = me * 4 * trial_rows;
+        for (int pair = 0; pair < 2; ++pair, begin += 2 * trial_rows) {
+            auto t = Clock::now();
+            direct(begin, trial_rows, mine);
+            d = std::min(d, ns_per(t, trial_rows));
+            t = Clock::now();
+            filtered(begin + trial_rows, trial_rows, mine);
+            f = std::min(f, ns_per(t, trial_rows));
+        }
+        direct_ns += d, filtered_ns += f;
+#pragma omp critical
+        total.add(mine);
+    }
+    done = team * 4 * trial_rows;
+    return filtered_ns < direct_ns;
+}
+
+/// The bloom+hash plan that decides whether its filter pays: the sample (sample_costs) rules the
+/// filter out where it cannot pay (filter_pays) before anything is built; otherwise the filter is
+/// built and a trial on the join's first rows (filter_wins_trial) picks the plan for the rest.
 template <class Key>
 Run adaptive_bloom_join(const Side<Key>& build, const Side<Key>& probe, unsigned threads, bb::Backend backend, double fpr) {
     const auto t0 = Clock::now();
     const HashTable<Key> table(build);
     double build_ms = ms_since(t0);
     const std::size_t rows = probe.keys.size();
-    const std::span<const Key> column(probe.keys);
+    const Costs c = sample_costs(table, build, probe, threads, backend, fpr);
     const auto direct = [&](std::size_t begin, std::size_t n, Result& out) {
         out.survivors += n;  // every row goes on to the table
         for (std::size_t i = begin; i < begin + n; ++i) table.probe(probe.keys[i], probe.payload[i], out);
     };
-    std::optional<bb::JoinFilter> filter;
-    const auto filtered = [&](std::size_t begin, std::size_t n, Result& out) {
-        filter_then_probe(*filter, table, probe, begin, n, out);
-    };
+    if (!filter_pays(double(rows), c.matched, fpr, c.miss_ns, c.filter_ns, c.insert_ns * double(build.keys.size())))
+        return {over_chunks(0, rows, threads, direct), ms_since(t0), build_ms, 0, false, c};
 
-    // The sample: one chunk per thread, probed directly (after waking the threads, which on a VM
-    // can take milliseconds that are no part of a probe's cost).
-    (void)over_chunks(0, 0, threads, direct);
-    std::size_t done = std::min(rows, chunk_rows * threads);
-    auto t = Clock::now();
-    Result r = over_chunks(0, done, threads, direct);
-    const double direct_wall_ns = ns_per(t, done);
-    if (done == rows) return {r, ms_since(t0), build_ms, 0, false};
-
-    // A miss's cost, taken as the average row's (a miss costs less than a match, so this errs
-    // toward the filter, which the check after the next chunks corrects); per row on one thread.
-    const double miss_ns = direct_wall_ns * threads;
-    const std::size_t n0 = std::min(rows, chunk_rows);
-    // The filter's costs, from a filter over a sample of the build keys, sized as the full one.
-    const std::size_t sample_keys = std::min<std::size_t>(build.keys.size(), chunk_rows);
-    t = Clock::now();
-    const bb::JoinFilter sample(std::span<const Key>(build.keys).first(sample_keys),
-                                filter_options(table.distinct(), 1, backend, fpr));
-    const double build_ns_per_key = ns_per(t, sample_keys);
-    std::vector<std::uint32_t> sel(chunk_rows);
-    t = Clock::now();
-    (void)sample.select_chunk(column.first(n0), sel);
-    const double filter_ns = ns_per(t, n0);
-    const double matched = double(r.matched) / double(done);
-    if (!filter_pays(double(rows - done), matched, fpr, miss_ns, filter_ns, build_ns_per_key * double(build.keys.size()))) {
-        r.add(over_chunks(done, rows, threads, direct));
-        return {r, ms_since(t0), build_ms, 0, false};
-    }
-
-    t = Clock::now();
-    filter.emplace(std::span<const Key>(build.keys), filter_options(table.distinct(), threads, backend, fpr));
+    const auto t = Clock::now();
+    const bb::JoinFilter filter(std::span<const Key>(build.keys), filter_options(table.distinct(), threads, backend, fpr));
     build_ms += ms_since(t);
-    // The next chunks through the filter: kept if they ran faster per row than the direct ones.
-    const std::size_t checked = std::min(rows, done + chunk_rows * threads);
-    t = Clock::now();
-    r.add(over_chunks(done, checked, threads, filtered));
-    const bool keep = ns_per(t, checked - done) < direct_wall_ns;
-    r.add(keep ? over_chunks(checked, rows, threads, filtered) : over_chunks(checked, rows, threads, direct));
-    return {r, ms_since(t0), build_ms, filter->predicted_fpr(), keep};
+    const auto filtered = [&](std::size_t begin, std::size_t n, Result& out) {
+        filter_then_probe(filter, table, probe, begin, n, out);
+    };
+    // A join of fewer rows than twice the trial's keeps the filter the sample chose.
+    Result r;
+    std::size_t done = 0;
+    const bool keep = rows < 8 * trial_rows * threads || filter_wins_trial(threads, direct, filtered, r, done);
+    r.add(keep ? over_chunks(done, rows, threads, filtered) : over_chunks(done, rows, threads, direct));
+    return {r, ms_since(t0), build_ms, keep ? filter.predicted_fpr() : 0, keep, c};
 }
 
 template <class Key>
@@ -276,7 +401,7 @@ Run bloom_join(const Side<Key>& build, const Side<Key>& probe, unsigned threads,
     const Result r = over_chunks(0, probe.keys.size(), threads, [&](std::size_t begin, std::size_t n, Result& out) {
         filter_then_probe(filter, table, probe, begin, n, out);
     });
-    return {r, ms_since(t0), build_ms, filter.predicted_fpr()};
+    return {r, ms_since(t0), build_ms, filter.predicted_fpr(), true, {}};
 }
 
 double median(std::vector<double> v) {
@@ -307,11 +432,14 @@ void measure(const Config& cfg, const char* join, const std::string& selectivity
     for (const auto& e : engines) plans.push_back({"bloom+hash " + e, bb::parse_backend(e)});
     plans.push_back({"bloom+hash " + engines.front() + " always", bb::parse_backend(engines.front()), false});
 
-    // Rounds of every plan in turn, so that a noisy minute on the shared machine hits all plans.
+    // Rounds of every plan in turn, so that a noisy minute on the shared machine hits all plans,
+    // each round starting one plan later: a plan's place in the round (what ran before it, where
+    // the allocator puts its table) moves its time by up to a fifth on small joins.
     std::vector<std::vector<double>> totals(plans.size()), builds(plans.size());
     std::vector<Run> runs(plans.size());
     for (unsigned rep = 0; rep < cfg.reps; ++rep) {
-        for (std::size_t p = 0; p < plans.size(); ++p) {
+        for (std::size_t i = 0; i < plans.size(); ++i) {
+            const std::size_t p = (i + rep) % plans.size();
             const Plan& plan = plans[p];
             runs[p] = !plan.backend   ? hash_join(build, probe, cfg.threads)
                       : plan.adaptive ? adaptive_bloom_join(build, probe, cfg.threads, *plan.backend, cfg.fpr)
@@ -346,7 +474,11 @@ void measure(const Config& cfg, const char* join, const std::string& selectivity
              << ", \"false_positives_predicted\": " << fp_pred << ", \"build_ms\": " << median(build_ms)
              << ", \"total_ms\": " << median(total) << ", \"total_ms_runs\": [";
         for (std::size_t i = 0; i < total.size(); ++i) json << (i ? ", " : "") << total[i];
-        json << "], \"result\": {\"count\": " << r.rows << ", \"sum_build\": " << r.sum_build
+        json << "]";
+        if (run.sample)
+            json << ", \"sample\": {\"matched\": " << run.sample->matched << ", \"miss_ns\": " << run.sample->miss_ns
+                 << ", \"filter_ns\": " << run.sample->filter_ns << ", \"insert_ns\": " << run.sample->insert_ns << "}";
+        json << ", \"result\": {\"count\": " << r.rows << ", \"sum_build\": " << r.sum_build
              << ", \"sum_probe\": " << r.sum_probe << "}}";
     }
 }
