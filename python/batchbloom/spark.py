@@ -5,11 +5,14 @@
     facts_eu = bbs.filter(facts, "customer_id", bloom)    # rows that may match, before any shuffle
     result = facts_eu.join(dim.where("region = 'EU'"), "customer_id")     # exact, as without it
 
-- build(): each partition of the key column goes through `mapInArrow`; every Arrow batch is
-  inserted into the partition's filter in one call (read in place, the GIL released). The
-  partition filters all have the same parameters and are OR-ed on the executors in a tree
-  (`treeAggregate`); only the union reaches the driver. It is bit for bit the filter of all
-  the keys.
+- build(): where Spark's planner puts the key column at no more than 256 MiB (and half of
+  spark.driver.maxResultSize), one job brings the keys to the driver through Arrow and they are
+  inserted there in one call: no count job, no Python workers. Otherwise a job counts the keys
+  and each partition of the key column goes through `mapInArrow`; every Arrow batch is inserted
+  into the partition's filter in one call (read in place, the GIL released). The partition
+  filters all have the same parameters and are OR-ed on the executors in a tree
+  (`treeAggregate`); only the union reaches the driver. Either way it is bit for bit the filter
+  of all the keys.
 - build_native(): a filter Spark probes itself, inside the JVM: Spark's own BloomFilter (the
   format its runtime join filter uses), built from the keys as Spark's runtime filter takes
   them (integers as longs, strings and binary as Spark's `xxhash64`), vectorized like build().
@@ -48,6 +51,48 @@ _FILTER_SCHEMA = "filter binary"
 def _key_count(df, column):
     # Rows with a non-null key: an upper bound on the distinct keys, counted without a shuffle.
     return df.select(column).na.drop().count()
+
+
+# Keys that Spark's planner estimates at no more than this come to the driver in one Arrow job
+# (bench/spark/star_join.py: 0.2 s for 200k keys and 0.4 s for 2M-4M, against 0.6 s and 0.85 s
+# for a count job and a filter per partition); the planner's estimate of a filtered scan is the
+# scan's size, an upper bound.
+_COLLECT_BYTES = 256 << 20
+
+
+def _collect_limit(spark) -> int:
+    """Bytes of keys (as Spark's planner estimates them) that _filled() brings to the driver: at
+    most _COLLECT_BYTES and half of spark.driver.maxResultSize; 0 without a JVM (Spark Connect)."""
+    jvm = getattr(spark, "_jvm", None)
+    if jvm is None:
+        return 0
+    result = spark.sparkContext.getConf().get("spark.driver.maxResultSize", "1g")
+    most = int(jvm.org.apache.spark.network.util.JavaUtils.byteStringAsBytes(result))
+    return _COLLECT_BYTES if most <= 0 else min(_COLLECT_BYTES, most // 2)  # 0: no limit
+
+
+def _filled(df, column, n, make, depth):
+    """make(n) holding the non-null keys of df[column] (a name or a Column); n defaults to the
+    rows with a non-null key (an upper bound of the distinct keys). Keys within _collect_limit()
+    are inserted on the driver after one Arrow job; larger ones after a count job, partition by
+    partition (_union_of_partitions)."""
+    keys = df.select((F.col(column) if isinstance(column, str) else column).alias("key")).na.drop()
+    limit = _collect_limit(df.sparkSession)
+    if limit > 0 and _estimated_bytes(keys) <= limit:
+        try:
+            table = keys.toArrow()
+        except Exception:  # noqa: BLE001 - e.g. beyond maxResultSize after all: the way for large key sets
+            table = None
+        if table is not None:
+            col = table.column(0)
+            f = make(max(int(n) if n is not None else len(col), 1))
+            if len(col):
+                f.insert(_arrow.insertable(col))
+            return f
+    if n is None:
+        n = keys.count()
+    n = max(int(n), 1)
+    return _union_of_partitions(keys, "key", lambda: make(n), depth)
 
 
 def _union_of_partitions(df, column, make, depth):
@@ -94,13 +139,11 @@ def build(
     """A batchbloom.Filter of the non-null keys of df[column].
 
     Sized for n distinct keys at fpr (or bits_per_key bits per key); n defaults to the number
-    of rows with a non-null key (counted by a Spark job first; an upper bound, so pass n, e.g.
-    from approx_count_distinct, when the keys repeat a lot). column: a name or a Column."""
-    if n is None:
-        n = _key_count(df, column)
-    n = max(int(n), 1)
+    of rows with a non-null key (counted as they reach the driver, or by a Spark job first where
+    they are too many to collect; an upper bound, so pass n, e.g. from approx_count_distinct,
+    when the keys repeat a lot). column: a name or a Column."""
     sizing = {"bits_per_key": bits_per_key} if bits_per_key is not None else {"fpr": fpr}
-    return _union_of_partitions(df, column, lambda: Filter(n, shape=shape, **sizing), depth)
+    return _filled(df, column, n, lambda n: Filter(n, shape=shape, **sizing), depth)
 
 
 def build_spark(
@@ -119,11 +162,8 @@ def build_spark(
     reads its to_spark_bytes(). n defaults to the rows with a non-null key."""
     if version not in (1, 2):
         raise ValueError(f"Spark BloomFilter versions are 1 and 2, not {version!r}")
-    if n is None:
-        n = _key_count(df, column)
-    n = max(int(n), 1)
     scheme = "spark_v2" if version == 2 else "spark_v1"
-    return _union_of_partitions(df, column, lambda: ClassicFilter.spark(n, fpp, scheme=scheme, seed=seed), depth)
+    return _filled(df, column, n, lambda n: ClassicFilter.spark(n, fpp, scheme=scheme, seed=seed), depth)
 
 
 _INTEGRAL = (T.LongType, T.IntegerType, T.ShortType, T.ByteType)
@@ -166,12 +206,8 @@ def build_native(df: DataFrame, column: Union[str, Column], *, fpr: float = 0.01
     in later jobs. n defaults to the rows with a non-null key (an upper bound of the distinct
     keys; pass n from approx_count_distinct when keys repeat a lot)."""
     key = _spark_key(column, _column_type(df, column)).alias("key")
-    keys = df.select(key)
-    if n is None:
-        n = _key_count(keys, "key")
-    n = max(int(n), 1)
     scheme = _spark_scheme(df.sparkSession)
-    return _union_of_partitions(keys, "key", lambda: ClassicFilter.spark(n, fpr, scheme=scheme), depth)
+    return _filled(df.select(key), "key", n, lambda n: ClassicFilter.spark(n, fpr, scheme=scheme), depth)
 
 
 def _native_contains(key: Union[str, Column], bloom: Any, data_type: Any = None) -> Column | None:

@@ -1,5 +1,6 @@
-"""batchbloom.spark on PySpark in local mode with several partitions: filters built with
-mapInArrow and OR-ed in a tree equal one filter of all the keys; the probe side filtered with
+"""batchbloom.spark on PySpark in local mode with several partitions: filters built on the
+driver from collected keys, and filters built with mapInArrow and OR-ed in a tree, equal one
+filter of all the keys; the probe side filtered with
 mapInArrow keeps exactly the rows the filter answers yes for (so a join after it is the plain
 join); Spark-format filters equal what Spark's DataFrame.stat.bloomFilter builds, and Spark's
 JVM BloomFilter reads them. Needs PySpark and Java (skipped otherwise, by the spark fixture)."""
@@ -23,12 +24,26 @@ def sides(spark):
     return build.cache(), probe.cache(), probe.collect()
 
 
+@pytest.fixture(params=["driver", "partitions"])
+def way(request, monkeypatch):
+    """Each way a filter gets its keys: collected to the driver (small key sets; the partition
+    way then fails the test), or a filter per partition (forced by a collect limit of 0)."""
+    if request.param == "partitions":
+        monkeypatch.setattr(bbs, "_COLLECT_BYTES", 0)
+    else:
+        def fail(*args, **kwargs):
+            raise AssertionError("small key sets are collected to the driver")
+
+        monkeypatch.setattr(bbs, "_union_of_partitions", fail)
+    return request.param
+
+
 def build_keys(build, column):
     return [r[0] for r in build.select(column).collect() if r[0] is not None]
 
 
 @pytest.mark.parametrize("column", ["k", "s", "i"])
-def test_build_and_filter(sides, column):
+def test_build_and_filter(sides, column, way):
     build, probe, every = sides
     keys = build_keys(build, column)
     f = bbs.build(build, column, fpr=0.01)
@@ -67,7 +82,7 @@ def test_semi_join_equals_the_plain_join(sides):
     assert sorted(bbs.semi_join(probe, build, "k").collect(), key=by_payload) == sorted(plain.collect(), key=by_payload)
 
 
-def test_no_keys_and_broadcasts(spark, sides):
+def test_no_keys_and_broadcasts(spark, sides, way):
     _, probe, _ = sides
     empty = spark.range(0, 100, numPartitions=3).selectExpr("CAST(NULL AS BIGINT) AS k")
     f = bbs.build(empty, "k")
@@ -88,7 +103,7 @@ def java_bytes(jfilter, spark):
 
 
 @pytest.mark.parametrize("column", ["k", "s"])
-def test_spark_format_equals_what_spark_builds(spark, sides, column):
+def test_spark_format_equals_what_spark_builds(spark, sides, column, way):
     build, probe, _ = sides
     n = len(build_keys(build, column))
     ours = bbs.build_spark(build, column, fpp=0.02, n=n)
@@ -147,11 +162,12 @@ def test_native_filter_is_probed_in_the_jvm(spark, sides, column):
         r["payload"] for r in rows)
 
 
-def test_native_filter_equals_sparks_runtime_hashing(spark, sides):
+def test_native_filter_equals_sparks_runtime_hashing(spark, sides, way):
     # Strings go in as Spark's xxhash64 (seed 42), as Spark's runtime join filter takes them: a
     # JVM BloomFilter read from the bytes finds every build key's xxhash64.
     build, _, _ = sides
     f = bbs.build_native(build, "s")
+    assert f == bbs.build_native(build.repartition(1), "s")  # whatever the partitions
     jf = spark.sparkContext._jvm.org.apache.spark.util.sketch.BloomFilter.readFrom(bytearray(f.to_spark_bytes()))
     hashes = [r[0] for r in build.where("s IS NOT NULL").selectExpr("xxhash64(s)").collect()]
     assert all(jf.mightContainLong(h) for h in hashes)
