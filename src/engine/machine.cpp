@@ -56,7 +56,8 @@ std::uint64_t cpuid_cache([[maybe_unused]] int level) {
 #if defined(__x86_64__) || defined(__i386__)
     unsigned a, b, c, d;
     for (const unsigned leaf : {4u, 0x8000001Du}) {
-        if (leaf > __get_cpuid_max(leaf & 0x80000000u, nullptr)) continue;
+        // unsigned in GCC's cpuid.h, int in clang's
+        if (leaf > static_cast<unsigned>(__get_cpuid_max(leaf & 0x80000000u, nullptr))) continue;
         for (unsigned i = 0; i < 16; ++i) {
             __cpuid_count(leaf, i, a, b, c, d);
             const unsigned type = a & 0x1F;  // 0: no more caches, 2: instruction

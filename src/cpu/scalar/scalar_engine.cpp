@@ -62,7 +62,7 @@ void specialize(const FilterRef& f, Body&& body) {
     layout::visit_shape(f.shape, [&](auto tag) {
         constexpr Shape S = decltype(tag)::value;
         [&]<unsigned... K>(std::integer_sequence<unsigned, K...>) {
-            ((f.k == K + 1 ? (body.template operator()<S, K + 1>(), true) : false) || ...);
+            (void)((f.k == K + 1 ? (body.template operator()<S, K + 1>(), true) : false) || ...);
         }(std::make_integer_sequence<unsigned, layout::max_k>{});
     });
 }
