@@ -40,6 +40,10 @@ from ._core import (
     reload_environment,
     resolve_backend,
 )
+from ._signatures import install as _install_signatures
+
+# inspect.signature() and help() show the bindings' real parameters (see _signatures.py).
+_install_signatures()
 
 __all__ = [
     "ClassicFilter",
