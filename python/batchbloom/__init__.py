@@ -11,7 +11,7 @@ negative one its 64-bit two's complement, so int64 -1 and uint64 2**64-1 are one
 data from pyarrow, polars, DuckDB or pandas (integers of every width, string/binary in their
 plain, large and view forms, dictionaries; read in place; nulls raise ValueError, or with
 nulls="skip" are left out and never match), and iterables of ints, bytes or str (str keys are
-their UTF-8 bytes).
+their UTF-8 bytes; a None among them is a null, as in Arrow data).
 
 Filter types: Filter (blocked), CountingFilter (erase by counters), DeletableFilter (erase by
 collision bits), ScalableFilter (grows; fpr= holds for the whole), ClassicFilter (classic
@@ -40,6 +40,10 @@ from ._core import (
     reload_environment,
     resolve_backend,
 )
+from ._signatures import install as _install_signatures
+
+# inspect.signature() and help() show the bindings' real parameters (see _signatures.py).
+_install_signatures()
 
 __all__ = [
     "ClassicFilter",

@@ -260,7 +260,7 @@ class Filter:
         ChunkedArray, a pandas Arrow-backed column), or an iterable of ints, bytes or str. An
         iterable is converted 2**18 keys at a time, so memory stays bounded; a bad key raises
         after the chunks before its own were inserted. nulls: 'error' raises ValueError for an
-        Arrow null, 'skip' leaves nulls out.
+        Arrow null or a None in an iterable, 'skip' leaves them out.
         """
 
     def update(self, keys: numpy.typing.ArrayLike | Iterable[int | bytes | str], *, nulls: Literal['error', 'skip'] = 'error') -> None:
@@ -272,7 +272,7 @@ class Filter:
     def contains(self, keys: numpy.typing.ArrayLike | Iterable[int | bytes | str], *, nulls: Literal['error', 'skip'] = 'error') -> numpy.typing.NDArray[numpy.bool_]:
         """
         A NumPy bool array: True where the key may be present, False where it is certainly absent
-        (and, with nulls='skip', for an Arrow null).
+        (and, with nulls='skip', for an Arrow null or a None).
         """
 
     def count(self, keys: numpy.typing.ArrayLike | Iterable[int | bytes | str], *, nulls: Literal['error', 'skip'] = 'error') -> int:
@@ -410,7 +410,7 @@ class CountingFilter:
         ChunkedArray, a pandas Arrow-backed column), or an iterable of ints, bytes or str. An
         iterable is converted 2**18 keys at a time, so memory stays bounded; a bad key raises
         after the chunks before its own were inserted. nulls: 'error' raises ValueError for an
-        Arrow null, 'skip' leaves nulls out.
+        Arrow null or a None in an iterable, 'skip' leaves them out.
         """
 
     def update(self, keys: numpy.typing.ArrayLike | Iterable[int | bytes | str], *, nulls: Literal['error', 'skip'] = 'error') -> None:
@@ -422,7 +422,7 @@ class CountingFilter:
     def contains(self, keys: numpy.typing.ArrayLike | Iterable[int | bytes | str], *, nulls: Literal['error', 'skip'] = 'error') -> numpy.typing.NDArray[numpy.bool_]:
         """
         A NumPy bool array: True where the key may be present, False where it is certainly absent
-        (and, with nulls='skip', for an Arrow null).
+        (and, with nulls='skip', for an Arrow null or a None).
         """
 
     def count(self, keys: numpy.typing.ArrayLike | Iterable[int | bytes | str], *, nulls: Literal['error', 'skip'] = 'error') -> int:
@@ -596,7 +596,7 @@ class ScalableFilter:
         ChunkedArray, a pandas Arrow-backed column), or an iterable of ints, bytes or str. An
         iterable is converted 2**18 keys at a time, so memory stays bounded; a bad key raises
         after the chunks before its own were inserted. nulls: 'error' raises ValueError for an
-        Arrow null, 'skip' leaves nulls out.
+        Arrow null or a None in an iterable, 'skip' leaves them out.
         """
 
     def update(self, keys: numpy.typing.ArrayLike | Iterable[int | bytes | str], *, nulls: Literal['error', 'skip'] = 'error') -> None:
@@ -608,7 +608,7 @@ class ScalableFilter:
     def contains(self, keys: numpy.typing.ArrayLike | Iterable[int | bytes | str], *, nulls: Literal['error', 'skip'] = 'error') -> numpy.typing.NDArray[numpy.bool_]:
         """
         A NumPy bool array: True where the key may be present, False where it is certainly absent
-        (and, with nulls='skip', for an Arrow null).
+        (and, with nulls='skip', for an Arrow null or a None).
         """
 
     def count(self, keys: numpy.typing.ArrayLike | Iterable[int | bytes | str], *, nulls: Literal['error', 'skip'] = 'error') -> int:
@@ -861,7 +861,7 @@ class ClassicFilter:
         ChunkedArray, a pandas Arrow-backed column), or an iterable of ints, bytes or str. An
         iterable is converted 2**18 keys at a time, so memory stays bounded; a bad key raises
         after the chunks before its own were inserted. nulls: 'error' raises ValueError for an
-        Arrow null, 'skip' leaves nulls out.
+        Arrow null or a None in an iterable, 'skip' leaves them out.
         """
 
     def update(self, keys: numpy.typing.ArrayLike | Iterable[int | bytes | str], *, nulls: Literal['error', 'skip'] = 'error') -> None:
@@ -873,7 +873,7 @@ class ClassicFilter:
     def contains(self, keys: numpy.typing.ArrayLike | Iterable[int | bytes | str], *, nulls: Literal['error', 'skip'] = 'error') -> numpy.typing.NDArray[numpy.bool_]:
         """
         A NumPy bool array: True where the key may be present, False where it is certainly absent
-        (and, with nulls='skip', for an Arrow null).
+        (and, with nulls='skip', for an Arrow null or a None).
         """
 
     def count(self, keys: numpy.typing.ArrayLike | Iterable[int | bytes | str], *, nulls: Literal['error', 'skip'] = 'error') -> int:
@@ -1030,7 +1030,7 @@ class DeletableFilter:
         ChunkedArray, a pandas Arrow-backed column), or an iterable of ints, bytes or str. An
         iterable is converted 2**18 keys at a time, so memory stays bounded; a bad key raises
         after the chunks before its own were inserted. nulls: 'error' raises ValueError for an
-        Arrow null, 'skip' leaves nulls out.
+        Arrow null or a None in an iterable, 'skip' leaves them out.
         """
 
     def update(self, keys: numpy.typing.ArrayLike | Iterable[int | bytes | str], *, nulls: Literal['error', 'skip'] = 'error') -> None:
@@ -1042,7 +1042,7 @@ class DeletableFilter:
     def contains(self, keys: numpy.typing.ArrayLike | Iterable[int | bytes | str], *, nulls: Literal['error', 'skip'] = 'error') -> numpy.typing.NDArray[numpy.bool_]:
         """
         A NumPy bool array: True where the key may be present, False where it is certainly absent
-        (and, with nulls='skip', for an Arrow null).
+        (and, with nulls='skip', for an Arrow null or a None).
         """
 
     def count(self, keys: numpy.typing.ArrayLike | Iterable[int | bytes | str], *, nulls: Literal['error', 'skip'] = 'error') -> int:

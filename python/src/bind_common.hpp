@@ -137,7 +137,7 @@ void def_keys(nb::class_<Locked<F>>& cls) {
             "ChunkedArray, a pandas Arrow-backed column), or an iterable of ints, bytes or str. An\n"
             "iterable is converted 2**18 keys at a time, so memory stays bounded; a bad key raises\n"
             "after the chunks before its own were inserted. nulls: 'error' raises ValueError for an\n"
-            "Arrow null, 'skip' leaves nulls out.")
+            "Arrow null or a None in an iterable, 'skip' leaves them out.")
         .def("update", insert_keys, nb::arg("keys").none(), nb::kw_only(), nb::arg("nulls").none() = "error",
              BATCHBLOOM_SIG_BATCH("update", "None"),
              "insert(keys), by the name sets and rbloom use.")
@@ -148,7 +148,7 @@ void def_keys(nb::class_<Locked<F>>& cls) {
         .def("contains", &contains_array<F>, nb::arg("keys").none(), nb::kw_only(), nb::arg("nulls").none() = "error",
              BATCHBLOOM_SIG_BATCH("contains", "numpy.typing.NDArray[numpy.bool_]"),
              "A NumPy bool array: True where the key may be present, False where it is certainly absent\n"
-             "(and, with nulls='skip', for an Arrow null).")
+             "(and, with nulls='skip', for an Arrow null or a None).")
         .def(
             "count",
             [](const L& self, nb::handle keys, nb::handle nulls) {

@@ -212,7 +212,7 @@ bool KeyBatch::take_array(nb::handle keys, Nulls nulls) {
     return true;
 }
 
-IterableKeys::IterableKeys(nb::handle keys, std::size_t chunk) : chunk_(chunk) {
+IterableKeys::IterableKeys(nb::handle keys, std::size_t chunk, Nulls nulls) : chunk_(chunk), nulls_(nulls) {
     // Lists and tuples are read by index (no copy, no iterator calls); the GIL is held while
     // a batch is read, and a list changed between batches is read like its iterator would.
     indexed_ = PyList_Check(keys.ptr()) || PyTuple_Check(keys.ptr());
@@ -242,13 +242,33 @@ bool IterableKeys::next(KeyBatch& batch) {
     batch.owners_.clear();
     batch.ints_.clear();
     batch.strings_.clear();
+    batch.valid_.clear();
+    std::vector<std::size_t> nones;  // positions in this batch
     const std::size_t first = pos_;
     while (pos_ - first < chunk_) {
         nb::object item = next_item();
         if (!item.is_valid()) break;
+        if (item.is_none()) {
+            if (nulls_ == Nulls::error)
+                throw nb::value_error(("key " + std::to_string(pos_) +
+                                       " is None; a None is no key: pass nulls=\"skip\" (None never matches) or "
+                                       "leave it out")
+                                          .c_str());
+            nones.push_back(pos_ - first);
+            // Until a key decides the kind, placeholders are ints (moved below if the kind is bytes).
+            if (kind_ == 2) batch.strings_.emplace_back();
+            else batch.ints_.push_back(0);
+            ++pos_;
+            continue;
+        }
         if (kind_ == 0) {
             kind_ = int_like(item) ? 1 : 2;
             first_ = item;
+            first_pos_ = pos_;
+            if (kind_ == 2) {
+                batch.strings_.assign(batch.ints_.size(), std::string_view());
+                batch.ints_.clear();
+            }
         }
         std::string_view s;
         if (kind_ == 1 && int_like(item)) {
@@ -262,13 +282,18 @@ bool IterableKeys::next(KeyBatch& batch) {
         } else {
             throw nb::type_error(("key " + std::to_string(pos_) + " is a " + key_type_name(item) +
                                   "; a sequence of keys holds " + (kind_ == 2 ? "only bytes and str" : "only ints") +
-                                  " (key 0 is a " + key_type_name(first_) + ")")
+                                  " (key " + std::to_string(first_pos_) + " is a " + key_type_name(first_) + ")")
                                      .c_str());
         }
         ++pos_;
     }
     if (kind_ == 2) batch.add(std::span<const std::string_view>(batch.strings_));
     else batch.add(std::span<const std::uint64_t>(batch.ints_));
+    if (!nones.empty()) {
+        batch.valid_.assign((pos_ - first + 7) / 8, 0xff);
+        for (const std::size_t i : nones) batch.valid_[i / 8] &= static_cast<unsigned char>(~(1u << (i % 8)));
+        batch.chunks_.back().valid = batch.valid_.data();
+    }
     return pos_ > first;
 }
 

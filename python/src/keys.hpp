@@ -105,15 +105,17 @@ private:
     std::unique_ptr<HeldBuffer> buffer_;
     std::vector<std::uint64_t> ints_;          // from an iterable of Python ints
     std::vector<std::string_view> strings_;    // into the bytes/str objects of owners_
+    std::vector<unsigned char> valid_;         // an iterable's skipped Nones, as an Arrow validity bitmap
 };
 
 /// Keys from a Python iterable that is not an array, converted `chunk` keys at a time with the
-/// GIL held: memory stays O(chunk) however long the iterable is. The first key decides whether
-/// the keys are ints or byte strings.
+/// GIL held: memory stays O(chunk) however long the iterable is. The first key that is not None
+/// decides whether the keys are ints or byte strings. A None is a null: with Nulls::skip it
+/// keeps its position in the batch (a placeholder key marked invalid, as an Arrow null is).
 class IterableKeys {
 public:
     /// Throws TypeError if `keys` is not iterable.
-    IterableKeys(nb::handle keys, std::size_t chunk);
+    IterableKeys(nb::handle keys, std::size_t chunk, Nulls nulls = Nulls::error);
     /// Replaces `batch` with the next keys; false (and an empty batch) at the end. Throws
     /// TypeError / ValueError naming the bad key by its position in the whole iterable.
     bool next(KeyBatch& batch);
@@ -126,7 +128,9 @@ private:
     std::size_t pos_ = 0;  // keys read so far
     std::size_t chunk_;
     int kind_ = 0;         // 0 undecided, 1 ints, 2 byte strings
-    nb::object first_;     // key 0, for messages
+    nb::object first_;     // the key that decided kind_, for messages
+    std::size_t first_pos_ = 0;
+    Nulls nulls_;
 };
 
 /// Keys of an iterable are converted this many at a time; an iterable up to this size is read
@@ -144,7 +148,7 @@ void for_each_batch(nb::handle keys, Fn&& fn, Nulls nulls = Nulls::error) {
         fn(static_cast<const KeyBatch&>(batch), std::size_t{0});
         return;
     }
-    IterableKeys source(keys, iterable_chunk);
+    IterableKeys source(keys, iterable_chunk, nulls);
     std::size_t at = 0;
     while (source.next(batch)) {
         fn(static_cast<const KeyBatch&>(batch), at);

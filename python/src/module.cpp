@@ -47,4 +47,28 @@ NB_MODULE(_core, m) {
     batchbloom::python::bind_load_any(m);
     batchbloom::python::bind_concurrent(m);
     batchbloom::python::bind_parquet(m);
+
+    // inspect.signature() reads obj.__signature__ before anything else, and nanobind's function
+    // types (nb_func, nb_method, nb_bound_method) and its metaclass nb_type have none; being
+    // immutable types, they take no new attribute from Python. batchbloom/_signatures.py hands
+    // each a property through this (the module's own NB_DOMAIN keeps those types private to this
+    // extension). Type slots are untouched: calls and attribute lookups cost what they did.
+    m.def(
+        "_define_signature",
+        [](nb::type_object type, nb::object property) {
+            auto* tp = reinterpret_cast<PyTypeObject*>(type.ptr());
+            const auto name = nb::cast<std::string>(type.attr("__name__"));
+            if (nb::cast<std::string>(type.attr("__module__")) != "nanobind" ||
+                (name != "nb_func" && name != "nb_method" && name != "nb_bound_method" && name != "nb_type"))
+                throw nb::type_error("_define_signature() takes nanobind's function types or its metaclass");
+#ifdef Py_TPFLAGS_IMMUTABLETYPE  // Python >= 3.10; before, these types were mutable
+            tp->tp_flags &= ~Py_TPFLAGS_IMMUTABLETYPE;
+#endif
+            const int failed = PyObject_SetAttrString(type.ptr(), "__signature__", property.ptr());
+#ifdef Py_TPFLAGS_IMMUTABLETYPE
+            tp->tp_flags |= Py_TPFLAGS_IMMUTABLETYPE;
+#endif
+            if (failed) throw nb::python_error();
+        },
+        nb::arg("type"), nb::arg("property"));
 }
