@@ -108,10 +108,10 @@ public:
         const std::size_t null_count = count_nulls(c, n);
         if (null_count == 0) {
             c.valid = nullptr;
-        } else if (nulls_ == Nulls::error && !nulls_allowed) {
-            throw nb::value_error(("Arrow keys contain " + std::to_string(null_count) +
-                                   " nulls; a null is no key: pass nulls=\"skip\" (nulls never match) or drop them "
-                                   "first (pyarrow.compute.drop_null)")
+        } else if (nulls_ != Nulls::skip && !nulls_allowed) {
+            const std::string option = nulls_ == Nulls::error ? "pass nulls=\"skip\" (nulls never match) or " : "";
+            throw nb::value_error(("Arrow keys contain " + std::to_string(null_count) + " nulls; a null is no key: " +
+                                   option + "drop them first (pyarrow.compute.drop_null)")
                                       .c_str());
         }
         return c;

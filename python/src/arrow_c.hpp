@@ -54,7 +54,9 @@ namespace nb = nanobind;
 
 /// What a batch does with null keys: raise ValueError, or skip them (never inserted, never
 /// matched: a probe answers False).
-enum class Nulls { error, skip };
+/// What a null key does: error and skip are the nulls= choices of the entry points that offer
+/// one; never is for those that offer none (their error names no option).
+enum class Nulls { error, skip, never };
 
 /// The chunks of an Arrow import and whatever keeps their memory alive: the producer's
 /// capsules or released-on-destruction arrays, plus what the import built beside them (a

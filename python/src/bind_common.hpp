@@ -71,7 +71,7 @@ using BoolArray = nb::ndarray<nb::numpy, bool, nb::ndim<1>>;
 
 /// A NumPy bool array of the answers to `keys`: answer(batch, out) writes those of each batch.
 template <class Answer>
-BoolArray answers_array(nb::handle keys, Answer&& answer, Nulls nulls = Nulls::error) {
+BoolArray answers_array(nb::handle keys, Answer&& answer, Nulls nulls = Nulls::never) {
     auto out = std::make_unique<std::vector<std::uint8_t>>();  // NumPy's bool is one byte, 0 or 1
     out->reserve(1);
     for_each_batch(keys, [&](const KeyBatch& batch, std::size_t at) {
@@ -87,7 +87,7 @@ BoolArray answers_array(nb::handle keys, Answer&& answer, Nulls nulls = Nulls::e
 
 /// The number of `keys` that may be present: count(batch) gives each batch's.
 template <class Count>
-std::size_t count_batches(nb::handle keys, Count&& count, Nulls nulls = Nulls::error) {
+std::size_t count_batches(nb::handle keys, Count&& count, Nulls nulls = Nulls::never) {
     std::size_t c = 0;
     for_each_batch(keys, [&](const KeyBatch& batch, std::size_t) { c += count(batch); }, nulls);
     return c;

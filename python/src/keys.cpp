@@ -249,9 +249,9 @@ bool IterableKeys::next(KeyBatch& batch) {
         nb::object item = next_item();
         if (!item.is_valid()) break;
         if (item.is_none()) {
-            if (nulls_ == Nulls::error)
-                throw nb::value_error(("key " + std::to_string(pos_) +
-                                       " is None; a None is no key: pass nulls=\"skip\" (None never matches) or "
+            if (nulls_ != Nulls::skip)
+                throw nb::value_error(("key " + std::to_string(pos_) + " is None; a None is no key: " +
+                                       (nulls_ == Nulls::error ? "pass nulls=\"skip\" (None never matches) or " : "") +
                                        "leave it out")
                                           .c_str());
             nones.push_back(pos_ - first);

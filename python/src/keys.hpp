@@ -88,7 +88,7 @@ class KeyBatch {
 public:
     /// Arrays, buffers and Arrow data (read in place): false if `keys` is none of them (but
     /// may be an iterable of keys). Throws TypeError for a single key or an unusable array.
-    bool take_array(nb::handle keys, Nulls nulls = Nulls::error);
+    bool take_array(nb::handle keys, Nulls nulls = Nulls::never);
 
     std::size_t size() const;
     const std::vector<KeyChunk>& chunks() const { return chunks_; }
@@ -115,7 +115,7 @@ private:
 class IterableKeys {
 public:
     /// Throws TypeError if `keys` is not iterable.
-    IterableKeys(nb::handle keys, std::size_t chunk, Nulls nulls = Nulls::error);
+    IterableKeys(nb::handle keys, std::size_t chunk, Nulls nulls = Nulls::never);
     /// Replaces `batch` with the next keys; false (and an empty batch) at the end. Throws
     /// TypeError / ValueError naming the bad key by its position in the whole iterable.
     bool next(KeyBatch& batch);
@@ -142,7 +142,7 @@ inline constexpr std::size_t iterable_chunk = std::size_t(1) << 18;
 /// the position of the batch's first key). A bad key in a later batch raises after the
 /// batches before it were handed to fn; its message gives its position.
 template <class Fn>
-void for_each_batch(nb::handle keys, Fn&& fn, Nulls nulls = Nulls::error) {
+void for_each_batch(nb::handle keys, Fn&& fn, Nulls nulls = Nulls::never) {
     KeyBatch batch;
     if (batch.take_array(keys, nulls)) {
         fn(static_cast<const KeyBatch&>(batch), std::size_t{0});

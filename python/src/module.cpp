@@ -61,13 +61,9 @@ NB_MODULE(_core, m) {
             if (nb::cast<std::string>(type.attr("__module__")) != "nanobind" ||
                 (name != "nb_func" && name != "nb_method" && name != "nb_bound_method" && name != "nb_type"))
                 throw nb::type_error("_define_signature() takes nanobind's function types or its metaclass");
-#ifdef Py_TPFLAGS_IMMUTABLETYPE  // Python >= 3.10; before, these types were mutable
             tp->tp_flags &= ~Py_TPFLAGS_IMMUTABLETYPE;
-#endif
             const int failed = PyObject_SetAttrString(type.ptr(), "__signature__", property.ptr());
-#ifdef Py_TPFLAGS_IMMUTABLETYPE
             tp->tp_flags |= Py_TPFLAGS_IMMUTABLETYPE;
-#endif
             if (failed) throw nb::python_error();
         },
         nb::arg("type"), nb::arg("property"));

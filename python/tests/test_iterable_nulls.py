@@ -61,6 +61,20 @@ def test_none_raises_by_default_naming_its_position(make):
     assert f == make()  # nothing was inserted
 
 
+def test_entry_points_without_nulls_option_name_none():
+    # A JoinFilter's build keys and the keys erased take no nulls= option: the error names none.
+    calls = {
+        "JoinFilter": lambda keys: batchbloom.JoinFilter(keys),
+        "CountingFilter.erase": batchbloom.CountingFilter(1000, 0.001).erase,
+        "DeletableFilter.erase": batchbloom.DeletableFilter(1000, 0.001).erase,
+    }
+    for name, call in calls.items():
+        for keys, message in ((["a", None], "^key 1 is None; a None is no key: leave it out$"),
+                              (pa.array([1, None]), "^Arrow keys contain 1 nulls; a null is no key: drop them first")):
+            with pytest.raises(ValueError, match=message):
+                call(keys)
+
+
 def test_concurrent_view_and_join_filter_skip_none():
     f = batchbloom.Filter(1000, 0.001)
     view = batchbloom.ConcurrentFilter(f)
