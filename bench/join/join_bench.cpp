@@ -26,7 +26,9 @@
 #include <fstream>
 #include <iterator>
 #include <limits>
+#include <numeric>
 #include <optional>
+#include <random>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -167,14 +169,24 @@ struct Run {
     std::optional<Costs> sample;  // what the adaptive plan decided from
 };
 
+/// Probe rows [first, end) straight into the table: the hash join's probe, and the bloom+hash
+/// plan's where its filter does not pay. One function for both, not inlined into either: the
+/// same machine code for the same work (code placed differently measured up to a fifth apart).
+template <class Key>
+[[gnu::noinline]] Result probe_directly(const HashTable<Key>& table, const Side<Key>& probe, std::size_t first,
+                                        unsigned threads) {
+    return over_chunks(first, probe.keys.size(), threads, [&](std::size_t begin, std::size_t n, Result& out) {
+        out.survivors += n;  // every row goes on to the table
+        for (std::size_t i = begin; i < begin + n; ++i) table.probe(probe.keys[i], probe.payload[i], out);
+    });
+}
+
 template <class Key>
 Run hash_join(const Side<Key>& build, const Side<Key>& probe, unsigned threads) {
     const auto t0 = Clock::now();
     const HashTable<Key> table(build);
     const double build_ms = ms_since(t0);
-    const Result r = over_chunks(0, probe.keys.size(), threads, [&](std::size_t begin, std::size_t n, Result& out) {
-        for (std::size_t i = begin; i < begin + n; ++i) table.probe(probe.keys[i], probe.payload[i], out);
-    });
+    const Result r = probe_directly(table, probe, 0, threads);
     return {r, ms_since(t0), build_ms, 0, false, {}};
 }
 
@@ -326,13 +338,16 @@ Costs sample_costs(const HashTable<Key>& table, const Side<Key>& build, const Si
 /// Whether the filtered plan beats the direct one on the join's own first rows, where the sample
 /// cannot tell: what the filter costs among the join's other work (the probe column streaming
 /// in, the survivors gathered through the selection vector). Each thread joins two pairs of
-/// trial_rows-row slices, one direct and one through the filter, and the faster slice of each
-/// kind counts. The rows joined go into `total`; `done` tells how many (4 trial_rows per thread,
-/// from row 0 on).
-constexpr std::size_t trial_rows = 8192;
+/// slices, one direct and one through the filter, and the faster slice of each kind counts. A
+/// slice is 1/64 of a thread's rows (4K to 64K rows): the trial joins 1/16 of the rows, half of
+/// them the slower way. The rows joined go into `total`; `done` tells how many (from row 0 on).
+std::size_t trial_rows(std::size_t rows, unsigned threads) {
+    return std::clamp<std::size_t>(rows / (64 * std::size_t{threads}), 4096, 65536);
+}
 
 template <class Direct, class Filtered>
-bool filter_wins_trial(unsigned threads, Direct&& direct, Filtered&& filtered, Result& total, std::size_t& done) {
+bool filter_wins_trial(std::size_t slice, unsigned threads, Direct&& direct, Filtered&& filtered, Result& total,
+                       std::size_t& done) {
     double direct_ns = 0, filtered_ns = 0;
     std::size_t team = 0;
 #pragma omp parallel num_threads(threads) reduction(+ : direct_ns, filtered_ns, team)
@@ -344,20 +359,20 @@ bool filter_wins_trial(unsigned threads, Direct&& direct, Filtered&& filtered, R
 #endif
         Result mine;
         double d = std::numeric_limits<double>::infinity(), f = d;
-        std::size_t begin = me * 4 * trial_rows;
-        for (int pair = 0; pair < 2; ++pair, begin += 2 * trial_rows) {
+        std::size_t begin = me * 4 * slice;
+        for (int pair = 0; pair < 2; ++pair, begin += 2 * slice) {
             auto t = Clock::now();
-            direct(begin, trial_rows, mine);
-            d = std::min(d, ns_per(t, trial_rows));
+            direct(begin, slice, mine);
+            d = std::min(d, ns_per(t, slice));
             t = Clock::now();
-            filtered(begin + trial_rows, trial_rows, mine);
-            f = std::min(f, ns_per(t, trial_rows));
+            filtered(begin + slice, slice, mine);
+            f = std::min(f, ns_per(t, slice));
         }
         direct_ns += d, filtered_ns += f;
 #pragma omp critical
         total.add(mine);
     }
-    done = team * 4 * trial_rows;
+    done = team * 4 * slice;
     return filtered_ns < direct_ns;
 }
 
@@ -376,7 +391,7 @@ Run adaptive_bloom_join(const Side<Key>& build, const Side<Key>& probe, unsigned
         for (std::size_t i = begin; i < begin + n; ++i) table.probe(probe.keys[i], probe.payload[i], out);
     };
     if (!filter_pays(double(rows), c.matched, fpr, c.miss_ns, c.filter_ns, c.insert_ns * double(build.keys.size())))
-        return {over_chunks(0, rows, threads, direct), ms_since(t0), build_ms, 0, false, c};
+        return {probe_directly(table, probe, 0, threads), ms_since(t0), build_ms, 0, false, c};
 
     const auto t = Clock::now();
     const bb::JoinFilter filter(std::span<const Key>(build.keys), filter_options(table.distinct(), threads, backend, fpr));
@@ -387,8 +402,9 @@ Run adaptive_bloom_join(const Side<Key>& build, const Side<Key>& probe, unsigned
     // A join of fewer rows than twice the trial's keeps the filter the sample chose.
     Result r;
     std::size_t done = 0;
-    const bool keep = rows < 8 * trial_rows * threads || filter_wins_trial(threads, direct, filtered, r, done);
-    r.add(keep ? over_chunks(done, rows, threads, filtered) : over_chunks(done, rows, threads, direct));
+    const std::size_t slice = trial_rows(rows, threads);
+    const bool keep = rows < 8 * slice * threads || filter_wins_trial(slice, threads, direct, filtered, r, done);
+    r.add(keep ? over_chunks(done, rows, threads, filtered) : probe_directly(table, probe, done, threads));
     return {r, ms_since(t0), build_ms, keep ? filter.predicted_fpr() : 0, keep, c};
 }
 
@@ -432,14 +448,17 @@ void measure(const Config& cfg, const char* join, const std::string& selectivity
     for (const auto& e : engines) plans.push_back({"bloom+hash " + e, bb::parse_backend(e)});
     plans.push_back({"bloom+hash " + engines.front() + " always", bb::parse_backend(engines.front()), false});
 
-    // Rounds of every plan in turn, so that a noisy minute on the shared machine hits all plans,
-    // each round starting one plan later: a plan's place in the round (what ran before it, where
-    // the allocator puts its table) moves its time by up to a fifth on small joins.
+    // Rounds of every plan, so that a noisy minute on the shared machine hits all plans, each
+    // round in its own order (a fixed seed's shuffle): a plan's place in the round (what ran just
+    // before it, where the allocator puts its table) moves its time by up to a fifth on small joins.
     std::vector<std::vector<double>> totals(plans.size()), builds(plans.size());
     std::vector<Run> runs(plans.size());
+    std::vector<std::size_t> order(plans.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::mt19937 shuffle(20261128);
     for (unsigned rep = 0; rep < cfg.reps; ++rep) {
-        for (std::size_t i = 0; i < plans.size(); ++i) {
-            const std::size_t p = (i + rep) % plans.size();
+        std::shuffle(order.begin(), order.end(), shuffle);
+        for (const std::size_t p : order) {
             const Plan& plan = plans[p];
             runs[p] = !plan.backend   ? hash_join(build, probe, cfg.threads)
                       : plan.adaptive ? adaptive_bloom_join(build, probe, cfg.threads, *plan.backend, cfg.fpr)
