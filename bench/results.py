@@ -36,13 +36,13 @@ SOURCES = {
                         f"{BB} bench --keys 100M --queries 20M --backend auto --threads 1,2 "
                         "--paths direct,partitioned,auto --repeat 6 --json bench/results/paths_warm_100M.json"),
     "join_cpp": (RESULTS / "join_sf1_cpp.json",
-                 "THREADS=2 REPS=9 bench/join/run.sh 1 && cp out/join/sf1/cpp.json bench/results/join_sf1_cpp.json "
+                 "THREADS=2 REPS=15 bench/join/run.sh 1 && cp out/join/sf1/cpp.json bench/results/join_sf1_cpp.json "
                  "&& cp out/join/sf1/duckdb.json bench/results/join_sf1_duckdb.json"),
     "join_duckdb": (RESULTS / "join_sf1_duckdb.json", "(with join_cpp)"),
     "spark": (RESULTS / "spark_semi_join.jsonl",
               "python bench/spark/star_join.py gen --out out/spark\n"
               "for key in int string; do for b in 200000 2000000; do for m in 0.01 0.1; do\n"
-              "  python bench/spark/star_join.py run --data out/spark --key $key --build $b --match $m --reps 3 \\\n"
+              "  python bench/spark/star_join.py run --data out/spark --key $key --build $b --match $m --reps 5 \\\n"
               "    --variants plain,spark,broadcast,runtime,native,reuse,semi_join --json bench/results/spark_semi_join.jsonl\n"
               "done; done; done"),
     "spark_fpr": (RESULTS / "spark_fpr.jsonl", "python bench/spark/runtime_filter_fpr.py --json bench/results/spark_fpr.jsonl"),
@@ -269,11 +269,12 @@ def results_page():
                    "`lineitem ⋉ orders` on the order key (int) and `partsupp ⋉ part` on the part name (str), the "
                    "build side cut to 1%, 10% or 50% of its rows; end to end (hash table and filter builds "
                    "included), two threads, beside DuckDB running the same query. Each engine's bloom+hash plan "
-                   "decides from the first chunks whether its filter pays ('filter used'); 'always' runs the filter "
-                   "over every row.") + command("join_cpp") + [""]
+                   "decides before joining whether its filter pays, from a sample of probe rows on every thread and, "
+                   "where that cannot tell, a trial on the first rows ('filter used': in the last run); 'always' runs "
+                   "the filter over every row.") + command("join_cpp") + [""]
     out += join_table(cpp, duck) if cpp and duck else missing("join_cpp")
     out += ["", "## Spark: a semi join of 20M fact rows, local mode, 2 cores", "",
-            "`count(*), sum(amount)` of `fact LEFT SEMI JOIN (dim WHERE attr < B)`, wall seconds, median of 3, "
+            "`count(*), sum(amount)` of `fact LEFT SEMI JOIN (dim WHERE attr < B)`, wall seconds, median of 5 after an untimed run, "
             "filter builds included; PySpark 4.3, `local[2]`, Java 17. 'build_native + filter' probes a batchbloom-"
             "built Spark BloomFilter inside the JVM before a shuffle join; 'saved filter' loads one built once "
             "before the runs (as later queries and jobs reuse a filter) and probes it the same way; 'semi_join' is batchbloom.spark.semi_join "

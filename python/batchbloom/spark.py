@@ -53,10 +53,9 @@ def _key_count(df, column):
     return df.select(column).na.drop().count()
 
 
-# Keys that Spark's planner estimates at no more than this come to the driver in one Arrow job
-# (bench/spark/star_join.py: 0.2 s for 200k keys and 0.4 s for 2M-4M, against 0.6 s and 0.85 s
-# for a count job and a filter per partition); the planner's estimate of a filtered scan is the
-# scan's size, an upper bound.
+# Keys that Spark's planner estimates at no more than this come to the driver in one Arrow job,
+# without the count job and the Python workers that are most of a small build's time. The
+# planner's estimate of a filtered scan is the scan's size, an upper bound.
 _COLLECT_BYTES = 256 << 20
 
 
