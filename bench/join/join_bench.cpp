@@ -169,15 +169,22 @@ struct Run {
     std::optional<Costs> sample;  // what the adaptive plan decided from
 };
 
-/// Probe rows [first, end) straight into the table: the hash join's probe, and the bloom+hash
-/// plan's where its filter does not pay. One function for both, not inlined into either: the
-/// same machine code for the same work (code placed differently measured up to a fifth apart).
+/// Probe rows [begin, begin + n) straight into the table: the hash join's probe, and the
+/// bloom+hash plan's where its filter does not pay (and in its trial). One function for all, not
+/// inlined into any: the same machine code for the same work (the same loop inlined in two
+/// places measured up to a fifth apart).
 template <class Key>
-[[gnu::noinline]] Result probe_directly(const HashTable<Key>& table, const Side<Key>& probe, std::size_t first,
-                                        unsigned threads) {
+[[gnu::noinline]] void probe_rows(const HashTable<Key>& table, const Side<Key>& probe, std::size_t begin, std::size_t n,
+                                  Result& out) {
+    out.survivors += n;  // every row goes on to the table
+    for (std::size_t i = begin; i < begin + n; ++i) table.probe(probe.keys[i], probe.payload[i], out);
+}
+
+/// Probe rows [first, end) straight into the table, in chunks on `threads` threads.
+template <class Key>
+Result probe_directly(const HashTable<Key>& table, const Side<Key>& probe, std::size_t first, unsigned threads) {
     return over_chunks(first, probe.keys.size(), threads, [&](std::size_t begin, std::size_t n, Result& out) {
-        out.survivors += n;  // every row goes on to the table
-        for (std::size_t i = begin; i < begin + n; ++i) table.probe(probe.keys[i], probe.payload[i], out);
+        probe_rows(table, probe, begin, n, out);
     });
 }
 
@@ -289,9 +296,8 @@ Costs sample_costs(const HashTable<Key>& table, const Side<Key>& build, const Si
     const std::uint64_t blocks = static_cast<std::uint64_t>(std::ceil(bits / 512));
     bb::Filter f(bb::Params::make(bb::Shape::word512, blocks, 8), {}, backend);
     f.set_threads(1);
-    const std::vector<Key> build_sample(build.keys.begin(), build.keys.begin() + static_cast<std::ptrdiff_t>(inserted));
     const auto t = Clock::now();
-    f.insert(std::span<const Key>(build_sample));
+    f.insert(std::span<const Key>(build.keys).first(inserted));
     c.insert_ns = ns_per(t, inserted);
     const bb::JoinFilter filter(std::move(f), table.distinct(), filter_options(table.distinct(), 1, backend, fpr));
     // Each thread and slice its own slot: me, threads + me, 2 threads + me.
@@ -386,10 +392,7 @@ Run adaptive_bloom_join(const Side<Key>& build, const Side<Key>& probe, unsigned
     double build_ms = ms_since(t0);
     const std::size_t rows = probe.keys.size();
     const Costs c = sample_costs(table, build, probe, threads, backend, fpr);
-    const auto direct = [&](std::size_t begin, std::size_t n, Result& out) {
-        out.survivors += n;  // every row goes on to the table
-        for (std::size_t i = begin; i < begin + n; ++i) table.probe(probe.keys[i], probe.payload[i], out);
-    };
+    const auto direct = [&](std::size_t begin, std::size_t n, Result& out) { probe_rows(table, probe, begin, n, out); };
     if (!filter_pays(double(rows), c.matched, fpr, c.miss_ns, c.filter_ns, c.insert_ns * double(build.keys.size())))
         return {probe_directly(table, probe, 0, threads), ms_since(t0), build_ms, 0, false, c};
 
