@@ -41,7 +41,7 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from . import arrow as _arrow
-from ._core import ClassicFilter, Filter
+from ._core import ClassicFilter, ClassicParams, Filter
 
 __all__ = ["build", "build_native", "build_spark", "filter", "may_contain", "semi_join"]
 
@@ -71,10 +71,10 @@ def _collect_limit(spark) -> int:
 
 
 def _filled(df, column, n, make, depth):
-    """make(n) holding the non-null keys of df[column] (a name or a Column); n defaults to the
-    rows with a non-null key (an upper bound of the distinct keys). Keys within _collect_limit()
-    are inserted on the driver after one Arrow job; larger ones after a count job, partition by
-    partition (_union_of_partitions)."""
+    """(make(n) holding the non-null keys of df[column] (a name or a Column), n); n defaults to
+    the rows with a non-null key (an upper bound of the distinct keys). Keys within
+    _collect_limit() are inserted on the driver after one Arrow job; larger ones after a count
+    job, partition by partition (_union_of_partitions)."""
     keys = df.select((F.col(column) if isinstance(column, str) else column).alias("key")).na.drop()
     limit = _collect_limit(df.sparkSession)
     if limit > 0 and _estimated_bytes(keys) <= limit:
@@ -84,14 +84,15 @@ def _filled(df, column, n, make, depth):
             table = None
         if table is not None:
             col = table.column(0)
-            f = make(max(int(n) if n is not None else len(col), 1))
+            n = max(int(n) if n is not None else len(col), 1)
+            f = make(n)
             if len(col):
                 f.insert(_arrow.insertable(col))
-            return f
+            return f, n
     if n is None:
         n = keys.count()
     n = max(int(n), 1)
-    return _union_of_partitions(keys, "key", lambda: make(n), depth)
+    return _union_of_partitions(keys, "key", lambda: make(n), depth), n
 
 
 def _union_of_partitions(df, column, make, depth):
@@ -142,7 +143,7 @@ def build(
     they are too many to collect; an upper bound, so pass n, e.g. from approx_count_distinct,
     when the keys repeat a lot). column: a name or a Column."""
     sizing = {"bits_per_key": bits_per_key} if bits_per_key is not None else {"fpr": fpr}
-    return _filled(df, column, n, lambda n: Filter(n, shape=shape, **sizing), depth)
+    return _filled(df, column, n, lambda n: Filter(n, shape=shape, **sizing), depth)[0]
 
 
 def build_spark(
@@ -162,26 +163,25 @@ def build_spark(
     if version not in (1, 2):
         raise ValueError(f"Spark BloomFilter versions are 1 and 2, not {version!r}")
     scheme = "spark_v2" if version == 2 else "spark_v1"
-    return _filled(df, column, n, lambda n: ClassicFilter.spark(n, fpp, scheme=scheme, seed=seed), depth)
+    return _filled(df, column, n, lambda n: ClassicFilter.spark(n, fpp, scheme=scheme, seed=seed), depth)[0]
 
 
 _INTEGRAL = (T.LongType, T.IntegerType, T.ShortType, T.ByteType)
 
 
-def _spark_key(column: Union[str, Column], data_type: Any = None) -> Column:
-    """A key as Spark's runtime join filter hashes it into its BloomFilter: integers as longs,
-    strings and binary as xxhash64 (seed 42); null stays null (xxhash64 of null is the seed, which
-    would match). Without the column's type, a CASE on typeof() that Spark folds away when it
-    resolves the column (integers and strings; binary needs the type)."""
+def _spark_hash(column: Union[str, Column], data_type: Any = None) -> Column:
+    """A non-null key as Spark's runtime join filter puts it into its BloomFilter: integers as
+    longs, strings and binary as xxhash64 (seed 42). Null keys are the caller's to drop: xxhash64
+    of null is the seed, which would match. Without the column's type, a CASE on typeof() that
+    Spark folds away when it resolves the column (integers and strings; binary needs the type)."""
     c = F.col(column) if isinstance(column, str) else column
     if isinstance(data_type, _INTEGRAL):
         return c.cast("bigint")
-    hashed = F.when(c.isNotNull(), F.xxhash64(c))
     if isinstance(data_type, (T.StringType, T.BinaryType)):
-        return hashed
+        return F.xxhash64(c)
     if data_type is not None:
         raise TypeError(f"key column type {data_type.simpleString()}: long, int, short, byte, string or binary")
-    return F.when(F.typeof(c).isin("bigint", "int", "smallint", "tinyint"), c.cast("bigint")).otherwise(hashed)
+    return F.when(F.typeof(c).isin("bigint", "int", "smallint", "tinyint"), c.cast("bigint")).otherwise(F.xxhash64(c))
 
 
 def _column_type(df: DataFrame, column: Union[str, Column]) -> Any:
@@ -195,18 +195,49 @@ def _spark_scheme(spark) -> str:
     return "spark_v2" if (major, minor) >= (4, 1) else "spark_v1"
 
 
+# Spark's own runtime join filter takes this many bits at least (its default numBits).
+_RUNTIME_BITS_CONF = "spark.sql.optimizer.runtime.bloomFilter.numBits"
+
+
+def _runtime_filter_bits(spark) -> int:
+    return int(spark.conf.get(_RUNTIME_BITS_CONF, str(8 << 20)))
+
+
 def build_native(df: DataFrame, column: Union[str, Column], *, fpr: float = 0.01, n: int | None = None,
-                 depth: int = 2) -> ClassicFilter:
+                 min_bits: int | None = None, depth: int = 2) -> ClassicFilter:
     """A filter of the non-null keys of df[column] that Spark probes inside the JVM: Spark's own
-    BloomFilter (format version 2 from Spark 4.1, else 1), sized as BloomFilter.create(n, fpr),
-    holding each key as Spark's runtime join filter does (integers as longs, strings and binary
-    as xxhash64). filter(), may_contain() and semi_join() probe it with Spark's might_contain
-    expression, with no Python in the probe. Save it with save() or to_spark_bytes() and use it
-    in later jobs. n defaults to the rows with a non-null key (an upper bound of the distinct
-    keys; pass n from approx_count_distinct when keys repeat a lot)."""
-    key = _spark_key(column, _column_type(df, column)).alias("key")
+    BloomFilter (format version 2 from Spark 4.1, else 1), holding each key as Spark's runtime
+    join filter does (integers as longs, strings and binary as xxhash64). filter(), may_contain()
+    and semi_join() probe it with Spark's might_contain expression, with no Python in the probe.
+    Save it with save() or to_spark_bytes() and use it in later jobs.
+
+    Sized as BloomFilter.create(n, fpr), then grown to at least min_bits bits with the same
+    number of hash functions: the spare bits lower the FPR below fpr and let most absent keys
+    stop at the first bit, which the join pays back (each false positive is a row through the
+    shuffle; docs/which-path.md). min_bits defaults to the bits of Spark's own runtime join
+    filter (spark.sql.optimizer.runtime.bloomFilter.numBits, 8 Mbit unless set); 0 sizes for
+    fpr alone. n defaults to the rows with a non-null key (an upper bound of the distinct keys;
+    pass n from approx_count_distinct when keys repeat a lot)."""
+    return _native_filter(df, column, fpr, n, min_bits, depth)[0]
+
+
+def _native_filter(df, column, fpr, n, min_bits, depth):
+    """(build_native's filter, the n it was sized for)."""
+    c = F.col(column) if isinstance(column, str) else column
+    keys = df.where(c.isNotNull()).select(_spark_hash(c, _column_type(df, column)).alias("key"))
     scheme = _spark_scheme(df.sparkSession)
-    return _filled(df.select(key), "key", n, lambda n: ClassicFilter.spark(n, fpr, scheme=scheme), depth)
+    floor = _runtime_filter_bits(df.sparkSession) if min_bits is None else int(min_bits)
+    if floor < 0:
+        raise ValueError(f"min_bits must be at least 0, not {min_bits!r}")
+
+    def make(n):
+        f = ClassicFilter.spark(n, fpr, scheme=scheme)
+        if f.bits >= floor:
+            return f
+        bits = -(-floor // 64) * 64  # Spark's BloomFilter holds whole 64-bit words
+        return ClassicFilter.from_params(ClassicParams(bits=bits, k=f.k), scheme=scheme)
+
+    return _filled(keys, "key", n, make, depth)
 
 
 def _native_contains(key: Union[str, Column], bloom: Any, data_type: Any = None) -> Column | None:
@@ -229,13 +260,27 @@ def _native_contains(key: Union[str, Column], bloom: Any, data_type: Any = None)
     try:
         expressions = jvm.org.apache.spark.sql.catalyst.expressions
         classic = jvm.org.apache.spark.sql.classic
-        data = expressions.Literal.create(bytearray(bloom.to_spark_bytes()), jvm.org.apache.spark.sql.types.DataTypes.BinaryType)
-        child = classic.ExpressionUtils.expression(_spark_key(key, data_type)._jc)
-        probe = expressions.BloomFilterMightContain(data, child)
+        # The filter reaches might_contain as a scalar subquery, as Spark's own runtime filter
+        # does, not as a literal: a literal is written out in hex wherever the plan is (explain(),
+        # the UI, each adaptive re-plan), a cost that grows with the filter. The subquery reads a
+        # local relation (the JVM's createDataFrame of a java.util.List), which runs no Spark
+        # job, where PySpark's createDataFrame makes an RDD that costs one or two per query.
+        row = spark.sparkContext._gateway.new_array(jvm.java.lang.Object, 1)
+        row[0] = bytearray(bloom.to_spark_bytes())
+        rows = jvm.java.util.ArrayList()
+        rows.add(jvm.org.apache.spark.sql.RowFactory.create(row))
+        schema = jvm.org.apache.spark.sql.types.StructType.fromDDL(_FILTER_SCHEMA)
+        data = DataFrame(spark._jsparkSession.createDataFrame(rows, schema), spark).scalar()
+        probe = expressions.BloomFilterMightContain(classic.ExpressionUtils.expression(data._jc),
+                                                    classic.ExpressionUtils.expression(_spark_hash(key, data_type)._jc))
         origin = jvm.org.apache.spark.sql.catalyst.trees.CurrentOrigin.get()
-        return Column(jvm.org.apache.spark.sql.Column(classic.ExpressionColumnNode.apply(probe, origin)))
+        contains = Column(jvm.org.apache.spark.sql.Column(classic.ExpressionColumnNode.apply(probe, origin)))
     except Exception:  # py4j: a Spark without these classes
         return None
+    # The form of Spark's own runtime filter: a CASE WHEN around the hash instead measured 25%
+    # slower on string keys. False for a null key.
+    c = F.col(key) if isinstance(key, str) else key
+    return c.isNotNull() & contains
 
 
 def filter(df: DataFrame, column: str, bloom: Any) -> DataFrame:  # noqa: A001 - the verb, as DataFrame's
@@ -269,7 +314,7 @@ def _broadcast(bloom, spark):
 def may_contain(column: Union[str, Column], bloom: Any) -> Column:
     """A boolean Column, True where the row's key may be in `bloom` (False for a null key), for
     `df.where(may_contain("k", bloom))` or a select. A filter from build_native() is probed
-    inside the JVM (Spark's might_contain; null for a null key, which where() drops), for long,
+    inside the JVM (Spark's might_contain), for long,
     int, short, byte and string keys. Any other filter goes through a scalar Arrow UDF: only the
     key column goes to Python and a boolean comes back, one batched probe per Arrow batch (needs
     PySpark 4.1 or later, pyspark.sql.functions.arrow_udf)."""
@@ -295,23 +340,32 @@ def semi_join(
 ) -> DataFrame:
     """probe LEFT SEMI JOIN build_side ON column, with the probe side pre-filtered by a Bloom
     filter of build_side's keys (build_native(), probed inside the JVM where the session allows,
-    else build() and Python). The same rows as the plain semi join. No filter pays where the
-    keys can be broadcast, so: where Spark would broadcast the build side itself (its estimated
-    size within spark.sql.autoBroadcastJoinThreshold), Spark's plain plan is returned; where the
-    keys counted (n, or the rows with a key) fit that threshold, a broadcast semi join of the
-    keys; otherwise the filtered semi join."""
+    else build() and Python). The same rows as the plain semi join. Where Spark would broadcast
+    the build side itself (its estimated size within spark.sql.autoBroadcastJoinThreshold),
+    Spark's plain plan is returned. Integer keys that fit that threshold (n, or the rows with a
+    key, counted first) get a broadcast semi join of the keys: no filter pays there. Text keys
+    that fit it are filtered and then probe a broadcast of the keys (no shuffle; faster than
+    either alone, docs/which-path.md). Otherwise the filtered semi join."""
     keys = build_side.select(column)
     plain = probe.join(keys, on=column, how="left_semi")
     limit = _broadcast_limit(probe.sparkSession)
     if limit >= 0 and _estimated_bytes(keys) <= limit:
         return plain
-    if n is None:
-        n = _key_count(build_side, column)
-    width = 8 if isinstance(_column_type(build_side, column), _INTEGRAL) else _TEXT_KEY_BYTES
-    if limit >= 0 and n * width <= limit:
-        return probe.join(F.broadcast(keys), on=column, how="left_semi")
-    native = _native_contains(column, build_native(build_side, column, fpr=fpr, n=n), _column_type(probe, column))
+    if isinstance(_column_type(build_side, column), _INTEGRAL):
+        if n is None:
+            n = _key_count(build_side, column)
+        if limit >= 0 and n * 8 <= limit:
+            return probe.join(F.broadcast(keys), on=column, how="left_semi")
+        width = 8
+    else:
+        width = _TEXT_KEY_BYTES
+    bloom, n = _native_filter(build_side, column, fpr, n, None, 2)
+    native = _native_contains(column, bloom, _column_type(probe, column))
     kept = probe.where(native) if native is not None else filter(probe, column, build(build_side, column, fpr=fpr, n=n))
+    # Text keys that fit the threshold: the filter drops most rows before they are hashed, and the
+    # rest probe a broadcast of the keys, with no shuffle (integer keys broadcast without a filter).
+    if limit >= 0 and n * width <= limit:
+        return kept.join(F.broadcast(keys), on=column, how="left_semi")
     return kept.join(keys, on=column, how="left_semi")
 
 

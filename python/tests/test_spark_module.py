@@ -75,11 +75,13 @@ def test_may_contain_column(sides):
     assert {r["payload"] for r in flags if r["hit"]} == {r["payload"] for r in every if r["k"] is not None and r["k"] in f}
 
 
-def test_semi_join_equals_the_plain_join(sides):
+@pytest.mark.parametrize("column", ["k", "s"])
+def test_semi_join_equals_the_plain_join(sides, column):
     build, probe, _ = sides
-    plain = probe.join(build.select("k"), on="k", how="left_semi")
+    plain = probe.join(build.select(column), on=column, how="left_semi")
     by_payload = lambda r: r["payload"]  # noqa: E731
-    assert sorted(bbs.semi_join(probe, build, "k").collect(), key=by_payload) == sorted(plain.collect(), key=by_payload)
+    assert sorted(bbs.semi_join(probe, build, column).collect(), key=by_payload) == sorted(
+        plain.collect(), key=by_payload)
 
 
 def test_no_keys_and_broadcasts(spark, sides, way):
@@ -147,6 +149,8 @@ def test_native_filter_is_probed_in_the_jvm(spark, sides, column):
     kept = bbs.filter(probe, column, f)
     plan = plan_of(kept)
     assert "might_contain" in plan and "MapInArrow" not in plan and "ArrowEvalPython" not in plan
+    assert "CASE WHEN" not in plan  # the form of Spark's runtime filter: a CASE around the hash is slower
+    assert len(plan) < f.nbytes  # the filter is a subquery, not a literal written out in the plan
     rows = kept.collect()
     # Every matching row is kept (no false negatives), nulls never; about 1% of the others.
     assert {r["payload"] for r in every if r[column] in keys} <= {r["payload"] for r in rows}
@@ -160,6 +164,8 @@ def test_native_filter_is_probed_in_the_jvm(spark, sides, column):
     # may_contain: the same rows, from a Column that knows nothing of the DataFrame
     assert sorted(r["payload"] for r in probe.where(bbs.may_contain(column, f)).collect()) == sorted(
         r["payload"] for r in rows)
+    flags = probe.select(column, bbs.may_contain(column, f).alias("hit")).collect()
+    assert all(r["hit"] is False for r in flags if r[column] is None)  # False, not null, for a null key
 
 
 def test_native_filter_equals_sparks_runtime_hashing(spark, sides, way):
@@ -174,6 +180,30 @@ def test_native_filter_equals_sparks_runtime_hashing(spark, sides, way):
     assert f.contains(hashes).all()
 
 
+def test_native_filter_takes_at_least_the_runtime_filters_bits(spark, sides):
+    # Grown to Spark's runtime filter size with the k of the FPR asked: a lower FPR for free.
+    build, probe, _ = sides
+    n = len(build_keys(build, "k"))
+    f = bbs.build_native(build, "k", fpr=0.01)
+    exact = batchbloom.ClassicFilter.spark(n, 0.01, scheme=f.scheme)
+    assert exact.bits < f.bits == int(spark.conf.get("spark.sql.optimizer.runtime.bloomFilter.numBits"))
+    assert f.k == exact.k and f.predicted_fpr(n) < 0.01 / 100
+    assert bbs.build_native(build, "k", fpr=0.01, min_bits=0).bits == exact.bits
+    assert bbs.build_native(build, "k", fpr=0.01, min_bits=exact.bits + 1).bits == exact.bits + 64  # whole words
+    with pytest.raises(ValueError, match="min_bits"):
+        bbs.build_native(build, "k", min_bits=-1)
+    old = spark.conf.get("spark.sql.optimizer.runtime.bloomFilter.numBits")
+    try:
+        spark.conf.set("spark.sql.optimizer.runtime.bloomFilter.numBits", str(1 << 20))
+        grown = bbs.build_native(build, "k", fpr=0.01)
+    finally:
+        spark.conf.set("spark.sql.optimizer.runtime.bloomFilter.numBits", old)
+    assert grown.bits == 1 << 20 and grown.k == exact.k
+    keys = set(build_keys(build, "k"))
+    assert {r["k"] for r in bbs.filter(probe, "k", grown).collect() if r["k"] in keys} == keys & {
+        r["k"] for r in probe.select("k").collect()}
+
+
 def test_putstring_filters_stay_in_python(spark, sides):
     # build_spark() puts strings as Spark's putString, which might_contain cannot probe: such a
     # filter goes through Python, and still answers exactly.
@@ -185,7 +215,7 @@ def test_putstring_filters_stay_in_python(spark, sides):
         r["payload"] for r in every if r["s"] is not None and r["s"] in f)
 
 
-def test_semi_join_probes_in_the_jvm_unless_the_build_side_broadcasts(spark, sides):
+def test_semi_join_probes_in_the_jvm_unless_the_build_side_broadcasts(spark, sides, monkeypatch):
     build, probe, _ = sides
     plain = sorted(r["payload"] for r in probe.join(build.select("k"), on="k", how="left_semi").collect())
     old = spark.conf.get("spark.sql.autoBroadcastJoinThreshold")
@@ -207,6 +237,14 @@ def test_semi_join_probes_in_the_jvm_unless_the_build_side_broadcasts(spark, sid
             joined = bbs.semi_join(probe, build, "k")
             assert "might_contain" not in plan_of(joined) and "Broadcast" in plan_of(joined)
             assert sorted(r["payload"] for r in joined.collect()) == plain
+        # Text keys that fit it (Spark's estimate of the side made too large to): filtered first,
+        # then a broadcast semi join of the keys.
+        text = sorted(r["payload"] for r in probe.join(build.select("s"), on="s", how="left_semi").collect())
+        spark.conf.set("spark.sql.autoBroadcastJoinThreshold", str(32 * build.where("s IS NOT NULL").count()))
+        monkeypatch.setattr(bbs, "_estimated_bytes", lambda df: 1 << 40)
+        joined = bbs.semi_join(probe, build, "s")
+        assert "might_contain" in plan_of(joined) and "Broadcast" in plan_of(joined)
+        assert sorted(r["payload"] for r in joined.collect()) == text
     finally:
         spark.conf.set("spark.sql.autoBroadcastJoinThreshold", old)
 
