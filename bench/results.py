@@ -274,9 +274,9 @@ def results_page():
                    "the filter over every row.") + command("join_cpp") + [""]
     out += join_table(cpp, duck) if cpp and duck else missing("join_cpp")
     out += ["", "## Spark: a semi join of 20M fact rows, local mode, 2 cores", "",
-            "`count(*), sum(amount)` of `fact LEFT SEMI JOIN (dim WHERE attr < B)`, wall seconds, median of 5 after an untimed run, "
-            "filter builds included; PySpark 4.3, `local[2]`, Java 17. 'build_native + filter' probes a batchbloom-"
-            "built Spark BloomFilter inside the JVM before a shuffle join; 'saved filter' loads one built once "
+            "`count(*), sum(amount)` of `fact LEFT SEMI JOIN (dim WHERE attr < B)`, wall seconds, median of 5 rounds after an untimed one "
+            "(each round runs the variants in a shuffled order), filter builds included; PySpark 4.3, `local[2]`, Java 17. 'build_native + filter' probes a batchbloom-"
+            "built Spark BloomFilter (1% FPR asked, grown to the runtime filter's 8 Mbit where smaller) inside the JVM before a shuffle join; 'saved filter' loads one built once "
             "before the runs (as later queries and jobs reuse a filter) and probes it the same way; 'semi_join' is batchbloom.spark.semi_join "
             "under Spark's defaults (it returns Spark's own plan when the build side would be broadcast). Ratios "
             "below 1 mean batchbloom's path is faster.", ""]

@@ -16,9 +16,11 @@ other dim rows (every fact key is in dim: a star join). The query:
 
 with the key a long (`--key int`) or its decimal text on both sides (`--key string`).
 
-Variants, each run once untimed (the JVM compiles its generated code over the first runs) and then
-timed wall clock end to end (filter build included), its jobs' stages summed from
-Spark's status REST API (shuffle write and read bytes):
+Variants run in rounds: one untimed round (the JVM compiles each plan's generated code over its
+first runs), then --reps timed rounds, each in its own shuffled order, so that no variant gains
+from running after the others while the JVM keeps warming up. Each run is timed wall clock end
+to end (filter build included), its jobs' stages summed from Spark's status REST API (shuffle
+write and read bytes):
 - `plain`: a shuffle join (runtime Bloom filter and broadcast joins off);
 - `spark`: Spark's own plan under its defaults (runtime filter, broadcast threshold, AQE);
 - `broadcast`: the semi join with the build side broadcast (a hint);
@@ -37,6 +39,7 @@ import argparse
 import json
 import operator
 import os
+import random
 import sys
 import tempfile
 import time
@@ -245,11 +248,15 @@ def run(args):
     print(f"warm-up Arrow collect: {time.perf_counter() - t:.1f} s", flush=True)
     if "reuse" in args.variants.split(","):
         bbs.build_native(d, "key", fpr=0.01).save(saved)
-    for name in args.variants.split(","):
-        # One untimed run first (rep -1; the plain join's ran above): the JVM compiles each plan's
-        # generated code (xxhash64, might_contain) over its first runs, which would otherwise
-        # favour whichever variant runs later.
-        for rep in range(0 if name == "plain" else -1, args.reps):
+    names = args.variants.split(",")
+    order = random.Random(args.build + int(args.match * 100)).sample
+    for rep in range(-1, args.reps):
+        # Round -1 is untimed (the plain join's ran above): the JVM compiles each plan's generated
+        # code (xxhash64, might_contain) over its first runs, which would otherwise favour
+        # whichever variant runs later; each timed round runs the variants in a shuffled order.
+        for name in (names if rep < 0 else order(names, len(names))):
+            if rep < 0 and name == "plain":
+                continue
             for k, v in defaults.items():
                 spark.conf.set(k, v)
             if name == "runtime":
