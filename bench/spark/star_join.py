@@ -288,19 +288,18 @@ def run(args):
 
 def report(args):
     runs = [json.loads(line) for line in open(args.results) if line.strip()]
-    cases = sorted({(r["build_keys"], r["match"]) for r in runs})
-    print("| build keys | probe rows matching | variant | wall s (each run) | shuffle write MB | filter bytes |")
-    print("|---:|---:|---|---:|---:|---:|")
-    for build, match in cases:
-        for name in ("plain", "rdd", "module", "udf", "runtime"):
-            rs = [r for r in runs if (r["build_keys"], r["match"], r["variant"]) == (build, match, name)]
+    cases = sorted({(r.get("key", "int"), r["build_keys"], r["match"]) for r in runs})
+    print("| key | build keys | probe rows matching | variant | wall s (each run) | shuffle write MB | filter bytes |")
+    print("|---|---:|---:|---|---:|---:|---:|")
+    for key, build, match in cases:
+        for name in ("plain", "spark", "broadcast", "runtime", "native", "reuse", "semi_join", "rdd", "module", "udf"):
+            rs = [r for r in runs if (r.get("key", "int"), r["build_keys"], r["match"], r["variant"]) == (key, build, match, name)]
             if not rs:
                 continue
             wall = " / ".join(f"{r['wall_s']:.1f}" for r in rs)
             mb = max(r["shuffle_write_bytes"] for r in rs) / 1e6
-            fb = rs[0].get("filter_bytes", "")
-            print(f"| {build:,} | {match:.0%} | {name} | {wall} | {mb:.1f} | {fb:,} |" if fb != "" else
-                  f"| {build:,} | {match:.0%} | {name} | {wall} | {mb:.1f} | |")
+            fb = f"{rs[0]['filter_bytes']:,}" if "filter_bytes" in rs[0] else ""
+            print(f"| {key} | {build:,} | {match:.0%} | {name} | {wall} | {mb:.1f} | {fb} |")
 
 
 def main():
