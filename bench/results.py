@@ -296,8 +296,7 @@ def results_page():
             "Spark's own plan (the same three stages), so its last column is the spread between rounds of the "
             "same sub-second query, plus the 5 ms semi_join takes to decide. Median of 11 rounds.", ""]
     out += command("spark_table") + [""]
-    table_rows = [r for r in spark or [] if r.get("build_side") == "table"]
-    out += spark_table(table_rows, "table") if table_rows else missing("spark_table")
+    out += spark_table(spark, "table") if any(r.get("build_side") == "table" for r in spark or []) else missing("spark_table")
     sections = (
         ("spark_fpr", "Spark's runtime filter at scale: its size caps against exact sizing", spark_fpr_table,
          "Spark's runtime join filter is BloomFilter.create(min(rows, 4M), min(8 * that, 64 Mbit)) under its "
