@@ -288,12 +288,15 @@ def filter(df: DataFrame, column: str, bloom: Any) -> DataFrame:  # noqa: A001 -
     inserted, about the filter's FPR of the others, no null keys. `bloom` is any batchbloom
     filter, or a Broadcast of one (made once and reused across queries). A filter from
     build_native() is probed inside the JVM (`df.where(might_contain(...))`); any other goes
-    through Python in mapInArrow. Lazy, like any DataFrame transformation; the schema is df's."""
+    through Python in mapInArrow (a build_native() filter of text keys cannot: ValueError where
+    the session lacks might_contain). Lazy, like any DataFrame transformation; the schema is df's."""
     if column not in df.columns:
         raise ValueError(f"no column {column!r} in {df.columns}")
-    native = _native_contains(column, bloom, _column_type(df, column))
+    data_type = _column_type(df, column)
+    native = _native_contains(column, bloom, data_type)
     if native is not None:
         return df.where(native)
+    _check_python_probe(bloom, isinstance(data_type, (T.StringType, T.BinaryType)))
     index = df.columns.index(column)
     bc = _broadcast(bloom, df.sparkSession)
 
@@ -305,6 +308,16 @@ def filter(df: DataFrame, column: str, bloom: Any) -> DataFrame:  # noqa: A001 -
                 yield kept
 
     return df.mapInArrow(keep_candidates, df.schema)
+
+
+def _check_python_probe(bloom, text_keys: bool) -> None:
+    """Text keys probed in Python against a Spark-format filter of integers would never match:
+    build_native() puts text keys in as Spark's xxhash64, which only might_contain computes."""
+    f = bloom.value if isinstance(bloom, Broadcast) else bloom
+    if text_keys and isinstance(f, ClassicFilter) and f.scheme.startswith("spark") and f.key_kinds == {"integers"}:
+        raise ValueError("this Spark-format filter holds integer keys (build_native() puts string and binary keys in "
+                         "as Spark's xxhash64, which only Spark's might_contain can probe: Spark 4.0+ in classic mode, "
+                         "not Spark Connect); text keys probed against it in Python would never match")
 
 
 def _broadcast(bloom, spark):
@@ -330,6 +343,11 @@ def may_contain(column: Union[str, Column], bloom: Any) -> Column:
     bc = _broadcast(bloom, SparkSession.active())
 
     def probe(keys):
+        import pyarrow as pa
+
+        kind = keys.type.value_type if pa.types.is_dictionary(keys.type) else keys.type
+        _check_python_probe(bc.value, pa.types.is_string(kind) or pa.types.is_large_string(kind) or
+                            pa.types.is_binary(kind) or pa.types.is_large_binary(kind))
         return _arrow.mask(keys, bc.value)
 
     return arrow_udf(probe, "boolean")(column)
@@ -351,20 +369,21 @@ def semi_join(
     limit = _broadcast_limit(probe.sparkSession)
     if limit >= 0 and _estimated_bytes(keys) <= limit:
         return plain
-    if isinstance(_column_type(build_side, column), _INTEGRAL):
+    integral = isinstance(_column_type(build_side, column), _INTEGRAL)
+    if integral:
         if n is None:
             n = _key_count(build_side, column)
         if limit >= 0 and n * 8 <= limit:
             return probe.join(F.broadcast(keys), on=column, how="left_semi")
-        width = 8
-    else:
-        width = _TEXT_KEY_BYTES
     bloom, n = _native_filter(build_side, column, fpr, n, None, 2)
     native = _native_contains(column, bloom, _column_type(probe, column))
-    kept = probe.where(native) if native is not None else filter(probe, column, build(build_side, column, fpr=fpr, n=n))
+    if native is not None:
+        kept = probe.where(native)
+    else:  # no might_contain: Python probes integer keys as longs, text keys need a filter of their own
+        kept = filter(probe, column, bloom if integral else build(build_side, column, fpr=fpr, n=n))
     # Text keys that fit the threshold: the filter drops most rows before they are hashed, and the
     # rest probe a broadcast of the keys, with no shuffle (integer keys broadcast without a filter).
-    if limit >= 0 and n * width <= limit:
+    if not integral and limit >= 0 and n * _TEXT_KEY_BYTES <= limit:
         return kept.join(F.broadcast(keys), on=column, how="left_semi")
     return kept.join(keys, on=column, how="left_semi")
 

@@ -204,6 +204,28 @@ def test_native_filter_takes_at_least_the_runtime_filters_bits(spark, sides):
         r["k"] for r in probe.select("k").collect()}
 
 
+def test_without_might_contain_text_keys_never_silently_miss(spark, sides, monkeypatch):
+    # A session without might_contain (Spark Connect, Spark before 4.0) probes in Python: integer
+    # keys still match (longs, as Spark's putLong), text keys hashed by build_native() cannot be
+    # probed there and raise, and semi_join falls back to a filter of the text itself.
+    build, probe, every = sides
+    ints, text = bbs.build_native(build, "k"), bbs.build_native(build, "s")
+    monkeypatch.setattr(bbs, "_native_contains", lambda *args, **kwargs: None)
+    keys = set(build_keys(build, "k"))
+    assert {r["k"] for r in bbs.filter(probe, "k", ints).collect()} >= {r["k"] for r in every if r["k"] in keys}
+    with pytest.raises(ValueError, match="xxhash64"):
+        bbs.filter(probe, "s", text)
+    with pytest.raises(Exception, match="xxhash64"):  # in the Arrow UDF, on an executor
+        probe.where(bbs.may_contain("s", text)).count()
+    plain = sorted(r["payload"] for r in probe.join(build.select("s"), on="s", how="left_semi").collect())
+    old = spark.conf.get("spark.sql.autoBroadcastJoinThreshold")
+    try:
+        spark.conf.set("spark.sql.autoBroadcastJoinThreshold", "-1")
+        assert sorted(r["payload"] for r in bbs.semi_join(probe, build, "s").collect()) == plain
+    finally:
+        spark.conf.set("spark.sql.autoBroadcastJoinThreshold", old)
+
+
 def test_putstring_filters_stay_in_python(spark, sides):
     # build_spark() puts strings as Spark's putString, which might_contain cannot probe: such a
     # filter goes through Python, and still answers exactly.
