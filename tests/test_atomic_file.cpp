@@ -88,6 +88,22 @@ TEST(WriteFile, FollowsASymlinkAndReplacesItsTarget) {
     EXPECT_EQ(TempDir::entries_of(dir.path() / "real"), std::vector<std::string>{"t.bin"});
 }
 
+TEST(WriteFile, AFileWithOtherHardLinksIsRefusedAndKeptWhole) {
+    TempDir dir;
+    const fs::path p = dir.path() / "f.bin", other = dir.path() / "other.bin";
+    put(p, "old");
+    fs::create_hard_link(p, other);
+    const std::string msg = message_of<Error>([&] { put(p, "new"); });
+    EXPECT_NE(msg.find("hard links"), std::string::npos) << msg;
+    EXPECT_NE(msg.find(p.string()), std::string::npos) << msg;
+    EXPECT_EQ(file_contents(p), "old");
+    EXPECT_TRUE(fs::equivalent(p, other));  // still one file under two names
+    EXPECT_EQ(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator()), 2);
+    fs::remove(other);
+    put(p, "new");  // one name again: saved as usual
+    EXPECT_EQ(file_contents(p), "new");
+}
+
 TEST(WriteFile, ADanglingSymlinkCreatesItsTarget) {
     TempDir dir;
     fs::create_symlink("target.bin", dir.path() / "l.bin");

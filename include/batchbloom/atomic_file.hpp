@@ -12,7 +12,9 @@ namespace batchbloom {
 ///    (created with O_EXCL under a random name, never at a predictable one), which is
 ///    fsynced and renamed over `path`, and the directory is fsynced: readers, and a crash or
 ///    a kill at any moment, see the old file or the complete new one. A replaced file keeps
-///    its permission bits; a new one gets 0666 less the umask. The temporary file is named
+///    its permission bits; a new one gets 0666 less the umask. A file with more than one name
+///    (hard links) is refused: the rename would give this name the new file and leave the
+///    others on the old one, splitting what the user sees as one file into two. The temporary file is named
 ///    ".NAME.tmp-" and 12 characters of [0-9a-z], and its writer holds an advisory lock
 ///    (flock) on it until the rename; temporaries of that naming which nobody holds were left
 ///    by writers that died (a SIGKILL mid-save), and each save removes those of its own NAME

@@ -13,6 +13,7 @@
 #include "environment.hpp"
 #include "error.hpp"
 #include "file_kind.hpp"
+#include "file_lock.hpp"
 #include "filter.hpp"
 #include "hash.hpp"
 #include "join.hpp"

@@ -19,6 +19,9 @@ layout; Apache Spark's BloomFilter with scheme='spark_v1'/'spark_v2'), JoinFilte
 join's pre-filter). Modules (import them explicitly): batchbloom.arrow (pyarrow, polars, DuckDB
 tables), batchbloom.parquet (Bloom filters of Parquet files), batchbloom.spark (PySpark),
 batchbloom.duckdb (DuckDB SQL functions).
+
+Several processes updating one saved file: `with batchbloom.update(path) as f: f.insert(...)`
+loads, changes and saves it under the lock the command-line program takes (batchbloom.lock()).
 """
 
 from ._core import (
@@ -28,6 +31,7 @@ from ._core import (
     CountingFilter,
     DeletableFilter,
     Error,
+    FileLock,
     Filter,
     FormatError,
     JoinFilter,
@@ -41,6 +45,7 @@ from ._core import (
     resolve_backend,
 )
 from ._signatures import install as _install_signatures
+from ._update import lock, update
 
 # inspect.signature() and help() show the bindings' real parameters (see _signatures.py).
 _install_signatures()
@@ -52,6 +57,7 @@ __all__ = [
     "CountingFilter",
     "DeletableFilter",
     "Error",
+    "FileLock",
     "Filter",
     "FormatError",
     "JoinFilter",
@@ -61,6 +67,8 @@ __all__ = [
     "available_backends",
     "estimated_jaccard",
     "load_any",
+    "lock",
     "reload_environment",
     "resolve_backend",
+    "update",
 ]

@@ -47,6 +47,7 @@ NB_MODULE(_core, m) {
     batchbloom::python::bind_load_any(m);
     batchbloom::python::bind_concurrent(m);
     batchbloom::python::bind_parquet(m);
+    batchbloom::python::bind_lock(m);
 
     // inspect.signature() reads obj.__signature__ before anything else, and nanobind's function
     // types (nb_func, nb_method, nb_bound_method) and its metaclass nb_type have none; being

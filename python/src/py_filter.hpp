@@ -81,5 +81,6 @@ void bind_join(nb::module_& m);
 void bind_load_any(nb::module_& m);
 void bind_concurrent(nb::module_& m);
 void bind_parquet(nb::module_& m);
+void bind_lock(nb::module_& m);
 
 }  // namespace batchbloom::python

@@ -114,6 +114,11 @@ Target resolve(const fs::path& path) {
             throw Error("cannot write '" + path.string() + "': it is a " +
                         (S_ISBLK(t.st.st_mode) ? "block device" : "socket") + ", not a regular file; refusing to replace it");
         t.exists = true;
+        if (t.st.st_nlink > 1)
+            throw Error("cannot replace '" + path.string() + "': the file has " + std::to_string(t.st.st_nlink) +
+                        " names (hard links), and a save writes a new file and renames it over this name only, "
+                        "which would leave the other names with the old contents; save to a new name, or remove "
+                        "the other links first");
         struct stat lst {};
         if (::lstat(path.c_str(), &lst) == 0 && S_ISLNK(lst.st_mode)) {
             // realpath also resolves /proc's links to open files, which readlink cannot.

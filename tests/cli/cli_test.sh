@@ -834,6 +834,14 @@ section_concurrent_insert() {
     [[ $("$BB" query shared.bbf base.txt --count) == 1000 ]] || fail "the keys built into the file went missing"
     [[ -L link.bbf ]] || fail "an insert through the link replaced it"
     [[ -z $(ls -A | grep -F .tmp-) ]] || fail "temporary files left behind: $(ls -A)"
+    # A second name (hard link) for the file: a save would split the names into two files, so
+    # every rewrite through either name is refused and the file stays one, unchanged.
+    ln shared.bbf hard.bbf
+    cp shared.bbf before.bbf
+    expect_fail 'hard links' "$BB" insert hard.bbf k0.txt
+    expect_fail 'hard links' "$BB" insert shared.bbf k0.txt
+    cmp -s shared.bbf before.bbf || fail "a refused insert changed the file"
+    [[ $(stat -c %i shared.bbf) == $(stat -c %i hard.bbf) ]] || fail "the hard link was split"
 }
 
 # Every number a command takes is checked or safely capped, with a message naming the option;

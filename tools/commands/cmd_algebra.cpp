@@ -3,7 +3,7 @@
 
 #include "adapters/filter_adapter.hpp"
 #include "commands/commands.hpp"
-#include "common/file_lock.hpp"
+#include "batchbloom/file_lock.hpp"
 #include "common/stdout_output.hpp"
 
 namespace batchbloom::cli {

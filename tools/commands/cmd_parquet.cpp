@@ -15,7 +15,7 @@
 
 #include "commands/commands.hpp"
 #include "common/common_options.hpp"
-#include "common/file_lock.hpp"
+#include "batchbloom/file_lock.hpp"
 #include "common/key_input.hpp"
 #include "common/progress.hpp"
 #include "common/stdout_output.hpp"

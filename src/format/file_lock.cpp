@@ -1,4 +1,4 @@
-#include "common/file_lock.hpp"
+#include "batchbloom/file_lock.hpp"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -7,11 +7,12 @@
 
 #include <cerrno>
 #include <cstring>
-#include <stdexcept>
 #include <string>
 #include <utility>
 
-namespace batchbloom::cli {
+#include "batchbloom/error.hpp"
+
+namespace batchbloom {
 
 namespace {
 
@@ -33,8 +34,8 @@ FileLock& FileLock::operator=(FileLock&& other) noexcept {
     return *this;
 }
 
-FileLock FileLock::acquire(std::string_view path) {
-    const std::string p(path);
+FileLock FileLock::acquire(const std::filesystem::path& path) {
+    const std::string p = path.string();
     for (;;) {
         // O_NONBLOCK: a FIFO put at the path meanwhile must not hang the open.
         const int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
@@ -44,23 +45,23 @@ FileLock FileLock::acquire(std::string_view path) {
         if (::fstat(fd, &held) != 0 || !S_ISREG(held.st_mode)) return {};
         while (::flock(fd, LOCK_EX) != 0)
             if (errno != EINTR)
-                throw std::runtime_error("cannot lock '" + p + "' for the update: " + std::strerror(errno) +
-                                         " (give --out another file to leave it as it is)");
+                throw Error("cannot lock '" + p + "' for the update: " + std::strerror(errno) +
+                            " (write the result to another file to leave this one as it is)");
         struct stat named {};
         if (::stat(p.c_str(), &named) == 0 && same_file(held, named)) return lock;
         // Replaced while we waited (or removed): lock what the path names now.
     }
 }
 
-FileLock lock_if_rewritten(std::string_view out, std::initializer_list<std::string_view> inputs) {
+FileLock lock_if_rewritten(const std::filesystem::path& out, std::initializer_list<std::filesystem::path> inputs) {
     if (out == "-") return {};
     struct stat target {};
-    if (::stat(std::string(out).c_str(), &target) != 0 || !S_ISREG(target.st_mode)) return {};
-    for (const std::string_view in : inputs) {
+    if (::stat(out.c_str(), &target) != 0 || !S_ISREG(target.st_mode)) return {};
+    for (const std::filesystem::path& in : inputs) {
         struct stat st {};
-        if (::stat(std::string(in).c_str(), &st) == 0 && same_file(st, target)) return FileLock::acquire(out);
+        if (::stat(in.c_str(), &st) == 0 && same_file(st, target)) return FileLock::acquire(out);
     }
     return {};
 }
 
-}  // namespace batchbloom::cli
+}  // namespace batchbloom
