@@ -33,6 +33,7 @@
 namespace bb = batchbloom;
 using bb::Filter;
 using bb::Params;
+using bb::BatchPath;
 using bb::Shape;
 
 namespace {
@@ -564,14 +565,11 @@ TEST_P(EngineTest, ConcurrentPartitionedCallsOnOneFilter) {
     for (const auto& g : got) ASSERT_EQ(g, expect);
 }
 
-TEST_P(EngineTest, AutomaticPathMeasuresThenKeepsTheFasterAndStaysBitExact) {
-    // A filter beyond L2 and batches large enough to measure: the first calls of each kind (two
-    // or three) run part of their batch direct and a round partitioned, then the rest on the
-    // faster of the two (with a small scratch limit the batch takes several rounds), unless the
-    // direct slice alone is well below the partitioned path's floor (one pair then decides);
-    // later calls take the faster; answers and filter bytes equal the scalar engine's on the
-    // direct path every time. Inserts on threads that each take a private copy of a filter the
-    // cache holds never measure: no partitioning beats that.
+TEST_P(EngineTest, AutomaticPathIsARuleAndStaysBitExact) {
+    // A filter beyond L2, batches of every path's interest, one to three threads and scratch
+    // limits that make the partitioned path run several rounds: the automatic path is decided
+    // before the first call (never "automatic"), the same for every filter object, and every
+    // call's bytes and answers equal the scalar engine's on the direct path.
     const std::uint64_t blocks = 2 * bb::detail::machine().l2_bytes / 64 + 7;
     const Params p = Params::make(Shape::word512, blocks, 8);
     const auto keys = bb::testing::random_keys(300001, 51, 0);
@@ -585,165 +583,60 @@ TEST_P(EngineTest, AutomaticPathMeasuresThenKeepsTheFasterAndStaysBitExact) {
     std::vector<std::uint64_t> expect_bits((q.size() + 63) / 64);
     ref.contains_bitmap(q, expect_bits);
     const std::size_t expect_count = ref.count(q);
-    // A 256 KiB scratch holds rounds so small that one call measures several pairs of a direct
-    // slice and a partitioned round.
-    for (const auto& [threads, scratch] : {std::pair{1u, std::size_t(256) << 20}, std::pair{2u, std::size_t(256) << 20},
-                                          std::pair{1u, std::size_t(1) << 20}, std::pair{2u, std::size_t(1) << 20},
-                                          std::pair{1u, std::size_t(256) << 10}, std::pair{2u, std::size_t(256) << 10}}) {
-        bb::detail::forget_path_times();
-        Filter f(p, {}, backend());
-        f.set_threads(threads);
-        f.set_scratch_limit(scratch);
-        const bool device = bb::detail::blocked_kernels(backend()).backend == bb::Backend::cuda;
-        const bb::detail::FilterRef like{nullptr, p.blocks, p.shape, p.k};
-        const bool copies = threads > 1 && bb::detail::private_copies_pay(like, threads, keys.size());
-        EXPECT_EQ(f.batch_path_for(keys.size(), true),
-                  device || copies ? bb::BatchPath::direct : bb::BatchPath::automatic);
-        for (int call = 0; call < 4; ++call) {
-            SCOPED_TRACE("threads=" + std::to_string(threads) + " scratch=" + std::to_string(scratch) +
-                         " call=" + std::to_string(call));
-            f.clear();
-            f.insert(keys);
-            ASSERT_TRUE(f == ref);
-            if (call >= 2) {
-                EXPECT_NE(f.batch_path_for(keys.size(), true), bb::BatchPath::automatic);
-            }
-            std::vector<std::uint8_t> got(q.size());
-            f.contains(q, got);
-            ASSERT_EQ(got, expect);
-            if (call >= 2) {
+    for (const unsigned threads : {1u, 2u, 3u})
+        for (const std::size_t scratch : {std::size_t(256) << 20, std::size_t(1) << 20, std::size_t(256) << 10})
+            for (const auto path : {bb::BatchPath::automatic, bb::BatchPath::partitioned}) {
+                SCOPED_TRACE("threads=" + std::to_string(threads) + " scratch=" + std::to_string(scratch) +
+                             " partitioned=" + std::to_string(path == bb::BatchPath::partitioned));
+                Filter f(p, {}, backend());
+                f.set_threads(threads);
+                f.set_scratch_limit(scratch);
+                f.set_batch_path(path);
+                const BatchPath first = f.batch_path_for(keys.size(), true);
+                EXPECT_NE(first, bb::BatchPath::automatic);
                 EXPECT_NE(f.batch_path_for(q.size(), false), bb::BatchPath::automatic);
+                for (int call = 0; call < 2; ++call) {
+                    f.clear();
+                    f.insert(keys);
+                    ASSERT_TRUE(f == ref);
+                    EXPECT_EQ(f.batch_path_for(keys.size(), true), first);  // calls change nothing
+                    std::vector<std::uint8_t> got(q.size());
+                    f.contains(q, got);
+                    ASSERT_EQ(got, expect);
+                    std::vector<std::uint64_t> bits(expect_bits.size(), ~std::uint64_t(0));
+                    f.contains_bitmap(q, bits);
+                    ASSERT_EQ(bits, expect_bits);
+                    ASSERT_EQ(f.count(q), expect_count);
+                }
             }
-            std::vector<std::uint64_t> bits(expect_bits.size(), ~std::uint64_t(0));
-            f.contains_bitmap(q, bits);
-            ASSERT_EQ(bits, expect_bits);
-            ASSERT_EQ(f.count(q), expect_count);
-        }
-        // What the choice measured, for the same kind of call.
-        for (const bool insert : {true, false}) {
-            const bb::BatchPathMeasurement m = f.batch_path_measurement(keys.size(), insert);
-            if (device || (insert && copies)) {
-                EXPECT_EQ(m.pairs, 0u);
-                continue;
-            }
-            EXPECT_EQ(m.chosen, f.batch_path_for(keys.size(), insert));
-            EXPECT_GE(m.pairs, 1u);
-            EXPECT_GE(m.calls, 1u);
-            EXPECT_GT(m.direct_ns, 0);
-            EXPECT_GT(m.partitioned_ns, 0);
-            EXPECT_TRUE(std::isfinite(m.cost_ms));
-        }
-        EXPECT_EQ(f.batch_path_measurement(1000, false).pairs, 0u);  // never measures
-        // Scratch a filter grew only to measure is given back when direct wins, and kept when
-        // partitioned does.
-        bb::detail::forget_path_times();
-        Filter g(p, {}, backend());
-        g.set_threads(threads);
-        g.set_scratch_limit(scratch);
-        for (int call = 0; call == 0 || (call < 4 && g.batch_path_for(keys.size(), true) == bb::BatchPath::automatic);
-             ++call)
-            g.insert(keys);
-        ASSERT_TRUE(g == ref);
-        if (copies) {  // the other threads' copies, kept for the next call, if the limit holds them
-            EXPECT_EQ(g.scratch_bytes(), scratch / threads >= p.bytes() ? (threads - 1) * p.bytes() : 0u);
-        } else if (g.batch_path_for(keys.size(), true) == bb::BatchPath::direct) {
-            EXPECT_EQ(g.scratch_bytes(), 0u);
-        } else {
-            EXPECT_EQ(g.batch_path_for(keys.size(), true), bb::BatchPath::partitioned);
-            EXPECT_GT(g.scratch_bytes(), 0u);
-        }
-        // Filters in L2 and small batches never measure: direct.
-        EXPECT_EQ(f.batch_path_for(1000, false), bb::BatchPath::direct);
-        EXPECT_EQ(Filter(Params::make(Shape::word512, 64, 8), {}, backend()).batch_path_for(keys.size(), true),
-                  bb::BatchPath::direct);
-    }
 }
 
-/// One class of calls (1M-key inserts into a filter of 4x L2, one thread, scalar engine) whose
-/// measurements, per-key seconds (direct, partitioned), are fed to the choice's rule directly.
-struct MeasuredClass {
-    const std::uint64_t blocks = 4 * bb::detail::machine().l2_bytes / 64;
-    const bb::detail::FilterRef f{nullptr, blocks, Shape::word512, 8};
-    const std::size_t n = std::size_t(1) << 20;
-    const bb::Backend engine = bb::Backend::scalar;
-    const bb::detail::PathClass cls = bb::detail::path_class(f, engine, n, 1, bb::detail::Op::insert);
-    void measured(double direct, double partitioned) const { bb::detail::record_path_times(cls, direct, partitioned); }
-};
-
-TEST(BatchPathChoice, TwoAgreeingMeasurementsDecideElseTheMedianOfThree) {
+TEST(BatchPathChoice, TheRuleFollowsTheMachinesCaches) {
+    // The rule of path_choice.hpp over this machine's cache sizes: partitioned only for inserts
+    // on several threads, of 1M keys or more, into a filter the last-level cache cannot hold
+    // (and whose private copies do not pay); direct for everything else, probes included.
     using bb::detail::Op;
-    const MeasuredClass c;
-    const auto& [blocks, f, n, engine] = std::tie(c.blocks, c.f, c.n, c.engine);
-    auto choice = [&] { return bb::detail::choose_path(f, engine, n, 1, bb::BatchPath::automatic, Op::insert); };
-    auto measured = [&](double direct, double partitioned) { c.measured(direct, partitioned); };
     ASSERT_EQ(unsetenv("BATCHBLOOM_BATCH_PATH"), 0);
     bb::reload_environment();
-    bb::detail::forget_path_times();
-    measured(1.0, 0.5);
-    EXPECT_EQ(choice(), bb::BatchPath::automatic);  // one measurement never decides
-    measured(1.0, 0.6);
-    EXPECT_EQ(choice(), bb::BatchPath::partitioned);
-    measured(0.1, 1.0);  // a decided class measures no more
-    EXPECT_EQ(choice(), bb::BatchPath::partitioned);
-
-    bb::detail::forget_path_times();
-    measured(1.0, 0.5);
-    measured(0.5, 1.0);  // disagree: a third measurement decides by the median ratio
-    EXPECT_EQ(choice(), bb::BatchPath::automatic);
-    measured(1.0, 1.01);
-    EXPECT_EQ(choice(), bb::BatchPath::direct);
-
-    bb::detail::forget_path_times();
-    measured(1.0, 0.99);  // partitioned within the margin: direct
-    measured(1.0, 0.995);
-    EXPECT_EQ(choice(), bb::BatchPath::direct);
-    EXPECT_EQ(bb::detail::choose_path(f, engine, n, 1, bb::BatchPath::automatic, Op::probe), bb::BatchPath::automatic);
-    // Each engine and block shape decides for itself: its own work per key against the
-    // memory's decides which path is faster.
-    EXPECT_EQ(bb::detail::choose_path(f, bb::Backend::avx2, n, 1, bb::BatchPath::automatic, Op::insert),
-              bb::BatchPath::automatic);
-    const bb::detail::FilterRef other_shape{nullptr, blocks * 2, Shape::split256, 8};  // the same bytes
-    EXPECT_EQ(bb::detail::choose_path(other_shape, engine, n, 1, bb::BatchPath::automatic, Op::insert),
-              bb::BatchPath::automatic);
-    bb::detail::forget_path_times();
-}
-
-TEST(BatchPathChoice, MeasurementTellsWhatMeasuringCost) {
-    using bb::detail::Op;
-    const MeasuredClass c;
-    auto measurement = [&] { return bb::detail::path_measurement(c.cls); };
-    auto call = [&](std::initializer_list<std::pair<double, double>> pairs, std::size_t direct_keys,
-                    std::size_t partitioned_keys, double scratch_s) {
-        for (const auto& [d, p] : pairs) c.measured(d, p);
-        bb::detail::record_measuring_call(c.cls, direct_keys, partitioned_keys, scratch_s);
+    const auto& m = bb::detail::machine();
+    const std::uint64_t llc = std::max(m.l2_bytes, m.l3_bytes);
+    const auto ref_of = [](std::uint64_t bytes) { return bb::detail::FilterRef{nullptr, bytes / 64, Shape::word512, 8}; };
+    const auto choose = [](const bb::detail::FilterRef& f, std::size_t n, unsigned t, Op op) {
+        return bb::detail::choose_path(f, n, t, bb::BatchPath::automatic, op);
     };
-    // What measurement() should say: chosen, calls, pairs, direct and partitioned ns per key, cost.
-    auto expect = [&](bb::BatchPath chosen, unsigned calls, unsigned pairs, double direct_ns, double partitioned_ns,
-                      double cost_ms) {
-        const bb::BatchPathMeasurement m = measurement();
-        EXPECT_EQ(m.chosen, chosen);
-        EXPECT_EQ(m.calls, calls);
-        EXPECT_EQ(m.pairs, pairs);
-        EXPECT_NEAR(m.direct_ns, direct_ns, 1e-9);
-        EXPECT_NEAR(m.partitioned_ns, partitioned_ns, 1e-9);
-        EXPECT_NEAR(m.cost_ms, cost_ms, 1e-9);
-    };
-    ASSERT_EQ(unsetenv("BATCHBLOOM_BATCH_PATH"), 0);
-    bb::reload_environment();
-    bb::detail::forget_path_times();
-    EXPECT_EQ(measurement().pairs, 0u);
-    // Undecided: the keys run direct cost what they would have cost partitioned, the faster so far.
-    call({{10e-9, 5e-9}}, 1000, 3000, 0.5);
-    expect(bb::BatchPath::automatic, 1, 1, 10, 5, 1000 * 5e-9 * 1e3);
-    // Partitioned decided: scratch grown for it is that path's own, not the measuring's.
-    call({{12e-9, 6e-9}}, 2000, 1000, 0.25);
-    expect(bb::BatchPath::partitioned, 2, 2, 11, 5.5, 3000 * 5.5e-9 * 1e3);
-    // Direct decided by two agreeing pairs (the third came after): the partitioned keys' extra
-    // time, and the scratch grown only to measure.
-    bb::detail::forget_path_times();
-    call({{5e-9, 10e-9}, {5e-9, 9e-9}, {5e-9, 11e-9}}, 1000, 4000, 0.002);
-    expect(bb::BatchPath::direct, 1, 2, 5, 9.5, (4000 * 4.5e-9 + 0.002) * 1e3);
-    bb::detail::forget_path_times();
+    const auto big = ref_of(4 * llc), cached = ref_of(llc / 2), l2 = ref_of(m.l2_bytes / 2);
+    const std::size_t n = std::size_t(64) << 20;  // copies of 4x the cache never pay for these
+    EXPECT_EQ(choose(big, n, 2, Op::insert), BatchPath::partitioned);
+    EXPECT_EQ(choose(big, n, 8, Op::insert), BatchPath::partitioned);
+    EXPECT_EQ(choose(big, n, 1, Op::insert), BatchPath::direct);
+    EXPECT_EQ(choose(big, n, 2, Op::probe), BatchPath::direct);
+    EXPECT_EQ(choose(big, std::size_t(1) << 19, 2, Op::insert), BatchPath::direct);  // a small batch
+    EXPECT_EQ(choose(cached, n, 2, Op::insert), BatchPath::direct);
+    EXPECT_EQ(choose(l2, n, 2, Op::insert), BatchPath::direct);
+    EXPECT_EQ(choose(l2, n, 2, Op::probe), BatchPath::direct);
+    // An explicit path is kept.
+    EXPECT_EQ(bb::detail::choose_path(l2, n, 1, BatchPath::partitioned, Op::probe), BatchPath::partitioned);
+    EXPECT_EQ(bb::detail::choose_path(big, n, 2, BatchPath::direct, Op::insert), BatchPath::direct);
 }
 
 TEST(BatchPathEnvironment, OverridesAutomaticButNotAnExplicitPath) {
@@ -832,33 +725,3 @@ TEST(BatchPath, PartitionedPathFallsBackToDirectWithoutScratchMemory) {
 #endif
 }
 
-// A decided kind of call is measured again every 16th call, four times a process at most: one
-// noisy measurement's verdict is not kept for good. Answers stay the reference's throughout.
-TEST(BatchPathChoice, ADecidedKindIsMeasuredAgainAFewTimes) {
-    if (std::getenv("BATCHBLOOM_BATCH_PATH") != nullptr) GTEST_SKIP() << "BATCHBLOOM_BATCH_PATH overrides the choice";
-    const Params p = Params::make(Shape::word512, 2 * bb::detail::machine().l2_bytes / 64 + 7, 8);
-    const auto keys = bb::testing::random_keys(300'000, 53, 0);
-    Filter ref(p, {}, bb::Backend::scalar);
-    ref.set_batch_path(bb::BatchPath::direct);
-    ref.insert(keys);
-    bb::detail::forget_path_times();
-    Filter f(p);
-    f.set_threads(1);
-    if (bb::detail::blocked_kernels(f.backend()).backend == bb::Backend::cuda) GTEST_SKIP() << "the device takes whole calls";
-    auto insert = [&] {
-        f.clear();
-        f.insert(keys);
-        ASSERT_TRUE(f == ref);
-    };
-    for (int call = 0; call < 4 && f.batch_path_for(keys.size(), true) == bb::BatchPath::automatic; ++call) insert();
-    ASSERT_NE(f.batch_path_for(keys.size(), true), bb::BatchPath::automatic);
-    const unsigned measured = f.batch_path_measurement(keys.size(), true).calls;
-    for (int call = 0; call < 15; ++call) insert();
-    EXPECT_EQ(f.batch_path_measurement(keys.size(), true).calls, measured);  // 15 calls on the decided path
-    insert();                                                                 // the 16th measures again
-    EXPECT_GT(f.batch_path_measurement(keys.size(), true).calls, measured);
-    for (int call = 0; call < 5 * 19; ++call) insert();  // every reopening done (each decides within 3 calls)
-    const unsigned settled = f.batch_path_measurement(keys.size(), true).calls;
-    for (int call = 0; call < 40; ++call) insert();
-    EXPECT_EQ(f.batch_path_measurement(keys.size(), true).calls, settled);
-}

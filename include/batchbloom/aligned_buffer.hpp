@@ -61,6 +61,10 @@ public:
     bool empty() const noexcept { return size_ == 0; }
     /// Whether the bytes are a read-only file mapping (map_readonly) rather than an allocation.
     bool mapped() const noexcept { return map_base_ != nullptr; }
+    /// Whether a read of this mapping found a page its file no longer has (the file was
+    /// truncated in place while mapped): such pages read as zeros instead of raising SIGBUS
+    /// (Linux), and the owner must not trust what it read since. False for allocations.
+    bool mapping_lost() const noexcept;
     /// 64, or 2 MiB for large allocated buffers; 64 when mapped; 0 when empty.
     std::size_t alignment() const noexcept { return alignment_; }
 
@@ -82,6 +86,7 @@ private:
     std::size_t alignment_ = 0;
     void* map_base_ = nullptr;  // the mapping's start when mapped (data_ lies inside it), else null
     std::size_t map_length_ = 0;
+    int guard_ = -1;  // the mapping's slot in the SIGBUS guard (src/core/mapping_guard.hpp), or -1
 };
 
 }  // namespace batchbloom

@@ -1,6 +1,5 @@
 #pragma once
-// Tuning of the blocked filter's bulk calls: which batch path they take, what the automatic
-// choice measured, and the scratch memory the partitioned path keeps between calls. None of it
+// Tuning of the blocked filter's bulk calls: which batch path they take and the scratch memory the partitioned path keeps between calls. None of it
 // changes a result: every path gives the same bits and answers. Filter derives from
 // BatchTuning (filter.hpp), so these are Filter's members.
 #include <cstddef>
@@ -15,29 +14,13 @@ class BatchScratch;  // src/batch/scratch.hpp
 
 /// How bulk operations walk a filter (results are the same on every path).
 enum class BatchPath : std::uint8_t {
-    automatic,    ///< direct for filters in L2 and small batches; otherwise the first two or
-                  ///< three calls of each kind (insert or probe, threads, filter size and keys
-                  ///< per filter line, each within 2x) run part of their batch on each path and
-                  ///< the faster is kept for the process (two agreeing calls, or the median of
-                  ///< three). BATCHBLOOM_BATCH_PATH=direct|partitioned overrides it
-                  ///< (environment.hpp).
+    automatic,    ///< a rule over this machine's caches and the call, the same in every
+                  ///< process: partitioned only for inserts on several threads, of a million
+                  ///< keys or more, into a filter larger than the last-level cache; direct
+                  ///< otherwise (docs/design.md, "The batch path").
+                  ///< BATCHBLOOM_BATCH_PATH=direct|partitioned overrides it (environment.hpp).
     direct,       ///< keys in the caller's order, blocks prefetched far ahead
     partitioned,  ///< keys grouped by filter region, each region processed while cache-resident
-};
-
-/// What BatchPath::automatic measured for a kind of bulk call, in this process
-/// (Filter::batch_path_measurement): how the choice was made and what making it cost.
-struct BatchPathMeasurement {
-    BatchPath chosen = BatchPath::automatic;  ///< direct or partitioned once decided
-    unsigned calls = 0;                       ///< calls that measured
-    unsigned pairs = 0;                       ///< timed pairs of a direct slice and a partitioned round; 0: none yet
-    double direct_ns = 0;                     ///< per key: the median of the pairs' direct slices
-    double partitioned_ns = 0;                ///< per key: the median of the pairs' partitioned rounds
-    /// Time the measuring calls spent beyond running the same keys on the chosen path (the
-    /// faster so far while undecided): the keys they ran on the other path, at the difference
-    /// of the two medians, and, when direct is chosen, the time spent growing scratch only to
-    /// measure. Rates measured within the calls, so a machine's drift between calls is not in it.
-    double cost_ms = 0;
 };
 
 /// The batch path setting and the partitioned path's scratch memory of a filter. A setting of
@@ -56,8 +39,7 @@ public:
     /// line, which is what lets the partitioned path win. Only what a call's rounds use is
     /// allocated, by the first call that needs it; later calls reuse it (so they neither
     /// allocate nor fault in pages), and release_scratch() or the filter's destruction gives it
-    /// back; so does the automatic path when it measures direct faster, unless a call that
-    /// chose partitioned uses the scratch too. Batches larger than fits run in several rounds;
+    /// back. Batches larger than fits run in several rounds;
     /// a limit too small for a useful round (or 0) means the direct path.
     void set_scratch_limit(std::size_t bytes);
     std::size_t scratch_limit() const noexcept;

@@ -53,11 +53,15 @@ struct SaveOptions {
 ///
 /// The file under a mapping. A file replaced by rename (as save() replaces files) leaves the
 /// mapping on the old file, whole and unchanged, until the filter goes. A file truncated or
-/// rewritten in place by another process is not protected: probes then read the new bytes,
-/// and reading a page past the new end of file raises SIGBUS in the probing thread (a kernel
-/// rule for every file mapping; LMDB and RocksDB's mmap reads document the same). map() checks
-/// the size against the header when it opens the file, so a file already truncated is a
-/// FormatError, never a SIGBUS; replace mapped files by rename, never in place.
+/// rewritten in place by another process is not protected: probes then read the new bytes.
+/// Reading a page past the new end of a truncated file raises SIGBUS (a kernel rule for every
+/// file mapping); on Linux the library catches that for its own mappings (a handler installed
+/// by the first map(), which passes every other SIGBUS to the handler before it): the lost
+/// pages read as zeros and the probe that read them throws FormatError, as does every probe
+/// after it. Only probes check: save, ==, fold, |, & and the estimates of such a filter see
+/// the zeros. A program that installs its own SIGBUS handler after map() takes this over. map()
+/// checks the size against the header when it opens the file, so a file already truncated is
+/// a FormatError; replace mapped files by rename, never in place.
 class Filter : public KeyForms<Filter>, public BulkSettings, public BatchTuning {
 public:
     /// An empty filter (all bits zero). Throws Error on invalid params or hashing, or if the
@@ -74,14 +78,10 @@ public:
     const Hashing& hashing() const noexcept { return hashing_; }
 
     // Batch tuning (the path setting, scratch memory): BatchTuning, batch_tuning.hpp.
-    /// The path a bulk call of `keys` keys takes now (insert, or any probe): batch_path() if
-    /// set, else the one BATCHBLOOM_BATCH_PATH names, else what was measured faster for such
-    /// calls in this process; automatic if none was measured yet (the next one measures).
+    /// The path (direct or partitioned) a bulk call of `keys` keys takes (insert, or any
+    /// probe): batch_path() if set, else the one BATCHBLOOM_BATCH_PATH names, else the rule of
+    /// BatchPath::automatic for this machine, filter, engine and thread count.
     BatchPath batch_path_for(std::size_t keys, bool insert) const;
-    /// What the automatic path measured for calls like a bulk call of `keys` keys (insert, or
-    /// any probe) on this filter's engine, shape and thread count: pairs == 0 if such calls
-    /// never measured (they run direct without measuring, or have not run yet).
-    BatchPathMeasurement batch_path_measurement(std::size_t keys, bool insert) const;
 
     // ---- keys: integers and byte strings (bulk forms: KeyForms, key_forms.hpp) -----------
     void insert(std::uint64_t key);
@@ -187,6 +187,8 @@ private:
     /// Throws Error unless the bits may be written: not moved from (see "After a move"), not
     /// mapped (see "Mapped filters").
     void require_writable(const char* operation) const;
+    /// Throws FormatError if the mapped file lost pages under a probe (see "Mapped filters").
+    void check_mapping() const;
     /// The moved-from state (see "After a move").
     void become_empty() noexcept;
     bool is_empty() const noexcept { return storage_.empty(); }

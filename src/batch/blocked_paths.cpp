@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
-#include <limits>
 #include <cstring>
 #include <new>
 #include <vector>
@@ -279,125 +277,10 @@ void insert_partitioned(const BlockedKernels& e, const FilterRef& f, const std::
         [](const Round&, std::size_t, std::size_t) {});
 }
 
-/// The most keys one round of the partitioned path takes on t threads, for a call of n keys
-/// (0 without scratch).
-std::size_t round_keys(const FilterRef& f, std::size_t n, unsigned t, const BatchScratch* scratch, bool ordered) {
-    if (scratch == nullptr) return 0;
-    return Plan::fit(Geometry(f).regions, (n + t - 1) / t, scratch->limit() / t, ordered).round * t;
-}
-
-/// Grows each thread's scratch to what a partitioned run of `keys` keys on t threads asks for
-/// (at most its share of the cap), so that a measuring call's timed round does not pay for
-/// the allocation and its page faults. Without memory, nothing: the round then falls back.
-void grow_scratch(const FilterRef& f, std::size_t keys, unsigned t, BatchScratch* scratch, bool ordered) {
-    BatchScratch::Lease lease(scratch, t);
-    if (!lease) return;
-    // A thread's share is at most 64 keys above an even one (part()); no plan fitted to the
-    // cap for at most that many keys needs more than this.
-    const Plan p(Geometry(f).regions, (keys + t - 1) / t + 64, ordered);
-    try {
-        // Each thread faults in its own arena: on a VM each fault may be the host's, and t
-        // threads take them t at a time.
-        each_thread(t, [&](unsigned v) { lease.arena(v).get(std::min(p.bytes(), lease.per_thread())); });
-    } catch (const std::bad_alloc&) {
-    }
-}
-
-/// Runs a call on the path choose_path() picks. A call that measures runs a slice of its keys
-/// direct and then a round partitioned (`ordered`: the round of a probe that puts answers back
-/// in order), timed, and records which was faster per key for its class. A round is what the
-/// partitioned path repeats for larger batches, so its rate stands for theirs. A call with room
-/// for more repeats the pair until its class is decided (two pairs that agree, else a third:
-/// path_choice.hpp), so that one large call decides and later calls measure nothing; the rest
-/// of its keys run on the decided path, else on the one its last pair measured faster.
-/// Each direct slice is timed over its second half only (for a filter the last level keeps,
-/// after enough keys to bring it in: see below), and where the call holds two rounds
-/// beyond the slice, the first pair runs one round untimed before the timed one: the dirty
-/// lines earlier work left and the switch between the paths are then charged to neither. The
-/// scratch is grown before the clock starts, and given back if direct wins, unless a call that
-/// chose the partitioned path uses it too.
-/// run(partitioned, begin, len) processes keys [begin, begin + len) and returns whether the
-/// partitioned path really ran (without scratch it falls back to direct).
-double floor_for(const BlockedKernels& e, const FilterRef& f, unsigned t, Op op);
-
+/// Runs a call on the path choose_path() picks (path_choice.hpp): run(partitioned).
 template <class Run>
-void on_chosen_path(const BlockedKernels& e, const FilterRef& f, std::size_t n, unsigned t, BatchPath path, Op op,
-                    BatchScratch* scratch, bool ordered, Run&& run) {
-    const BatchPath p = choose_path(f, e.backend, n, t, path, op, true);
-    if (p != BatchPath::automatic) {
-        if (p == BatchPath::partitioned && scratch != nullptr) scratch->keep();
-        run(p == BatchPath::partitioned, 0, n);
-        return;
-    }
-    using clock = std::chrono::steady_clock;
-    const auto seconds = [](clock::time_point a, clock::time_point b) { return std::chrono::duration<double>(b - a).count(); };
-    // Slices and rounds are multiples of 64 keys, so bitmap words are not split.
-    const PathClass c = path_class(f, e.backend, n, t, op);
-    const std::size_t d = measuring_slice(n), timed = d - d / 128 * 64;
-    // The direct slice's untimed first part: half the slice, and for a filter the last level
-    // can keep, enough keys to touch its lines about three times over (95% of them), so that
-    // the timed part runs on the filter as a whole call mostly does. Without, a call after other
-    // work (the filter evicted) timed its cold start: 32K keys on a 1.2 MiB filter at 3x a whole
-    // direct call's time per key, and partitioned was chosen where it is 2-3x slower.
-    std::size_t warm = d - timed;
-    if (filter_bytes(f) <= machine().l3_bytes)
-        warm = std::max(warm, std::min<std::size_t>(3 * (filter_bytes(f) / 64), n / 4) / 64 * 64);
-    const std::size_t slice = warm + timed;
-    const std::size_t m =
-        n > slice ? std::min(n - slice, std::max<std::size_t>(round_keys(f, n - slice, t, scratch, ordered), 64)) : 0;
-    double grow_s = 0;
-    std::size_t at = 0, direct_keys = 0, partitioned_keys = 0;  // run while measuring
-    BatchPath decided = BatchPath::automatic;
-    bool partitioned_faster = false;
-    for (unsigned pair = 0; decided == BatchPath::automatic && m > 0 && n - at >= slice + m; ++pair) {
-        const bool settle = pair == 0 && n - slice >= 2 * m;
-        run(false, at, warm);
-        const auto t0 = clock::now();
-        run(false, at + warm, timed);
-        const auto t1 = clock::now();
-        at += slice;
-        direct_keys += slice;
-        const double direct_s = seconds(t0, t1) / double(timed);
-        if (pair == 0) {
-            // Partitioning cannot beat its own rate on a filter the cache holds: a direct rate
-            // well below that decides without a partitioned round, and grows no scratch for one.
-            // The margin covers what the floor's short calls do not amortize (their rounds and
-            // threads start), so it stays a floor.
-            constexpr double floor_margin = 1.25;
-            const double floor_s = floor_for(e, f, t, op);
-            if (direct_s * floor_margin < floor_s) {
-                record_direct_below_floor(c, direct_s, floor_s);
-                decided = BatchPath::direct;
-                break;
-            }
-            const auto g0 = clock::now();
-            grow_scratch(f, m, t, scratch, ordered);
-            grow_s = seconds(g0, clock::now());
-        }
-        if (settle) {
-            (run(true, at, m) ? partitioned_keys : direct_keys) += m;
-            at += m;
-        }
-        const auto t2 = clock::now();
-        const bool measured = run(true, at, m);
-        const auto t3 = clock::now();
-        at += m;
-        (measured ? partitioned_keys : direct_keys) += m;
-        if (!measured) break;  // no scratch: nothing to compare
-        const double partitioned_s = seconds(t2, t3) / double(m);
-        partitioned_faster = partitioned_s < direct_s;
-        decided = record_path_times(c, direct_s, partitioned_s);
-    }
-    if (decided != BatchPath::automatic) partitioned_faster = decided == BatchPath::partitioned;
-    if (scratch != nullptr) {
-        // Scratch grown only to measure a path that lost (up to the filter's size) is given back.
-        if (decided == BatchPath::direct) scratch->release_unless_kept();
-        if (decided == BatchPath::partitioned) scratch->keep();
-    }
-    const bool ran_partitioned = at < n && run(partitioned_faster, at, n - at);
-    // The rest of a call still undecided is measuring work too: it ran on one call's guess.
-    if (decided == BatchPath::automatic) (ran_partitioned ? partitioned_keys : direct_keys) += n - at;
-    record_measuring_call(c, direct_keys, partitioned_keys, grow_s);
+void on_chosen_path(const FilterRef& f, std::size_t n, unsigned t, BatchPath path, Op op, Run&& run) {
+    run(choose_path(f, n, t, path, op) == BatchPath::partitioned);
 }
 
 bool insert_range(const BlockedKernels& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
@@ -490,62 +373,30 @@ bool count_range(const BlockedKernels& e, const FilterRef& f, const std::uint64_
         [](const Round&, std::size_t, std::size_t) {}, direct_range);
 }
 
-/// What partitioned_floor measures (path_choice.hpp): the partitioned path on a filter of twice
-/// L2 (four regions, held in the cache), 32K keys per thread, the faster of two timed calls
-/// after one that grows the scratch: about half a millisecond, once per process and kind of call.
-double floor_for(const BlockedKernels& e, const FilterRef& like, unsigned t, Op op) {
-    return partitioned_floor(e.backend, like, t, op, [&] {
-        const std::uint64_t block = block_bytes(like);
-        AlignedBuffer bits(std::max<std::uint64_t>(2 * machine().l2_bytes / block, 1) * block, AlignedBuffer::Init::zeroed);
-        const FilterRef f{bits.data(), bits.size() / block, like.shape, like.k, 0};
-        const std::size_t n = (std::size_t(1) << 15) * t;
-        std::vector<std::uint64_t> keys(n);
-        for (std::size_t i = 0; i < n; ++i) keys[i] = i;  // hashed by the kernels (mix64 mode)
-        std::vector<std::uint8_t> out(op == Op::probe ? n : 0);
-        BatchScratch scratch(std::size_t(64) << 20);
-        const KeyMode mode{KeyMode::mix64, 0x5ca1ab1e};
-        double best = std::numeric_limits<double>::infinity();
-        for (int r = 0; r < 3; ++r) {
-            const auto t0 = std::chrono::steady_clock::now();
-            if (op == Op::insert)
-                insert_range(e, f, keys.data(), n, mode, t, true, &scratch);
-            else
-                bytes_range(e, f, keys.data(), n, mode, out.data(), t, true, &scratch);
-            const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-            if (r > 0) best = std::min(best, s);
-        }
-        return best / double(n);
-    });
-}
-
 }  // namespace
 
 void bulk_insert(const BlockedKernels& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
                  BatchConfig cfg) {
     cfg = for_engine(e, cfg);
     const unsigned t = threads_for(n, cfg.threads);
-    on_chosen_path(e, f, n, t, cfg.path, Op::insert, cfg.scratch, false, [&](bool partitioned, std::size_t b, std::size_t len) {
-        return insert_range(e, f, keys + b, len, mode, t, partitioned, cfg.scratch);
-    });
+    on_chosen_path(f, n, t, cfg.path, Op::insert,
+                   [&](bool partitioned) { insert_range(e, f, keys, n, mode, t, partitioned, cfg.scratch); });
 }
 
 void bulk_contains_bytes(const BlockedKernels& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
                          std::uint8_t* out, BatchConfig cfg) {
     cfg = for_engine(e, cfg);
     const unsigned t = threads_for(n, cfg.threads);
-    on_chosen_path(e, f, n, t, cfg.path, Op::probe, cfg.scratch, true, [&](bool partitioned, std::size_t b, std::size_t len) {
-        return bytes_range(e, f, keys + b, len, mode, out + b, t, partitioned, cfg.scratch);
-    });
+    on_chosen_path(f, n, t, cfg.path, Op::probe,
+                   [&](bool partitioned) { bytes_range(e, f, keys, n, mode, out, t, partitioned, cfg.scratch); });
 }
 
 void bulk_contains_bits(const BlockedKernels& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
                         std::uint64_t* out, BatchConfig cfg) {
     cfg = for_engine(e, cfg);
     const unsigned t = threads_for(n, cfg.threads);
-    // Measuring slices are multiples of 64 keys: b / 64 is a whole word.
-    on_chosen_path(e, f, n, t, cfg.path, Op::probe, cfg.scratch, true, [&](bool partitioned, std::size_t b, std::size_t len) {
-        return bits_range(e, f, keys + b, len, mode, out + b / 64, t, partitioned, cfg.scratch);
-    });
+    on_chosen_path(f, n, t, cfg.path, Op::probe,
+                   [&](bool partitioned) { bits_range(e, f, keys, n, mode, out, t, partitioned, cfg.scratch); });
 }
 
 std::size_t bulk_count(const BlockedKernels& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
@@ -553,9 +404,8 @@ std::size_t bulk_count(const BlockedKernels& e, const FilterRef& f, const std::u
     cfg = for_engine(e, cfg);
     const unsigned t = threads_for(n, cfg.threads);
     std::atomic<std::size_t> total{0};
-    on_chosen_path(e, f, n, t, cfg.path, Op::probe, cfg.scratch, false, [&](bool partitioned, std::size_t b, std::size_t len) {
-        return count_range(e, f, keys + b, len, mode, total, t, partitioned, cfg.scratch);
-    });
+    on_chosen_path(f, n, t, cfg.path, Op::probe,
+                   [&](bool partitioned) { count_range(e, f, keys, n, mode, total, t, partitioned, cfg.scratch); });
     return total;
 }
 

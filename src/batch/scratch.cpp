@@ -40,7 +40,6 @@ void BatchScratch::release() {
     bool idle = false;
     if (!busy_.compare_exchange_strong(idle, true, std::memory_order_acquire)) return;
     arenas_.clear();
-    kept_.store(false, std::memory_order_relaxed);
     publish_held();
     busy_.store(false, std::memory_order_release);
 }

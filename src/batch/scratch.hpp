@@ -53,14 +53,6 @@ public:
     std::size_t held() const { return held_.load(std::memory_order_relaxed); }
     /// Gives every arena back (not while a call uses them: then nothing happens).
     void release();
-    /// Notes that a call that chose the partitioned path (not one measuring it) uses the
-    /// scratch; release_unless_kept() then keeps it.
-    void keep() noexcept { kept_.store(true, std::memory_order_relaxed); }
-    /// Gives the arenas back unless keep() was called since they were last given back: what
-    /// only measuring calls grew, for a path that lost.
-    void release_unless_kept() {
-        if (!kept_.load(std::memory_order_relaxed)) release();
-    }
 
     /// Exclusive use by one bulk call: the arenas of `threads` threads, or none if another
     /// call holds them. Held for the lifetime of the Lease.
@@ -86,7 +78,6 @@ private:
 
     std::atomic<bool> busy_{false};
     std::atomic<std::size_t> held_{0};
-    std::atomic<bool> kept_{false};
     std::size_t limit_;
     std::vector<ScratchArena> arenas_;
 };

@@ -1,19 +1,18 @@
 #pragma once
-// Splitting a bulk call across OpenMP threads: how many threads a batch deserves, contiguous
-// ranges of it, parallel phases that carry exceptions out, and inserts into private copies of
-// a filter. The only code that starts threads for a bulk call: every filter type describes its
-// work per range (or per thread, or per chunk) and these helpers run it.
+// Splitting a bulk call across threads: how many threads a batch deserves, contiguous ranges of
+// it, parallel phases that carry exceptions out, and inserts into private copies of a filter.
+// The only code that starts threads for a bulk call (the pool in threads.cpp): every filter
+// type describes its work per range (or per thread, or per chunk) and these helpers run it.
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <exception>
 #include <vector>
 
 namespace batchbloom::detail {
 
-/// Threads used for `requested` (0 = every core OpenMP offers), at most max_threads
-/// (bulk_settings.hpp); 1 without OpenMP.
+/// Threads used for `requested` (0 = every CPU this process may run on, hardware_threads()),
+/// at most max_threads (bulk_settings.hpp).
 unsigned resolve_threads(unsigned requested);
 
 /// Below this many keys per thread, starting threads costs more than it saves.
@@ -45,44 +44,30 @@ inline Range part(std::size_t n, unsigned t, unsigned i, std::size_t align) {
     return {edge(i), edge(i + 1)};
 }
 
-#ifdef _OPENMP
-/// The first exception thrown inside a parallel region, kept to be rethrown after it.
-class FirstError {
-public:
-    template <class Call>
-    void run(Call&& call) noexcept {
-        try {
-            call();
-        } catch (...) {
-#pragma omp critical(batchbloom_first_error)
-            if (!error_) error_ = std::current_exception();
-        }
-    }
-    void rethrow() const {
-        if (error_) std::rethrow_exception(error_);
-    }
+/// The engine under each_thread and each_chunk: runs body(i) for i in [0, tasks) on the calling
+/// thread and up to `threads` - 1 others (the library's pool, or the host's runner:
+/// include/batchbloom/parallel.hpp), and returns when all are done. Tasks are claimed one at a
+/// time, so a worker that wakes late takes fewer and a pool that could not start every thread
+/// runs them all the same; a call made from inside a task runs its tasks on its own thread.
+/// The first exception a task throws is rethrown here once every task has finished.
+void run_tasks(unsigned tasks, unsigned threads, void* body, void (*call)(void*, unsigned));
 
-private:
-    std::exception_ptr error_;
-};
-#endif
+template <class Body>
+void run_tasks(unsigned tasks, unsigned threads, Body& body) {
+    run_tasks(tasks, threads, &body, [](void* b, unsigned i) { (*static_cast<Body*>(b))(i); });
+}
 
-/// Runs body(v) for v in [0, t), in parallel. Each call is one phase: all of a phase's calls
-/// finish before the next phase starts (the parallel loop's implicit barrier), however many
-/// threads the OpenMP runtime really grants. An exception (say, scratch memory that cannot be
-/// allocated) must not leave a parallel region: the first one is carried out and rethrown.
+/// Runs body(v) for v in [0, t), on up to t threads. Each call is one phase: all of a phase's
+/// calls finish before the next phase starts. Two calls may run one after the other on one
+/// thread (a body never waits for another). An exception (say, scratch memory that cannot be
+/// allocated) is carried out and rethrown after the phase.
 template <class Body>
 void each_thread(unsigned t, Body&& body) {
-#ifdef _OPENMP
-    if (t > 1) {
-        FirstError error;
-#pragma omp parallel for num_threads(t) schedule(static, 1)
-        for (int v = 0; v < static_cast<int>(t); ++v) error.run([&] { body(static_cast<unsigned>(v)); });
-        error.rethrow();
+    if (t <= 1) {
+        for (unsigned v = 0; v < t; ++v) body(v);
         return;
     }
-#endif
-    for (unsigned v = 0; v < t; ++v) body(v);
+    run_tasks(t, t, body);
 }
 
 /// body(range) on t threads, for t contiguous ranges of [0, n) with boundaries on multiples
@@ -106,19 +91,17 @@ std::size_t sum_parts(std::size_t n, unsigned t, std::size_t align, Body&& body)
 /// The first exception is carried out, as each_thread's.
 template <class Body>
 void each_chunk(std::size_t chunks, unsigned threads, Body&& body) {
-#ifdef _OPENMP
-    if (threads > 1 && chunks > 1) {
-        const auto n = static_cast<std::ptrdiff_t>(chunks);
-        FirstError error;
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
-        for (std::ptrdiff_t c = 0; c < n; ++c) error.run([&] { body(static_cast<std::size_t>(c)); });
-        error.rethrow();
+    if (threads <= 1 || chunks <= 1) {
+        for (std::size_t c = 0; c < chunks; ++c) body(c);
         return;
     }
-#else
-    (void)threads;
-#endif
-    for (std::size_t c = 0; c < chunks; ++c) body(c);
+    // Chunk counts beyond 2^32 run as rounds of 2^32 (a task is an unsigned index).
+    for (std::size_t base = 0; base < chunks;) {
+        const auto n = static_cast<unsigned>(std::min<std::size_t>(chunks - base, 0xffffffffu));
+        auto task = [&](unsigned i) { body(base + i); };
+        run_tasks(n, threads, task);
+        base += n;
+    }
 }
 
 /// Whether t threads inserting n keys may each (but the first) get a private copy of a filter

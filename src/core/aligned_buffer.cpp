@@ -9,6 +9,8 @@
 #include <system_error>
 #include <utility>
 
+#include "core/mapping_guard.hpp"
+
 namespace batchbloom {
 
 AlignedBuffer::AlignedBuffer(std::size_t bytes, Init init) {
@@ -42,13 +44,16 @@ AlignedBuffer AlignedBuffer::map_readonly(int fd, std::size_t offset, std::size_
     b.data_ = static_cast<std::byte*>(p) + offset;  // mappings start on a page: offset keeps 64-byte alignment
     b.size_ = bytes;
     b.alignment_ = line_alignment;
+    b.guard_ = detail::guard_mapping(p, length);
     return b;
 }
+
+bool AlignedBuffer::mapping_lost() const noexcept { return detail::mapping_lost(guard_); }
 
 AlignedBuffer::AlignedBuffer(AlignedBuffer&& other) noexcept
     : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)),
       alignment_(std::exchange(other.alignment_, 0)), map_base_(std::exchange(other.map_base_, nullptr)),
-      map_length_(std::exchange(other.map_length_, 0)) {}
+      map_length_(std::exchange(other.map_length_, 0)), guard_(std::exchange(other.guard_, -1)) {}
 
 AlignedBuffer& AlignedBuffer::operator=(AlignedBuffer&& other) noexcept {
     if (this != &other) {
@@ -58,6 +63,7 @@ AlignedBuffer& AlignedBuffer::operator=(AlignedBuffer&& other) noexcept {
         alignment_ = std::exchange(other.alignment_, 0);
         map_base_ = std::exchange(other.map_base_, nullptr);
         map_length_ = std::exchange(other.map_length_, 0);
+        guard_ = std::exchange(other.guard_, -1);
     }
     return *this;
 }
@@ -65,10 +71,13 @@ AlignedBuffer& AlignedBuffer::operator=(AlignedBuffer&& other) noexcept {
 AlignedBuffer::~AlignedBuffer() { reset(); }
 
 void AlignedBuffer::reset() noexcept {
-    if (map_base_ != nullptr)
+    if (map_base_ != nullptr) {
+        detail::unguard_mapping(guard_);
         munmap(map_base_, map_length_);  // fails only for arguments mmap did not return
-    else
+    } else {
         std::free(data_);
+    }
+    guard_ = -1;
     map_base_ = nullptr;
     map_length_ = 0;
     data_ = nullptr;

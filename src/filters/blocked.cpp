@@ -59,6 +59,12 @@ Filter& Filter::operator=(Filter&& other) noexcept { return detail::move_assign(
 
 Filter::~Filter() = default;
 
+void Filter::check_mapping() const {
+    if (storage_.mapping_lost())
+        throw FormatError("the file under this mapped filter was truncated while mapped: its lost pages read as "
+                          "zeros, so this probe's answers cannot be trusted; map or load the file again");
+}
+
 void Filter::require_writable(const char* operation) const {
     if (is_empty()) detail::throw_moved_from(operation);
     if (storage_.mapped()) detail::throw_mapped(operation);
@@ -99,18 +105,11 @@ detail::BatchConfig batch_config(const Filter& f, detail::BatchScratch* scratch)
 
 BatchPath Filter::batch_path_for(std::size_t keys, bool insert) const {
     const auto& e = detail::blocked_kernels(backend_);
-    if (e.backend == Backend::cuda) return BatchPath::direct;  // the device takes whole calls
+    // The device takes whole calls; an engine without partitioned kernels has one path.
+    if (e.backend == Backend::cuda || e.partition == nullptr) return BatchPath::direct;
     const unsigned t = detail::call_threads(keys, threads_);
-    return detail::choose_path(ref(params_, storage_.data()), e.backend, keys, t, batch_path(),
+    return detail::choose_path(ref(params_, storage_.data()), keys, t, batch_path(),
                                insert ? detail::Op::insert : detail::Op::probe);
-}
-
-BatchPathMeasurement Filter::batch_path_measurement(std::size_t keys, bool insert) const {
-    const auto& e = detail::blocked_kernels(backend_);
-    if (e.backend == Backend::cuda) return {};
-    const unsigned t = detail::call_threads(keys, threads_);
-    return detail::path_measurement(detail::path_class(ref(params_, storage_.data()), e.backend, keys, t,
-                                                       insert ? detail::Op::insert : detail::Op::probe));
 }
 
 // ---- keys to engine batches (detail::feed_keys, key_hashes.hpp) ------------------------
@@ -136,6 +135,7 @@ void Filter::contains_keys(std::span<const Key> keys, std::span<std::uint8_t> ou
     detail::feed_keys(hashing_, keys, [&](const std::uint64_t* v, std::size_t n, detail::KeyMode m, std::size_t at) {
         detail::bulk_contains_bytes(e, ref(params_, storage_.data()), v, n, m, out.data() + at, batch_config(*this, scratch()));
     });
+    check_mapping();
 }
 
 template <class Key>
@@ -146,6 +146,7 @@ std::size_t Filter::count_keys(std::span<const Key> keys) const {
     detail::feed_keys(hashing_, keys, [&](const std::uint64_t* v, std::size_t n, detail::KeyMode m, std::size_t) {
         c += detail::bulk_count(e, ref(params_, storage_.data()), v, n, m, batch_config(*this, scratch()));
     });
+    check_mapping();
     return c;
 }
 
@@ -166,6 +167,7 @@ void Filter::bitmap_keys(std::span<const Key> keys, std::span<std::uint64_t> bit
     detail::feed_keys(hashing_, keys, [&](const std::uint64_t* v, std::size_t n, detail::KeyMode m, std::size_t at) {
         detail::bulk_contains_bits(e, ref(params_, storage_.data()), v, n, m, bitmap.data() + at / 64, batch_config(*this, scratch()));
     });
+    check_mapping();
 }
 
 void Filter::contains_bitmap(std::span<const std::uint64_t> keys, std::span<std::uint64_t> bitmap) const {
@@ -199,7 +201,9 @@ void Filter::insert_hash(std::uint64_t h) {
 }
 bool Filter::contains_hash(std::uint64_t h) const {
     if (is_empty()) return false;
-    return detail::scalar_blocked.count(ref(params_, storage_.data()), &h, 1, hashed) == 1;
+    const bool found = detail::scalar_blocked.count(ref(params_, storage_.data()), &h, 1, hashed) == 1;
+    check_mapping();
+    return found;
 }
 
 // ---- pre-computed hashes -----------------------------------------------------------------
@@ -217,12 +221,15 @@ void Filter::contains_hashes(std::span<const std::uint64_t> hashes, std::span<st
     }
     detail::bulk_contains_bytes(engine(backend_), ref(params_, storage_.data()), hashes.data(), hashes.size(), hashed,
                                 out.data(), batch_config(*this, scratch()));
+    check_mapping();
 }
 
 std::size_t Filter::count_hashes(std::span<const std::uint64_t> hashes) const {
     if (is_empty()) return 0;
-    return detail::bulk_count(engine(backend_), ref(params_, storage_.data()), hashes.data(), hashes.size(), hashed,
-                              batch_config(*this, scratch()));
+    const std::size_t found = detail::bulk_count(engine(backend_), ref(params_, storage_.data()), hashes.data(),
+                                                 hashes.size(), hashed, batch_config(*this, scratch()));
+    check_mapping();
+    return found;
 }
 
 // ---- state and estimates -------------------------------------------------------------------

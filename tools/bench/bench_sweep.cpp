@@ -20,9 +20,6 @@ constexpr BatchPath paths[] = {BatchPath::direct, BatchPath::partitioned, BatchP
 /// Keys per timed sample at least (a few milliseconds of work at in-cache speed).
 constexpr std::size_t min_sample_keys = std::size_t(1) << 21;
 
-/// More calls than a class ever measures (path_choice.cpp decides after two or three).
-constexpr unsigned max_learning_calls = 4;
-
 std::uint64_t filter_bytes_of(const std::string& name, const MachineInfo& m) {
     const std::uint64_t l2 = m.l2_bytes ? m.l2_bytes : std::uint64_t(1) << 20;
     const std::uint64_t l3 = m.l3_bytes ? m.l3_bytes : 4 * l2;
@@ -59,12 +56,11 @@ double seconds(Body&& body) {
 }
 
 void print_header(std::FILE* out) {
-    std::fprintf(out,
-                 "%-6s %9s %6s %3s %10s %8s | %-6s %8s %8s %8s %11s %9s %8s %8s | %5s %8s %8s\n", "filter", "MiB", "keys/", "thr",
-                 "keys", "limit", "op", "direct", "partit.", "auto", "chose", "auto/best", "limit/", "partit./", "meas.",
-                 "meas.", "partit.");
-    std::fprintf(out, "%-6s %9s %6s %3s %10s %8s | %-6s %8s %8s %8s %11s %9s %8s %8s | %5s %8s %8s\n", "", "", "line", "", "", "ns/line",
-                 "", "ns/key", "ns/key", "ns/key", "", "", "direct", "limit", "calls", "cost ms", "1st ms");
+    std::fprintf(out, "%-6s %9s %6s %3s %10s %8s | %-6s %8s %8s %8s %11s %9s %8s %8s | %8s\n", "filter", "MiB", "keys/",
+                 "thr", "keys", "limit", "op", "direct", "partit.", "auto", "chose", "auto/best", "limit/", "partit./",
+                 "partit.");
+    std::fprintf(out, "%-6s %9s %6s %3s %10s %8s | %-6s %8s %8s %8s %11s %9s %8s %8s | %8s\n", "", "", "line", "", "",
+                 "ns/line", "", "ns/key", "ns/key", "ns/key", "", "", "direct", "limit", "1st ms");
 }
 
 }  // namespace
@@ -127,19 +123,6 @@ std::vector<SweepPoint> run_sweep(const SweepSpec& spec, const MachineInfo& mach
                         for (std::size_t c = 0; c < calls; ++c) once();
                     });
                 };
-                // Automatic's measuring calls, one call each (not `calls`), before its class is
-                // decided; direct runs just before each: its measuring calls start direct, and a
-                // direct slice run just after partitioned work pays for that work's dirty lines
-                // (measured 2-3x its steady time per key at 1 GiB).
-                const auto learn = [&](unsigned op, auto&& call) {
-                    while (pt.learning_calls[op] < max_learning_calls &&
-                           on(automatic).batch_path_for(n, op == 0) == BatchPath::automatic) {
-                        call(on(0), 0);
-                        call(on(automatic), automatic);
-                        ++pt.learning_calls[op];
-                    }
-                };
-                learn(0, [&](Filter& f, std::size_t) { f.insert(std::span<const std::uint64_t>(keys)); });
                 for (unsigned r = 0; r < std::max(spec.repeat, 1u); ++r) {
                     limit_sample();
                     for (std::size_t i = 0; i < std::size(turns); ++i) {
@@ -148,7 +131,6 @@ std::vector<SweepPoint> run_sweep(const SweepSpec& spec, const MachineInfo& mach
                         ins[p].push_back(timed([&] { f.insert(std::span<const std::uint64_t>(keys)); }));
                     }
                 }
-                learn(1, [&](Filter& f, std::size_t p) { f.contains(std::span<const std::uint64_t>(queries), answers[p]); });
                 for (unsigned r = 0; r < std::max(spec.repeat, 1u); ++r) {
                     limit_sample();
                     for (std::size_t i = 0; i < std::size(turns); ++i) {
@@ -158,8 +140,7 @@ std::vector<SweepPoint> run_sweep(const SweepSpec& spec, const MachineInfo& mach
                     }
                 }
                 // The partitioned path's first call grows its scratch and faults its pages in,
-                // which a process that takes that path pays once, measuring or not (the
-                // measuring cost counts that only where direct wins): timed apart, on scratch
+                // which a process that takes that path pays once: timed apart, on scratch
                 // given back first, after a call that leaves the filter as warm as before.
                 double first_use_s[2] = {};
                 const auto first_use = [&](unsigned op, auto&& call) {
@@ -188,18 +169,14 @@ std::vector<SweepPoint> run_sweep(const SweepSpec& spec, const MachineInfo& mach
                 }
                 for (unsigned op = 0; op < 2; ++op) {
                     const double best = std::min(pt.ns[op][0], pt.ns[op][1]);
-                    // The class's cost, shown where this point's calls measured (a class spans
-                    // filter sizes and densities within 2x, so a later point may find it decided).
-                    if (pt.learning_calls[op] != 0)
-                        pt.learning_cost_ms[op] = on(automatic).batch_path_measurement(n, op == 0).cost_ms;
                     pt.first_use_ms[op] = (first_use_s[op] - double(n) * pt.ns[op][1] * 1e-9) * 1e3;
                     std::fprintf(out,
-                                 "%-6s %9.1f %6.1f %3u %10llu %8.2f | %-6s %8.2f %8.2f %8.2f %11s %9.2f %8.2f %8.2f | %5u %8.2f %8.2f\n",
+                                 "%-6s %9.1f %6.1f %3u %10llu %8.2f | %-6s %8.2f %8.2f %8.2f %11s %9.2f %8.2f %8.2f | %8.2f\n",
                                  name.c_str(), double(params.bytes()) / double(1 << 20), density, threads,
                                  static_cast<unsigned long long>(n), pt.limit_at_size_ns, op ? "probe" : "insert",
                                  pt.ns[op][0], pt.ns[op][1], pt.ns[op][2], pt.chosen[op].c_str(),
                                  pt.ns[op][2] / best, pt.limit_at_size_ns / pt.ns[op][0],
-                                 pt.ns[op][1] / pt.limit_at_size_ns, pt.learning_calls[op], pt.learning_cost_ms[op], pt.first_use_ms[op]);
+                                 pt.ns[op][1] / pt.limit_at_size_ns, pt.first_use_ms[op]);
                 }
                 std::fflush(out);
                 points.push_back(pt);

@@ -5,13 +5,8 @@
 // byte per key) on the direct, partitioned and automatic paths (median of the repeats, the
 // paths taking turns within each repeat, each sample at least 2M keys in repeated calls), checks
 // that every path built the same filter and gave the same answers, and prints a table with the
-// automatic path's time over the faster path's. The automatic path's first calls of a class,
-// which measure both paths (batch/path_choice.hpp), are a one-time cost per process: they run
-// before the timed repeats and are reported apart, as their number and their time beyond what
-// the chosen path would have taken (Filter::batch_path_measurement: from the rates the calls
-// measured themselves, since a comparison with calls minutes apart carried the VM's drift,
-// hundreds of milliseconds on calls of seconds); the auto column is the steady state after
-// them. The partitioned path's first call, which faults its scratch in, is timed apart after
+// automatic path's time over the faster path's (the automatic path is a rule,
+// batch/path_choice.hpp: its first call is like any other). The partitioned path's first call, which faults its scratch in, is timed apart after
 // the repeats (on scratch given back first), as its time beyond that path's median.
 #include <cstdint>
 #include <cstdio>
@@ -35,8 +30,6 @@ struct SweepPoint {
     /// ns per key: [insert, probe] x [direct, partitioned, automatic]
     double ns[2][3] = {};
     std::string chosen[2];  ///< what automatic took, per operation
-    unsigned learning_calls[2] = {};  ///< automatic's measuring calls, per operation
-    double learning_cost_ms[2] = {};  ///< their time beyond the chosen path's for the same keys
     double first_use_ms[2] = {};  ///< the partitioned path's first call beyond its median (its scratch faulted in)
 };
 

@@ -249,10 +249,8 @@ int run_sweep_command(const ParsedArgs& args, const std::vector<Backend>& backen
     const Backend backend = args.value("backend") ? backends.front() : Backend::automatic;
     const MachineInfo machine = machine_info();
     std::printf("# batchbloom bench --sweep: engine %s; word512, k = 8; median of %u runs per path, taking turns;\n"
-                "# each run >= 2M keys in repeated calls; the automatic path's first calls of a class measure both paths\n"
-                "# (one call each, before the timed runs): 'meas.' gives how many and their time beyond the chosen path's,\n"
-                "# from the rates they measured (Filter::batch_path_measurement); 'partit. 1st' is the partitioned path's\n"
-                "# first call (its scratch grown and faulted in) beyond its median\n",
+                "# each run >= 2M keys in repeated calls; 'partit. 1st' is the partitioned path's first call (its\n"
+                "# scratch grown and faulted in) beyond its median\n",
                 backend_label(backend).c_str(), spec.repeat);
     std::printf("# machine: %s, %u cores, L2 %s, L3 %s; compiler %s\n", machine.cpu.c_str(), machine.cores,
                 machine.l2_bytes ? human_bytes(machine.l2_bytes).c_str() : "?",

@@ -1,0 +1,137 @@
+// The thread pool under every multi-threaded bulk call (src/batch/threads.cpp): each task runs
+// exactly once whatever the thread count, exceptions come out, calls nest and come from several
+// threads at once, a host's runner takes the work, and a thread the system will not start
+// leaves the call running on fewer instead of ending the process.
+#include <batchbloom/filter.hpp>
+#include <batchbloom/parallel.hpp>
+#include <gtest/gtest.h>
+
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdint>
+#include <fstream>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "batch/threads.hpp"
+
+namespace {
+
+using batchbloom::detail::each_chunk;
+using batchbloom::detail::each_thread;
+
+TEST(Threads, EveryTaskRunsExactlyOnceForAnyThreadCount) {
+    for (unsigned t : {1u, 2u, 3u, 7u, 64u, 1024u}) {
+        std::vector<std::atomic<int>> runs(t);
+        each_thread(t, [&](unsigned v) { runs[v].fetch_add(1); });
+        for (unsigned v = 0; v < t; ++v) EXPECT_EQ(runs[v].load(), 1) << "t=" << t << " v=" << v;
+    }
+    std::vector<std::atomic<int>> chunks(10000);
+    each_chunk(chunks.size(), 8, [&](std::size_t c) { chunks[c].fetch_add(1); });
+    for (auto& c : chunks) EXPECT_EQ(c.load(), 1);
+}
+
+TEST(Threads, TheFirstExceptionComesOutAfterEveryTaskFinished) {
+    std::atomic<int> ran{0};
+    EXPECT_THROW(each_thread(16,
+                             [&](unsigned v) {
+                                 ran.fetch_add(1);
+                                 if (v % 5 == 3) throw std::runtime_error("task " + std::to_string(v));
+                             }),
+                 std::runtime_error);
+    EXPECT_EQ(ran.load(), 16);
+}
+
+TEST(Threads, NestedCallsRunOnTheirTasksThread) {
+    std::atomic<int> inner{0};
+    each_thread(4, [&](unsigned) {
+        const auto id = std::this_thread::get_id();
+        each_thread(4, [&](unsigned) {
+            EXPECT_EQ(std::this_thread::get_id(), id);
+            inner.fetch_add(1);
+        });
+    });
+    EXPECT_EQ(inner.load(), 16);
+}
+
+TEST(Threads, CallsFromSeveralThreadsAtOnce) {
+    std::vector<std::thread> callers;
+    std::atomic<long> total{0};
+    for (int c = 0; c < 4; ++c)
+        callers.emplace_back([&] {
+            for (int round = 0; round < 200; ++round) each_thread(3, [&](unsigned v) { total.fetch_add(v + 1); });
+        });
+    for (auto& t : callers) t.join();
+    EXPECT_EQ(total.load(), 4L * 200 * 6);
+}
+
+std::vector<std::uint64_t> test_keys(std::size_t n) {
+    std::vector<std::uint64_t> keys(n);
+    std::uint64_t x = 0x9e3779b97f4a7c15u;
+    for (auto& k : keys) k = (x += 0x9e3779b97f4a7c15u) * 0xbf58476d1ce4e5b9u;
+    return keys;
+}
+
+TEST(Threads, AHostRunnerTakesTheWorkAndTheResultIsTheSame) {
+    const auto keys = test_keys(300000);
+    batchbloom::Filter one(batchbloom::Params::for_fpr(keys.size(), 0.01));
+    one.set_threads(1);
+    one.insert(keys);
+
+    std::atomic<int> calls{0};
+    batchbloom::set_parallel_runner([&](unsigned tasks, const std::function<void(unsigned)>& task) {
+        calls.fetch_add(1);
+        std::vector<std::thread> threads;
+        for (unsigned i = 1; i < tasks; ++i) threads.emplace_back([&, i] { task(i); });
+        task(0);
+        for (auto& t : threads) t.join();
+    });
+    batchbloom::Filter hosted(one.params());
+    hosted.set_threads(4);
+    hosted.insert(keys);
+    batchbloom::set_parallel_runner(nullptr);
+    EXPECT_GT(calls.load(), 0);
+    EXPECT_TRUE(hosted == one);
+    EXPECT_EQ(hosted.count(keys), keys.size());
+}
+
+std::uint64_t address_space_bytes() {
+    std::ifstream statm("/proc/self/statm");
+    std::uint64_t pages = 0;
+    statm >> pages;
+    return pages * std::uint64_t(::sysconf(_SC_PAGESIZE));
+}
+
+// Under an address-space limit (as containers and batch schedulers set) that leaves no room for
+// a new thread's stack, a call asking for the most threads runs, on the threads it can start.
+TEST(Threads, ThreadsTheSystemRefusesLeaveTheCallOnFewer) {
+    const auto keys = test_keys(100000);  // 3 tasks: two private copies of a 120 KB filter
+    batchbloom::Filter reference(batchbloom::Params::for_fpr(keys.size(), 0.01));
+    reference.set_threads(1);
+    reference.insert(keys);
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+        batchbloom::Filter f(reference.params());
+        f.set_threads(batchbloom::max_threads);
+        // Room for the copies, none for a thread's stack (8 MiB by default).
+        const std::uint64_t room = address_space_bytes() + (std::uint64_t(4) << 20);
+        const rlimit limit{room, room};
+        ::setrlimit(RLIMIT_AS, &limit);
+        f.insert(keys);
+        const bool same = f == reference && f.count(keys) == keys.size();
+        ::_exit(same ? 0 : 3);
+    }
+    int status = 0;
+    ASSERT_EQ(::waitpid(child, &status, 0), child);
+    ASSERT_TRUE(WIFEXITED(status)) << "the child died of signal " << WTERMSIG(status);
+    EXPECT_EQ(WEXITSTATUS(status), 0);
+}
+
+}  // namespace
