@@ -516,7 +516,7 @@ section_parquet() {
     cp "$f" ds/k=2/part-0.parquet
     ln -s loop.parquet ds/loop.parquet
     ln -s nowhere.parquet ds/dangling.parquet
-    echo 'not parquet' >ds/k=2/notes.parquet
+    echo "notes, not a Parquet file" >ds/k=2/notes.parquet
     expect_fail 'failed for some files' "$BB" parquet add ds --column plain
     expect_contains fail.err 'ds/loop.parquet: .*symbolic links'
     expect_contains fail.err 'ds/dangling.parquet: symbolic link to nothing'
