@@ -8,6 +8,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <map>
 #include <sstream>
 #include <string>
@@ -249,6 +250,53 @@ TEST(Parquet, HashIsXxh64OfThePlainEncoding) {
     EXPECT_EQ(pq::hash_value(f), pq::hash_value(bytes_of(f)));
     // INT32 is hashed as 4 bytes, never widened.
     EXPECT_NE(pq::hash_value(std::int32_t{7}), pq::hash_value(std::int64_t{7}));
+}
+
+// Keys are checked against the column's type, with errors that name the value and the type.
+TEST(Parquet, KeysFitTheColumnOrSayWhyNot) {
+    pq::ColumnChunk c;
+    c.path = "x";
+    c.type = pq::PhysicalType::int32;
+    c.converted_type = "UINT_32";
+    // An unsigned value above the signed range is stored as its two's-complement bits.
+    EXPECT_EQ(pq::hash_integer_key(c, std::uint64_t{3'000'000'000}), pq::hash_value(std::int32_t(-1'294'967'296)));
+    EXPECT_EQ(pq::hash_text_key(c, "3000000000"), pq::hash_value(std::int32_t(-1'294'967'296)));
+    EXPECT_EQ(pq::hash_text_key(c, "7"), pq::hash_value(std::int32_t(7)));
+    const auto message = [](auto&& f) { return bb::testing::message_of<bb::Error>(f); };
+    EXPECT_EQ(message([&] { pq::hash_integer_key(c, std::uint64_t{4'294'967'296}); }),
+              "value 4294967296 does not fit column 'x' (INT32, UINT_32)");
+    EXPECT_EQ(message([&] { pq::hash_integer_key(c, std::int64_t{-1}); }),
+              "value -1 does not fit column 'x' (INT32, UINT_32)");
+    EXPECT_EQ(message([&] { pq::hash_text_key(c, "99999999999999999999999"); }),
+              "value 99999999999999999999999 does not fit column 'x' (INT32, UINT_32)");
+    EXPECT_EQ(message([&] { pq::hash_text_key(c, "abc"); }), "key 'abc' is not a value of INT32, UINT_32 column 'x'");
+    c.converted_type.clear();
+    EXPECT_EQ(message([&] { pq::hash_integer_key(c, std::uint64_t{3'000'000'000}); }),
+              "value 3000000000 does not fit column 'x' (INT32)");
+    EXPECT_EQ(pq::hash_integer_key(c, std::int64_t{-5}), pq::hash_value(std::int32_t{-5}));
+    c.converted_type = "INT_8";
+    EXPECT_EQ(message([&] { pq::hash_integer_key(c, std::int64_t{200}); }), "value 200 does not fit column 'x' (INT32, INT_8)");
+    c.type = pq::PhysicalType::int64;
+    c.converted_type = "UINT_64";
+    EXPECT_EQ(pq::hash_integer_key(c, std::uint64_t{1} << 63), pq::hash_value(std::numeric_limits<std::int64_t>::min()));
+    c.type = pq::PhysicalType::byte_array;
+    c.converted_type = "UTF8";
+    EXPECT_EQ(message([&] { pq::hash_integer_key(c, std::int64_t{1}); }),
+              "value 1 (an integer) cannot be a key of BYTE_ARRAY, UTF8 column 'x'");
+    EXPECT_EQ(pq::hash_text_key(c, "1"), pq::hash_value(std::string_view("1")));
+    c.type = pq::PhysicalType::float64;
+    c.converted_type.clear();
+    EXPECT_EQ(pq::hash_text_key(c, "0.5"), pq::hash_value(0.5));
+    EXPECT_EQ(message([&] { pq::hash_text_key(c, "half"); }), "key 'half' is not a value of DOUBLE column 'x'");
+}
+
+// The schema's converted types reach the chunks (the committed fixtures: UTF8 strings).
+TEST(Parquet, ChunksCarryTheirConvertedType) {
+    const pq::Reader r(std::string(BATCHBLOOM_TEST_DATA_DIR) + "/pyarrow_bloom.parquet");
+    EXPECT_EQ(r.column_chunk(0, "s").converted_type, "UTF8");
+    EXPECT_EQ(pq::type_name(r.column_chunk(0, "s")), "BYTE_ARRAY, UTF8");
+    EXPECT_EQ(pq::type_name(r.column_chunk(0, "i64")), "INT64");
+    EXPECT_EQ(r.metadata().columns, (std::vector<std::string>{"i64", "i32", "s", "f64", "f32", "plain"}));
 }
 
 TEST(Parquet, BlockAndBitsAreTheSpecs) {

@@ -10,6 +10,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -174,8 +175,9 @@ TEST(ParquetAdd, RebuildsTheWritersFiltersFromThePages) {
         options.columns = {"i64", "i32", "s", "f64", "f32"};
         options.fpp = 0.05;
         options.ndv = group;  // as the writers sized them
-        EXPECT_THROW(pq::add_filters(in, out, options), bb::Error);  // they have filters
-        EXPECT_FALSE(std::filesystem::exists(out));
+        // They have filters, which are kept: the copy is the file.
+        EXPECT_TRUE(pq::add_filters(in, out, options).empty());
+        EXPECT_EQ(read_file(out), read_file(in));
         options.replace = true;
         const auto added = pq::add_filters(in, out, options);
         ASSERT_EQ(added.size(), 10u);
@@ -256,7 +258,6 @@ TEST(ParquetAdd, ErrorsLeaveTheOutputAlone) {
     attempt(add_options({"nope"}));                  // no such column
     attempt(add_options({"plain", "plain"}));        // twice
     attempt(add_options({"plain"}, false, 1.0));     // fpp out of range
-    attempt(add_options({"i64"}));                   // has a filter
     // A corrupt page fails while the copy is being written: the temporary file goes away.
     auto file = read_file(in);
     const pq::Reader r(in);
@@ -346,7 +347,89 @@ TEST(ParquetAdd, EmptyFilesOfEveryWriter) {
             EXPECT_EQ(read_file(out), read_file(in));
         }
         std::filesystem::remove(out);
+        // Column names are checked against the schema, row groups or none.
+        const auto missing = bb::testing::message_of<bb::Error>([&] { pq::add_filters(in, out, add_options({"x", "nope"})); });
+        EXPECT_NE(missing.find("no column 'nope'"), std::string::npos) << missing;
+        EXPECT_NE(missing.find("(columns: x, s)"), std::string::npos) << missing;
+        EXPECT_FALSE(std::filesystem::exists(out));
+        EXPECT_EQ(original.metadata().columns, (std::vector<std::string>{"x", "s"}));
     }
+}
+
+TEST(ParquetAdd, AddsTheMissingFiltersAndKeepsTheOthers) {
+    const auto in = data_dir + "/pyarrow_bloom.parquet";
+    const auto file = temp_path("missing.parquet");
+    std::filesystem::copy_file(in, file, std::filesystem::copy_options::overwrite_existing);
+    // i64 has the writer's filters, plain none: only plain's are built.
+    const auto added = pq::add_filters(file, file, add_options({"i64", "plain"}));
+    ASSERT_EQ(added.size(), 2u);
+    for (const auto& a : added) EXPECT_EQ(a.column, "plain");
+    const pq::Reader original(in), now(file);
+    for (std::size_t rg = 0; rg < 2; ++rg) {
+        EXPECT_TRUE(*now.bloom_filter(rg, "i64") == *original.bloom_filter(rg, "i64"));
+        EXPECT_TRUE(now.bloom_filter(rg, "plain").has_value());
+    }
+    // Nothing missing: nothing written, the file untouched.
+    const auto before = read_file(file);
+    const auto stamp = std::filesystem::last_write_time(file);
+    EXPECT_TRUE(pq::add_filters(file, file, add_options({"plain", "i64"})).empty());
+    EXPECT_EQ(read_file(file), before);
+    EXPECT_EQ(std::filesystem::last_write_time(file), stamp);
+    // replace rebuilds every one named.
+    EXPECT_EQ(pq::add_filters(file, file, add_options({"plain", "i64"}, true)).size(), 4u);
+    std::filesystem::remove(file);
+}
+
+// A dataset with bad entries: each is reported, the good files are done.
+TEST(ParquetDataset, BadEntriesAreReportedAndTheRestDone) {
+    namespace fs = std::filesystem;
+    const fs::path root = temp_path("dataset");
+    fs::remove_all(root);
+    fs::create_directories(root / "k=1");
+    fs::create_directories(root / "k=2");
+    fs::copy_file(data_dir + "/pyarrow_bloom.parquet", root / "k=1" / "part-0.parquet");
+    fs::copy_file(data_dir + "/pyarrow_bloom.parquet", root / "k=2" / "part-0.parquet");
+    fs::create_symlink("loop.parquet", root / "loop.parquet");       // a link to itself
+    fs::create_symlink("nowhere.parquet", root / "dangling.parquet");  // to nothing
+    fs::create_directory_symlink(".", root / "k=2" / "back");          // a directory link: not followed
+    write_file(root / "k=1" / "notes.parquet", std::as_bytes(std::span(std::string_view("notes, not a Parquet file"))));
+    write_file(root / "README.txt", bytes_of({'h', 'i'}));            // not a Parquet name: skipped
+
+    const std::vector<fs::path> roots{root};
+    auto listing = pq::dataset_files(roots);
+    std::vector<std::string> names, bad;
+    for (const auto& f : listing.files) names.push_back(f.name);
+    for (const auto& f : listing.unreadable) bad.push_back(f.name + ": " + f.error);
+    std::sort(bad.begin(), bad.end());
+    EXPECT_EQ(names, (std::vector<std::string>{"k=1/notes.parquet", "k=1/part-0.parquet", "k=2/part-0.parquet"}));
+    ASSERT_EQ(bad.size(), 2u);
+    EXPECT_EQ(bad[0], "dangling.parquet: symbolic link to nothing");
+    EXPECT_NE(bad[1].find("loop.parquet: "), std::string::npos) << bad[1];
+    EXPECT_NE(bad[1].find("symbolic links"), std::string::npos) << bad[1];  // "Too many levels of symbolic links"
+
+    std::vector<std::string> progress;
+    const auto results = pq::add_filters_to_dataset(std::move(listing.files), add_options({"plain"}),
+                                                    [&](const pq::DatasetFile& f, std::size_t, std::size_t) {
+                                                        progress.push_back(f.name);
+                                                    });
+    ASSERT_EQ(results.size(), 3u);
+    EXPECT_EQ(results[0].outcome, pq::DatasetFile::Outcome::failed);
+    EXPECT_NE(results[0].error.find("not a Parquet file"), std::string::npos) << results[0].error;
+    for (std::size_t i = 1; i < 3; ++i) {
+        EXPECT_EQ(results[i].outcome, pq::DatasetFile::Outcome::added) << results[i].error;
+        EXPECT_TRUE(pq::Reader(results[i].path).bloom_filter(0, "plain").has_value());
+    }
+    std::sort(progress.begin(), progress.end());
+    EXPECT_EQ(progress, names);  // the progress names each file by its partition path
+    // A second run has nothing left to do.
+    const auto again = pq::add_filters_to_dataset(pq::dataset_files(roots).files, add_options({"plain"}));
+    EXPECT_EQ(again[1].outcome, pq::DatasetFile::Outcome::skipped);
+    EXPECT_EQ(again[2].outcome, pq::DatasetFile::Outcome::skipped);
+    // A path given that does not exist is an error before anything is done.
+    const std::vector<fs::path> missing{root, root / "nope"};
+    EXPECT_NE(bb::testing::message_of<bb::Error>([&] { pq::dataset_files(missing); }).find("no file or directory"),
+              std::string::npos);
+    fs::remove_all(root);
 }
 
 TEST(ParquetAdd, CorruptFilesFailCleanly) {
@@ -482,6 +565,10 @@ TEST(ParquetCodecs, EachDecodesToExactlyThePageSize) {
         for (int s = 24; s >= 0; s -= 8) hadoop.push_back(static_cast<char>((v >> s) & 0xFF));
     hadoop.insert(hadoop.end(), raw.begin(), raw.end());
     check(pq::Codec::lz4, hadoop);
+    // A page of no bytes, with no buffer (PyArrow's GZIP dictionary page of an all-null chunk).
+    ASSERT_EQ(compress2(reinterpret_cast<Bytef*>(buf.data()), &(zn = static_cast<uLongf>(buf.size())),
+                        reinterpret_cast<const Bytef*>(text.data()), 0, 6), Z_OK);
+    EXPECT_NO_THROW(pq::decompress(pq::Codec::gzip, std::as_bytes(std::span(buf.data(), zn)), std::span<std::byte>()));
     std::vector<std::byte> out(plain.size());
     EXPECT_THROW(pq::decompress(pq::Codec::lzo, plain, out), bb::Error);
     EXPECT_THROW(pq::decompress(static_cast<pq::Codec>(42), plain, out), bb::FormatError);

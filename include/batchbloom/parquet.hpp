@@ -176,6 +176,9 @@ struct ColumnChunk {
     PhysicalType type = PhysicalType::int64;
     bool in_schema = false;  ///< the schema has a leaf at `path`; the next three come from it
     std::int32_t type_length = 0;           ///< bytes per value of a FIXED_LEN_BYTE_ARRAY column
+    /// The schema's ConvertedType as Parquet spells it ("UINT_32", "UTF8", "DATE", ...), empty
+    /// when the leaf has none. UINT_8 ... UINT_64 mark an INT32 / INT64 column as unsigned.
+    std::string converted_type;
     std::int32_t max_definition_level = 0;  ///< from the schema: optional and repeated ancestors
     std::int32_t max_repetition_level = 0;  ///< from the schema: repeated ancestors
     Codec codec = Codec::uncompressed;
@@ -204,14 +207,19 @@ struct RowGroup {
 struct FileMetadata {
     std::int64_t num_rows = 0;
     std::vector<RowGroup> row_groups;
+    /// The file's columns (dotted paths), even when it has no row groups: the schema's leaves,
+    /// in schema order; in a file with row groups, the columns of the first one (a well-formed
+    /// file has a chunk per leaf in every row group, and a hostile schema of millions of leaves
+    /// then costs no memory).
+    std::vector<std::string> columns;
     /// The footer is plaintext but the file is encrypted (FileMetaData.encryption_algorithm):
     /// the footer is signed, so it cannot be rewritten.
     bool encrypted = false;
 };
 
-/// The most row groups and column chunks (over all row groups, counted together) a footer may
-/// describe. They are all the parsed metadata keeps per element of the footer's lists (about
-/// 200 bytes each, plus the column's path), so parsing a footer takes at most a few hundred
+/// The most row groups, column chunks (over all row groups) and, in a file of no row groups,
+/// schema leaves, counted together, a footer may describe. They are all the parsed metadata keeps per element of the footer's
+/// lists (about 200 bytes each, plus the column's path), so parsing a footer takes at most a few hundred
 /// MiB whatever its lists declare; a footer over the limit is a FormatError ("... over the
 /// limit of 1048576"), raised when the list that crosses it is read, before anything is
 /// allocated for it. Writers come nowhere near it: a footer needs about 100 MB to describe a
@@ -220,13 +228,13 @@ inline constexpr std::size_t max_footer_entries = std::size_t(1) << 20;
 
 /// The deepest schema a footer may have (groups within groups, the root included); deeper is
 /// a FormatError. Schema elements cost no memory however many a footer declares: the schema is
-/// walked with only the current path held.
+/// walked with only the current path held (and, without row groups, the leaves' paths).
 inline constexpr std::size_t max_schema_depth = 1000;
 
 /// Parses a serialized FileMetaData (the footer between the data and the trailing length and
 /// "PAR1"). Reads only what it needs and skips every other field; throws FormatError on
 /// malformed, truncated or absurdly nested input or beyond the limits above, and never reads
-/// outside `footer`. Memory beyond `footer` itself: the row groups and column chunks it
+/// outside `footer`. Memory beyond `footer` itself: the row groups, column chunks and leaves it
 /// returns, sized by the lists' declared lengths only once those are known to fit both the
 /// remaining bytes (every element takes at least one) and max_footer_entries.
 FileMetadata parse_file_metadata(std::span<const std::byte> footer);
@@ -255,6 +263,26 @@ private:
     FileMetadata metadata_;
 };
 
+// ---- keys of a column -----------------------------------------------------------------------
+
+/// A column's type as messages name it: the physical type, then the converted type if any
+/// ("INT32", "INT32, UINT_32", "BYTE_ARRAY, UTF8").
+std::string type_name(const ColumnChunk& column);
+
+/// hash_value of an integer key of an INT32 or INT64 column, within the column's range: the
+/// physical type's, narrowed by an INT_8 / INT_16 converted type, or [0, 2^bits) for UINT_8 ...
+/// UINT_64, whose values above the signed range are stored (and hashed) as their two's-
+/// complement bits. Throws Error naming the value, the column and its type (type_name) when the
+/// value does not fit or the column holds no integers.
+std::uint64_t hash_integer_key(const ColumnChunk& column, std::int64_t value);
+std::uint64_t hash_integer_key(const ColumnChunk& column, std::uint64_t value);
+
+/// hash_value of a key written as text, read as a value of the column: a decimal integer for
+/// INT32 / INT64 (hash_integer_key), a decimal number for FLOAT / DOUBLE, the text's bytes for
+/// BYTE_ARRAY / FIXED_LEN_BYTE_ARRAY. Throws Error naming the key, the column and its type when
+/// the text is no such value, and for BOOLEAN / INT96 columns (Parquet defines no hashing).
+std::uint64_t hash_text_key(const ColumnChunk& column, std::string_view key);
+
 // ---- adding filters to a file -------------------------------------------------------------
 
 struct AddOptions {
@@ -263,8 +291,8 @@ struct AddOptions {
     double fpp = 0.01;
     /// Size every filter for this many distinct values instead of its row group's own count.
     std::optional<std::uint64_t> ndv;
-    /// Rebuild the filters the file already has for these columns (otherwise such a column is
-    /// an error).
+    /// Rebuild the filters the file already has for these columns (otherwise they are kept and
+    /// only the chunks without one get a filter).
     bool replace = false;
     /// Threads decoding column chunks (0: every core). The file written does not depend on it.
     unsigned threads = 0;
@@ -290,7 +318,11 @@ struct AddedFilter {
 /// for byte (so every page and page index stays where it was); the filters follow it, and the
 /// footer is re-encoded with each chunk's bloom_filter_offset and bloom_filter_length and the
 /// distinct count (key_value_metadata distinct_values_key), every other field as it was.
-/// `out` is written under a temporary name and renamed into place (it may be `in`).
+/// Chunks that have a filter already keep it unless options.replace. `out` is written under a
+/// temporary name and renamed into place; it may be `in`, which is then locked (FileLock) from
+/// before it is read until it is replaced, so that writers adding filters to one file (in any
+/// process: C++, the command-line program, Python) take turns and none loses another's filters.
+/// In place with nothing to add, the file is left untouched. Returns the filters written.
 ///
 /// The values are read from the chunk's pages: data pages v1 and v2; PLAIN, dictionary
 /// (PLAIN_DICTIONARY / RLE_DICTIONARY), DELTA_BINARY_PACKED, DELTA_LENGTH_BYTE_ARRAY,
@@ -298,23 +330,17 @@ struct AddedFilter {
 /// SNAPPY, GZIP, BROTLI, LZ4 (Hadoop-framed or raw), LZ4_RAW and ZSTD pages. Columns of
 /// physical type INT32, INT64, FLOAT, DOUBLE, BYTE_ARRAY and FIXED_LEN_BYTE_ARRAY.
 ///
-/// Throws Error naming the column for a BOOLEAN or INT96 column, a column that already has a
-/// filter (without options.replace), an encrypted file or column, data in another file, an
-/// LZO page or an unknown encoding; FormatError for a malformed file. On any error `out` is
+/// Throws Error naming the column for a column not in the file's schema (even when it has no
+/// row groups), a BOOLEAN or INT96 column, an encrypted file or column, data in another file,
+/// an LZO page or an unknown encoding; FormatError for a malformed file. On any error `out` is
 /// left as it was.
 std::vector<AddedFilter> add_filters(const std::filesystem::path& in, const std::filesystem::path& out,
                                      const AddOptions& options);
 
 // ---- adding filters to a dataset ----------------------------------------------------------
 
-/// The Parquet files of a dataset, sorted: each path that is a file, and under each directory
-/// (recursively, hive partition directories `key=value/` included) every file named
-/// `*.parquet` or `*.parq`, skipping names starting with `_` or `.` (`_SUCCESS`,
-/// `_common_metadata`, checksum and temporary files) as Spark and Arrow do. Throws Error for a
-/// path that does not exist.
-std::vector<std::filesystem::path> dataset_files(std::span<const std::filesystem::path> paths);
-
-/// What add_filters_to_dataset() did with one file.
+/// What add_filters_to_dataset() did with one file, or an entry of a dataset that could not
+/// be listed.
 struct DatasetFile {
     enum class Outcome : std::uint8_t {
         added,    ///< rewritten in place with the filters in `filters`
@@ -322,26 +348,44 @@ struct DatasetFile {
         failed,   ///< left as it was; `error` says why
     };
     std::filesystem::path path;
+    /// The path under the directory given that holds it ("year=2024/part-0.parquet": hive
+    /// writers name every partition's files alike), or `path` for a file named directly.
+    std::string name;
     Outcome outcome = Outcome::failed;
     std::vector<AddedFilter> filters;
     std::string error;
 };
 
+/// The Parquet files of a dataset, and the entries that could not be read.
+struct DatasetListing {
+    /// Each path that is a file, and under each directory (recursively, hive partition
+    /// directories `key=value/` included) every file named `*.parquet` or `*.parq`, skipping
+    /// names starting with `_` or `.` (`_SUCCESS`, `_common_metadata`, checksum and temporary
+    /// files) as Spark and Arrow do. Sorted within each path given; path and name set.
+    std::vector<DatasetFile> files;
+    /// Entries that are neither listed nor skipped: a subdirectory that cannot be read, an entry
+    /// whose type cannot be known (a symbolic link loop), a Parquet-named symbolic link to
+    /// nothing. Outcome failed, `error` says why. Symbolic links to directories are not followed.
+    std::vector<DatasetFile> unreadable;
+};
+
+/// Lists a dataset (DatasetListing). Throws Error for a path given that does not exist, before
+/// anything is listed.
+DatasetListing dataset_files(std::span<const std::filesystem::path> paths);
+
 /// Called after each file, from the thread that did it but never by two threads at once:
 /// the file's result, the files done so far and the total.
 using DatasetProgress = std::function<void(const DatasetFile& file, std::size_t done, std::size_t total)>;
-/// Called before a file is read and rewritten; what it returns is held until the file is in
-/// place (e.g. a lock on the file against other writers).
-using DatasetFileGuard = std::function<std::shared_ptr<void>(const std::filesystem::path& file)>;
 
 /// add_filters(file, file, options) for every file, each rewritten in place atomically (a
 /// temporary, then rename: a reader sees the old file or the new one, an interruption leaves
-/// the old one). Files whose named columns all have filters already are skipped unless
-/// options.replace, so running it again after an interruption does only the files left. Files
-/// are done in parallel: options.threads threads in all (0: every core), shared between files
-/// and the chunks of each. A file that fails (not Parquet, a column missing, ...) is reported
-/// and the others go on. Returns one result per file, in the order given.
-std::vector<DatasetFile> add_filters_to_dataset(std::span<const std::filesystem::path> files, const AddOptions& options,
-                                                const DatasetProgress& progress = {}, const DatasetFileGuard& guard = {});
+/// the old one) under add_filters' lock. Chunks that have their filter keep it (unless
+/// options.replace) and files that have every one are skipped, so running it again after an
+/// interruption, or with a column more, does only the work left. Files are done in parallel:
+/// options.threads threads in all (0: every core), shared between files and the chunks of each.
+/// A file that fails (not Parquet, a column missing, ...) is reported and the others go on.
+/// Returns `files` with each outcome set, in the order given.
+std::vector<DatasetFile> add_filters_to_dataset(std::vector<DatasetFile> files, const AddOptions& options,
+                                                const DatasetProgress& progress = {});
 
 }  // namespace batchbloom::parquet

@@ -8,6 +8,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <memory>
@@ -41,40 +42,54 @@ std::vector<std::size_t> row_groups(const pq::Reader& reader, Typed<int> row_gro
     return all;
 }
 
-// hash_value of one Python key as a value of the column's physical type.
-std::uint64_t hash_key(nb::handle key, pq::PhysicalType type) {
-    switch (type) {
-        case pq::PhysicalType::int32: return pq::hash_value(static_cast<std::int32_t>(nb::cast<std::int32_t>(key)));
-        case pq::PhysicalType::int64: return pq::hash_value(nb::cast<std::int64_t>(key));
-        case pq::PhysicalType::float32: return pq::hash_value(nb::cast<float>(key));
-        case pq::PhysicalType::float64: return pq::hash_value(nb::cast<double>(key));
-        case pq::PhysicalType::byte_array:
-        case pq::PhysicalType::fixed_len_byte_array: {
-            if (PyUnicode_Check(key.ptr())) return pq::hash_value(nb::cast<std::string>(key));
-            if (PyBytes_Check(key.ptr()))
-                return pq::hash_value(std::string_view(PyBytes_AS_STRING(key.ptr()), std::size_t(PyBytes_GET_SIZE(key.ptr()))));
-            throw nb::type_error(("keys of a byte-array column are str or bytes, not " +
-                                  nb::cast<std::string>(nb::str(key.type().attr("__name__"))))
-                                     .c_str());
+// hash_value of one Python key as a value of the column: an int (or any integer, such as a
+// NumPy one) for INT32 / INT64 within the column's range (unsigned for UINT_*), a real number
+// for FLOAT / DOUBLE, str (UTF-8) or bytes for byte arrays; anything else is an error naming
+// the key, its Python type and the column's.
+std::uint64_t hash_key(nb::handle key, const pq::ColumnChunk& column) {
+    PyObject* k = key.ptr();
+    const bool is_bool = PyBool_Check(k);
+    switch (column.type) {
+        case pq::PhysicalType::int32:
+        case pq::PhysicalType::int64: {
+            if (is_bool || !PyIndex_Check(k)) break;
+            const nb::object index = nb::steal(PyNumber_Index(k));
+            if (!index.is_valid()) throw nb::python_error();
+            int overflow = 0;
+            const long long v = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
+            if (overflow == 0) {
+                if (v == -1 && PyErr_Occurred()) throw nb::python_error();
+                return pq::hash_integer_key(column, std::int64_t(v));
+            }
+            if (overflow > 0) {
+                const unsigned long long u = PyLong_AsUnsignedLongLong(index.ptr());
+                if (!PyErr_Occurred()) return pq::hash_integer_key(column, std::uint64_t(u));
+                PyErr_Clear();
+            }
+            // Past 64 bits: the text form says that it does not fit, in the same words.
+            return pq::hash_text_key(column, nb::cast<std::string>(nb::str(index)));
         }
-        default: break;
+        case pq::PhysicalType::float32:
+        case pq::PhysicalType::float64: {
+            const PyNumberMethods* number = Py_TYPE(k)->tp_as_number;
+            if (is_bool || number == nullptr || (number->nb_float == nullptr && number->nb_index == nullptr)) break;
+            const double v = PyFloat_AsDouble(k);
+            if (v == -1.0 && PyErr_Occurred()) throw nb::python_error();
+            return column.type == pq::PhysicalType::float32 ? pq::hash_value(static_cast<float>(v)) : pq::hash_value(v);
+        }
+        case pq::PhysicalType::byte_array:
+        case pq::PhysicalType::fixed_len_byte_array:
+            if (PyUnicode_Check(k)) return pq::hash_value(nb::cast<std::string>(key));
+            if (PyBytes_Check(k)) return pq::hash_value(std::string_view(PyBytes_AS_STRING(k), std::size_t(PyBytes_GET_SIZE(k))));
+            break;
+        default: return pq::hash_text_key(column, "");  // the error for a type Parquet cannot hash
     }
-    throw Error("Parquet Bloom filters are not defined for " + std::string(pq::to_string(type)) + " columns");
+    throw Error("value " + nb::cast<std::string>(nb::repr(key)) + " (" +
+                nb::cast<std::string>(nb::str(key.type().attr("__name__"))) + ") cannot be a key of " +
+                pq::type_name(column) + " column '" + column.path + "'");
 }
 
-nb::list add(const std::filesystem::path& in, const std::filesystem::path& out, const std::vector<std::string>& columns,
-             Typed<float> fpr, Typed<int> ndv, bool replace, Typed<int> threads) {
-    pq::AddOptions o;
-    o.columns = columns;
-    o.fpp = real_arg(fpr, "fpr");
-    if (!ndv.is_none()) o.ndv = int_arg(ndv, "ndv", 1);
-    o.replace = replace;
-    o.threads = threads_arg(threads);
-    std::vector<pq::AddedFilter> added;
-    {
-        nb::gil_scoped_release release;
-        added = pq::add_filters(in, out, o);
-    }
+nb::list filter_rows(const std::vector<pq::AddedFilter>& added) {
     nb::list rows;
     for (const auto& a : added) {
         nb::dict row;
@@ -89,6 +104,117 @@ nb::list add(const std::filesystem::path& in, const std::filesystem::path& out, 
         rows.append(row);
     }
     return rows;
+}
+
+pq::AddOptions add_options(const std::vector<std::string>& columns, Typed<float> fpr, Typed<int> ndv, bool replace,
+                           Typed<int> threads) {
+    pq::AddOptions o;
+    o.columns = columns;
+    o.fpp = real_arg(fpr, "fpr");
+    if (!ndv.is_none()) o.ndv = int_arg(ndv, "ndv", 1);
+    o.replace = replace;
+    o.threads = threads_arg(threads);
+    return o;
+}
+
+nb::list add_file(const std::filesystem::path& in, const std::filesystem::path& out, const pq::AddOptions& o) {
+    std::vector<pq::AddedFilter> added;
+    {
+        nb::gil_scoped_release release;
+        added = pq::add_filters(in, out, o);
+    }
+    return filter_rows(added);
+}
+
+const char* outcome_name(pq::DatasetFile::Outcome o) {
+    switch (o) {
+        case pq::DatasetFile::Outcome::added: return "added";
+        case pq::DatasetFile::Outcome::skipped: return "skipped";
+        case pq::DatasetFile::Outcome::failed: break;
+    }
+    return "failed";
+}
+
+nb::dict file_row(const pq::DatasetFile& f) {
+    nb::dict row;
+    row["path"] = f.path.string();
+    row["name"] = f.name;
+    row["outcome"] = outcome_name(f.outcome);
+    row["filters"] = filter_rows(f.filters);
+    row["error"] = f.outcome == pq::DatasetFile::Outcome::failed ? nb::cast(f.error) : nb::none();
+    return row;
+}
+
+// progress=True: the command-line program's progress line, on sys.stderr.
+void progress_bar(std::size_t done, std::size_t total, const std::string& name) {
+    const nb::object err = nb::module_::import_("sys").attr("stderr");
+    err.attr("write")("\r\033[Kparquet add: " + std::to_string(done) + "/" + std::to_string(total) + " files, " + name +
+                      (done == total ? "\r\033[K" : ""));
+    err.attr("flush")();
+}
+
+nb::list add_dataset(const std::vector<std::filesystem::path>& paths, const pq::AddOptions& o, nb::handle progress) {
+    const bool bar = progress.ptr() == Py_True;
+    if (!progress.is_none() && !bar && !PyCallable_Check(progress.ptr()))
+        throw nb::type_error("progress must be True, a callable (done, total, name) or None");
+    std::vector<pq::DatasetFile> done;
+    pq::DatasetListing listing;
+    // The first exception the callback raises: the callback is not called again, the files go
+    // on, and it is raised once they are done.
+    std::optional<nb::python_error> raised;
+    {
+        nb::gil_scoped_release release;
+        listing = pq::dataset_files(paths);
+        pq::DatasetProgress report;
+        if (!progress.is_none())
+            report = [&](const pq::DatasetFile& f, std::size_t n, std::size_t total) {
+                nb::gil_scoped_acquire acquire;
+                if (raised) return;
+                try {
+                    if (bar) progress_bar(n, total, f.name);
+                    else progress(n, total, f.name);
+                } catch (nb::python_error& e) {
+                    raised.emplace(std::move(e));
+                }
+            };
+        done = pq::add_filters_to_dataset(std::move(listing.files), o, report);
+    }
+    if (raised) throw std::move(*raised);
+    nb::list rows;
+    for (const auto& f : done) rows.append(file_row(f));
+    for (const auto& f : listing.unreadable) rows.append(file_row(f));
+    return rows;
+}
+
+bool is_path(nb::handle h) { return PyUnicode_Check(h.ptr()) || PyObject_HasAttrString(h.ptr(), "__fspath__"); }
+
+// One file to another (per-filter rows), or a dataset in place (per-file rows): what the
+// command-line program's `parquet add IN --out OUT` and `parquet add DIR|FILE...` do.
+nb::list add(nb::handle input, nb::handle output, const std::vector<std::string>& columns, Typed<float> fpr,
+             Typed<int> ndv, bool replace, Typed<int> threads, nb::handle progress) {
+    std::vector<std::filesystem::path> paths;
+    if (is_path(input)) {
+        paths.push_back(nb::cast<std::filesystem::path>(input));
+    } else {
+        if (PyBytes_Check(input.ptr())) throw nb::type_error("input is a path or a list of paths");
+        for (nb::handle p : input) {
+            if (!is_path(p)) throw nb::type_error("input is a path or a list of paths");
+            paths.push_back(nb::cast<std::filesystem::path>(p));
+        }
+        if (paths.empty()) throw Error("input names no file or directory");
+    }
+    const pq::AddOptions o = add_options(columns, fpr, ndv, replace, threads);
+    if (output.is_none()) return add_dataset(paths, o, progress);
+    if (!is_path(output)) throw nb::type_error("output is a path, or None (in place)");
+    const auto out = nb::cast<std::filesystem::path>(output);
+    std::error_code ec;
+    const bool directory = paths.size() == 1 && std::filesystem::is_directory(paths.front(), ec);
+    if (paths.size() == 1 && !directory) {
+        if (!progress.is_none()) throw Error("progress is for a dataset (output=None)");
+        return add_file(paths.front(), out, o);
+    }
+    if (directory && std::filesystem::equivalent(paths.front(), out, ec)) return add_dataset(paths, o, progress);
+    throw Error("a directory or several files are rewritten in place: output=None (output is for one input file)");
 }
 
 nb::list inspect(const std::filesystem::path& path, Typed<int> row_group) {
@@ -119,10 +245,18 @@ nb::dict probe(const std::filesystem::path& path, const std::string& column, nb:
     const pq::Reader reader(path);
     const auto groups = row_groups(reader, row_group);
     nb::dict result;
-    if (groups.empty()) return result;
-    const pq::PhysicalType type = reader.column_chunk(groups.front(), column).type;
+    if (groups.empty()) {
+        const auto& names = reader.metadata().columns;
+        if (std::find(names.begin(), names.end(), column) == names.end()) {
+            std::string list;
+            for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+            throw Error("no column '" + column + "' in '" + path.string() + "' (columns: " + list + ")");
+        }
+        return result;
+    }
+    const pq::ColumnChunk& chunk = reader.column_chunk(groups.front(), column);
     std::vector<std::uint64_t> hashes;
-    for (nb::handle key : keys) hashes.push_back(hash_key(key, type));
+    for (nb::handle key : keys) hashes.push_back(hash_key(key, chunk));
     for (const std::size_t rg : groups) {
         auto hits = std::make_unique<std::vector<std::uint8_t>>(hashes.size(), std::uint8_t{1});
         // A row group without a filter may hold any key.
@@ -146,17 +280,34 @@ nb::dict probe(const std::filesystem::path& path, const std::string& column, nb:
 
 void bind_parquet(nb::module_& m) {
     nb::module_ p = m.def_submodule("parquet", "Split-block Bloom filters of Parquet files (batchbloom parquet).");
-    p.def("add", &add, "input"_a, "output"_a, "columns"_a, nb::kw_only(), "fpr"_a.none() = 0.01,
-          "ndv"_a.none() = nb::none(), "replace"_a = false, "threads"_a.none() = 0,
-          nb::sig("def add(input: str | os.PathLike[str], output: str | os.PathLike[str], columns: list[str], *, "
-                  "fpr: float = 0.01, ndv: int | None = None, replace: bool = False, threads: int = 0) -> "
+    p.def("add", &add, "input"_a, "output"_a.none(), "columns"_a, nb::kw_only(), "fpr"_a.none() = 0.01,
+          "ndv"_a.none() = nb::none(), "replace"_a = false, "threads"_a.none() = 0, "progress"_a.none() = nb::none(),
+          nb::sig("def add(input: str | os.PathLike[str] | collections.abc.Sequence[str | os.PathLike[str]], "
+                  "output: str | os.PathLike[str] | None, columns: list[str], *, fpr: float = 0.01, "
+                  "ndv: int | None = None, replace: bool = False, threads: int = 0, "
+                  "progress: bool | collections.abc.Callable[[int, int, str], object] | None = None) -> "
                   "list[dict[str, typing.Any]]"),
-          "Writes a copy of the Parquet file `input` to `output` (it may be `input`) with a split-block\n"
-          "Bloom filter in every row group for each of `columns` (dotted paths), sized for the chunk's\n"
-          "distinct count (or ndv) at fpr; replace: rebuild filters the file already has. Returns one\n"
-          "dict per filter written: row_group, column, values, distinct, distinct_exact, bytes,\n"
-          "predicted_fpr, replaced. As `batchbloom parquet add IN --column C --fpr P --ndv N --replace\n"
-          "--out OUT`.");
+          "Gives every row group a split-block Bloom filter for each of `columns` (dotted paths),\n"
+          "sized for the chunk's distinct count (or ndv) at fpr. Chunks that have a filter keep it;\n"
+          "replace=True rebuilds them. As `batchbloom parquet add`.\n"
+          "\n"
+          "One file, output a path: writes a copy of `input` to `output` (it may be `input`) and\n"
+          "returns one dict per filter written: row_group, column, values, distinct, distinct_exact,\n"
+          "bytes, predicted_fpr, replaced. (`parquet add IN --column C --out OUT`.)\n"
+          "\n"
+          "A dataset, output=None (or output=input for a directory): `input` is a file, a directory or\n"
+          "a list of them; every *.parquet / *.parq file under the directories (hive partitions\n"
+          "included; names starting with '_' or '.' skipped) is rewritten in place, atomically each,\n"
+          "several at a time (threads in all); files that have every filter are skipped, so a second\n"
+          "run does what the first left. Returns one dict per file: path, name (its path under the\n"
+          "directory given), outcome ('added', 'skipped' or 'failed'), filters (as above) and error\n"
+          "(why it failed, else None). A file that fails, or an entry that cannot be read (a symbolic\n"
+          "link loop, a directory), is reported there and the rest are done: check the outcomes.\n"
+          "progress: True for a progress line on sys.stderr, or a callable(done, total, name) called\n"
+          "after each file. (`parquet add DIR|FILE... --column C`.)\n"
+          "\n"
+          "Every add that rewrites a file in place holds the file's lock (batchbloom.lock) meanwhile,\n"
+          "as the command-line program does, so concurrent adds to one file take turns.");
     p.def("inspect", &inspect, "path"_a, nb::kw_only(), "row_group"_a.none() = nb::none(),
           nb::sig("def inspect(path: str | os.PathLike[str], *, row_group: int | None = None) -> "
                   "list[dict[str, typing.Any]]"),
@@ -169,8 +320,9 @@ void bind_parquet(nb::module_& m) {
                   "*, row_group: int | None = None, count: bool = False) -> dict[int, typing.Any]"),
           "For each row group (or row_group), a NumPy bool array: True where the key may be in the\n"
           "group's column chunk (a group without a filter may hold every key); with count=True, the\n"
-          "number of such keys instead. Keys are values of the column's physical type: ints for\n"
-          "INT32/INT64, floats for FLOAT/DOUBLE, str (UTF-8) or bytes for byte arrays. As\n"
+          "number of such keys instead. Keys are values of the column's type: ints for INT32/INT64\n"
+          "(unsigned ones up to 2**32 - 1 / 2**64 - 1 for UINT_32 / UINT_64), floats for FLOAT/DOUBLE,\n"
+          "str (UTF-8) or bytes for byte arrays; batchbloom.Error names a key that is none of them. As\n"
           "`batchbloom parquet FILE --column C --query KEYS [--count] [--row-group I]`.");
 }
 

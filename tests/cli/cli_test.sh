@@ -489,18 +489,43 @@ section_parquet() {
     expect_fail 'needs --column' "$BB" parquet "$f" --query k.txt
     expect_fail "no column 'nope'" "$BB" parquet "$f" --column nope --query k.txt
     expect_fail 'out of range' "$BB" parquet "$f" --row-group 2
-    expect_fail 'not a valid INT32' "$BB" parquet "$f" --column i32 --query <(echo 1.5)
-    expect_fail 'not a valid INT64' "$BB" parquet "$f" --column i64 --query <(echo 9223372036854775808)
+    expect_fail "key '1.5' is not a value of INT32 column 'i32'" "$BB" parquet "$f" --column i32 --query <(echo 1.5)
+    expect_fail "value 9223372036854775808 does not fit column 'i64' \(INT64\)" \
+        "$BB" parquet "$f" --column i64 --query <(echo 9223372036854775808)
     expect_fail '--count needs --query' "$BB" parquet "$f" --count
     expect_fail "belongs to 'parquet add'" "$BB" parquet "$f" --out x.parquet
     expect_fail 'needs --out' "$BB" parquet add "$f" --column plain
     expect_fail 'needs IN.parquet' "$BB" parquet add
-    expect_fail 'already has a Bloom filter \(--replace' "$BB" parquet add "$f" --column i64 --out x.parquet
+    expect_fail "no file or directory 'nodir'" "$BB" parquet add nodir --column i64
     expect_fail 'not a Parquet file' "$BB" parquet k.txt
     expect_fail 'not a Parquet file' "$BB" parquet add k.txt --column x --out x.parquet
     head -c 100 "$f" >cut.parquet
     expect_fail 'not a Parquet file' "$BB" parquet cut.parquet
     [[ ! -e x.parquet ]] || fail "a failed command wrote its output"
+    # Filters a file has are kept: a column added later gets only its own (no --replace needed).
+    "$BB" parquet add "$f" --column i64 --column plain --out later.parquet >add.out
+    [[ $(grep -c '	i64	' add.out) == 0 && $(grep -c '	plain	' add.out) == 2 ]] || fail "add rebuilt kept filters: $(cat add.out)"
+    cmp -s <("$BB" parquet "$f" --column i64 --query k.txt) <("$BB" parquet later.parquet --column i64 --query k.txt) ||
+        fail "the writer's i64 filters changed"
+    cp later.parquet again.parquet
+    "$BB" parquet add again.parquet --column i64 --column plain --out again.parquet >/dev/null
+    cmp -s later.parquet again.parquet || fail "an add with nothing missing changed the file"
+    # A dataset with bad entries: each is reported, the good files are done, exit 1 at the end.
+    rm -rf ds && mkdir -p ds/k=1 ds/k=2
+    cp "$f" ds/k=1/part-0.parquet
+    cp "$f" ds/k=2/part-0.parquet
+    ln -s loop.parquet ds/loop.parquet
+    ln -s nowhere.parquet ds/dangling.parquet
+    echo "notes, not a Parquet file" >ds/k=2/notes.parquet
+    expect_fail 'failed for some files' "$BB" parquet add ds --column plain
+    expect_contains fail.err 'ds/loop.parquet: .*symbolic links'
+    expect_contains fail.err 'ds/dangling.parquet: symbolic link to nothing'
+    expect_contains fail.err 'ds/k=2/notes.parquet: .*not a Parquet file'
+    expect_contains fail.err '2 file\(s\) given filters, 0 skipped .*, 3 failed'
+    for p in ds/k=1/part-0.parquet ds/k=2/part-0.parquet; do
+        "$BB" parquet "$p" | grep -qE '^0	plain	INT64	[0-9]+	[0-9]+	[0-9]+	' || fail "$p got no filter"
+    done
+    rm -rf ds
 }
 
 section_blocked_kinds() {

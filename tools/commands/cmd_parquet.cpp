@@ -5,7 +5,6 @@
 #include <charconv>
 #include <cstdio>
 #include <filesystem>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -15,7 +14,6 @@
 
 #include "commands/commands.hpp"
 #include "common/common_options.hpp"
-#include "batchbloom/file_lock.hpp"
 #include "common/key_input.hpp"
 #include "common/progress.hpp"
 #include "common/stdout_output.hpp"
@@ -27,38 +25,15 @@ namespace {
 
 namespace pq = batchbloom::parquet;
 
-template <class T>
-T parse_number(std::string_view text, pq::PhysicalType type) {
-    T v{};
-    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-    if (ec != std::errc() || end != text.data() + text.size() || text.empty())
-        throw Error("'" + std::string(text) + "' is not a valid " + std::string(pq::to_string(type)) + " value");
-    return v;
-}
-
-/// hash_value of a text key read as a value of the column's physical type.
-std::uint64_t hash_key_text(std::string_view key, pq::PhysicalType type) {
-    switch (type) {
-        case pq::PhysicalType::int32: return pq::hash_value(parse_number<std::int32_t>(key, type));
-        case pq::PhysicalType::int64: return pq::hash_value(parse_number<std::int64_t>(key, type));
-        case pq::PhysicalType::float32: return pq::hash_value(parse_number<float>(key, type));
-        case pq::PhysicalType::float64: return pq::hash_value(parse_number<double>(key, type));
-        case pq::PhysicalType::byte_array:
-        case pq::PhysicalType::fixed_len_byte_array: return pq::hash_value(key);
-        default: break;
-    }
-    throw Error("Parquet Bloom filters are not defined for " + std::string(pq::to_string(type)) + " columns");
-}
-
 /// Reads every key of `source` in batches, hashed for `type`; calls f(batch, hashes).
 template <class F>
-void for_each_key_batch(std::string_view source, pq::PhysicalType type, F&& f) {
+void for_each_key_batch(std::string_view source, const pq::ColumnChunk& column, F&& f) {
     KeyReader reader(source, KeyFormat::text);
     KeyBatch batch;
     std::vector<std::uint64_t> hashes;
     while (reader.next(batch, key_batch_size)) {
         hashes.clear();
-        for (const auto line : batch.lines) hashes.push_back(hash_key_text(line, type));
+        for (const auto line : batch.lines) hashes.push_back(pq::hash_text_key(column, line));
         f(batch, hashes);
     }
 }
@@ -96,7 +71,7 @@ int list_filters(const pq::Reader& reader, const std::vector<std::size_t>& group
 
 int query(const ParsedArgs& args, const pq::Reader& reader, const std::string& column,
           const std::vector<std::size_t>& groups) {
-    const pq::PhysicalType type = reader.column_chunk(groups.front(), column).type;
+    const pq::ColumnChunk& chunk = reader.column_chunk(groups.front(), column);
     std::vector<std::optional<pq::SplitBlockFilter>> filters;
     for (const std::size_t rg : groups) {
         filters.push_back(reader.bloom_filter(rg, column));
@@ -108,7 +83,7 @@ int query(const ParsedArgs& args, const pq::Reader& reader, const std::string& c
     std::vector<std::uint64_t> counts(groups.size());
     std::vector<std::uint8_t> hits;
     std::string out;
-    for_each_key_batch(*args.value("query"), type, [&](const KeyBatch& batch, const std::vector<std::uint64_t>& hashes) {
+    for_each_key_batch(*args.value("query"), chunk, [&](const KeyBatch& batch, const std::vector<std::uint64_t>& hashes) {
         hits.resize(hashes.size());
         for (std::size_t g = 0; g < groups.size(); ++g) {
             if (filters[g]) filters[g]->contains_hashes(hashes, hits);
@@ -181,7 +156,6 @@ int add(const ParsedArgs& args, const std::string& in) {
     const auto out = args.value("out");
     if (!out) throw UsageError("parquet add needs --out OUT.parquet (or a directory or several files: in place)");
     const pq::AddOptions options = add_options(args);
-    const FileLock lock = lock_if_rewritten(*out, {in});  // --out IN: IN is read, then replaced
     const auto added = pq::add_filters(in, std::string(*out), options);
     write_stdout("row_group\tcolumn\tvalues\tdistinct\tfilter_bytes\tfpr\n" + filter_lines("", added));
     filter_warnings(added, options);
@@ -195,17 +169,16 @@ int add_dataset(const ParsedArgs& args) {
     const pq::AddOptions options = add_options(args);
     std::vector<std::filesystem::path> roots;
     for (std::size_t i = 1; i < args.positional_count(); ++i) roots.emplace_back(std::string(*args.positional(i)));
-    const auto files = pq::dataset_files(roots);
-    if (files.empty()) throw Error("no Parquet files (*.parquet, *.parq) under the paths given");
+    auto listing = pq::dataset_files(roots);
+    for (const auto& bad : listing.unreadable)
+        std::fprintf(stderr, "batchbloom: error: %s: %s\n", bad.path.c_str(), bad.error.c_str());
+    if (listing.files.empty() && listing.unreadable.empty())
+        throw Error("no Parquet files (*.parquet, *.parq) under the paths given");
     const bool shown = !args.has("quiet") && isatty(fileno(stderr));
     std::vector<pq::AddedFilter> every;
     const auto results = pq::add_filters_to_dataset(
-        files, options,
-        [&](const pq::DatasetFile& f, std::size_t done, std::size_t total) {
-            if (shown) std::fprintf(stderr, "\r\033[Kparquet add: %zu/%zu files, %s", done, total, f.path.filename().c_str());
-        },
-        [](const std::filesystem::path& file) -> std::shared_ptr<void> {
-            return std::make_shared<FileLock>(lock_if_rewritten(file.string(), {file.string()}));
+        std::move(listing.files), options, [&](const pq::DatasetFile& f, std::size_t done, std::size_t total) {
+            if (shown) std::fprintf(stderr, "\r\033[Kparquet add: %zu/%zu files, %s", done, total, f.name.c_str());
         });
     if (shown) std::fprintf(stderr, "\r\033[K");
     std::string table = "file\trow_group\tcolumn\tvalues\tdistinct\tfilter_bytes\tfpr\n";
@@ -230,7 +203,8 @@ int add_dataset(const ParsedArgs& args) {
     filter_warnings(every, options);
     if (!args.has("quiet"))
         std::fprintf(stderr, "batchbloom: parquet add: %zu file(s) given filters, %zu skipped (they had them), %zu failed\n",
-                     added, skipped, results.size() - added - skipped);
+                     added, skipped, results.size() - added - skipped + listing.unreadable.size());
+    for (const auto& bad : listing.unreadable) failures += "\n  " + bad.path.string() + ": " + bad.error;
     if (!failures.empty()) throw Error("parquet add failed for some files (the others were done):" + failures);
     return 0;
 }
@@ -249,7 +223,7 @@ CommandSpec parquet_spec() {
                     {"count", "", "with --query: print 'ROW_GROUP<TAB>N', the number of keys that may be in it"},
                     fpr_option(" of each filter, for its row group's distinct values (add; default 0.01)"),
                     {"ndv", "N", "add: size every filter for N distinct values instead of its row group's own count"},
-                    {"replace", "", "add: rebuild the filters the file already has for these columns"},
+                    {"replace", "", "add: rebuild the filters the file already has for these columns (without it they are kept)"},
                     {"threads", "T", "add: threads decoding files and column chunks (default 0: every core)"},
                     {"out", "OUT", "the file add writes (under a temporary name, then renamed; may be IN)"},
                     quiet_option()},
@@ -263,14 +237,17 @@ CommandSpec parquet_spec() {
                  "writer's.\n"
                  "add copies IN's pages byte for byte and appends, for every row group, a filter of each named\n"
                  "column built from that row group's own values (read from its pages) and sized for their\n"
-                 "distinct count at --fpr; the footer records where each filter is. It prints one line per\n"
-                 "filter: values, distinct values ('~N': estimated, past 2^24 in one chunk), bytes, predicted\n"
+                 "distinct count at --fpr; the footer records where each filter is. Chunks that have a filter\n"
+                 "keep it (without --replace), so adding a column later adds only its filters. It prints one\n"
+                 "line per filter written: values, distinct values ('~N': estimated, past 2^24 in one chunk), bytes, predicted\n"
                  "FPR. (A file named 'add': ./add.)\n"
                  "Given a directory or several files, add works on a dataset: every *.parquet / *.parq file under\n"
                  "the directories (hive partitions included; names starting with '_' or '.' skipped) and the files\n"
                  "named is rewritten in place, atomically each, several at a time; files whose columns all have\n"
                  "filters already are skipped (without --replace), so running it again after an interruption does\n"
-                 "the files left. A file that fails is reported and the rest go on (exit 1 if any failed).\n",
+                 "the files left. A file that fails, or an entry that cannot be read (a directory, a symbolic link\n"
+                 "loop), is reported and the rest go on (exit 1 if any failed). Every add, of one file or a\n"
+                 "dataset, holds the file's lock while it rewrites it in place, so concurrent adds take turns.\n",
     };
 }
 
@@ -280,6 +257,8 @@ int run_parquet(const ParsedArgs& args) {
         const auto in = args.positional(1);
         if (!in) throw UsageError("parquet add needs IN.parquet");
         if (args.positional_count() > 2 || std::filesystem::is_directory(std::string(*in))) return add_dataset(args);
+        if (std::error_code ec; !std::filesystem::exists(std::string(*in), ec))
+            throw Error("no file or directory '" + std::string(*in) + "'");
         return add(args, std::string(*in));
     }
     if (args.positional(1)) throw UsageError("unexpected argument '" + std::string(*args.positional(1)) + "' for 'parquet'");

@@ -3,11 +3,14 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <cstring>
 #include <mutex>
 #include <string>
 
+#include "batchbloom/file_lock.hpp"
 #include "batchbloom/parquet.hpp"
 #include "batch/threads.hpp"
+#include "interop/parquet/add_filters.hpp"
 #include "interop/parquet/raw_reads.hpp"
 
 namespace batchbloom::parquet {
@@ -27,50 +30,85 @@ bool parquet_name(const fs::path& p) {
     return ext == ".parquet" || ext == ".parq";
 }
 
-/// Whether every chunk of every named column already has a filter: the file needs no work (nor
-/// does a file without row groups).
-bool has_every_filter(const fs::path& file, const AddOptions& options) {
-    const Reader reader(file);
-    for (const RowGroup& g : reader.metadata().row_groups)
-        for (const std::string& name : options.columns) {
-            const auto it = std::find_if(g.columns.begin(), g.columns.end(), [&](const ColumnChunk& c) { return c.path == name; });
-            if (it == g.columns.end() || !it->bloom_filter_offset) return false;
+DatasetFile unreadable(const fs::path& path, const fs::path& root, const std::string& why) {
+    DatasetFile f;
+    f.path = path;
+    f.name = path.lexically_relative(root).string();
+    f.error = why;
+    return f;
+}
+
+// One directory given, walked by hand rather than with recursive_directory_iterator: that one
+// ends the whole walk at the first subdirectory it cannot open or entry it cannot stat, where a
+// dataset's bad entry should cost only itself.
+void walk(const fs::path& root, DatasetListing& listing) {
+    std::vector<fs::path> dirs{root};
+    std::vector<DatasetFile> found;
+    while (!dirs.empty()) {
+        const fs::path dir = std::move(dirs.back());
+        dirs.pop_back();
+        std::error_code ec;
+        fs::directory_iterator it(dir, ec);
+        if (ec) {
+            listing.unreadable.push_back(unreadable(dir, root, "cannot read directory: " + ec.message()));
+            continue;
         }
-    return true;
+        for (; it != fs::directory_iterator(); it.increment(ec)) {
+            if (ec) break;
+            const fs::path& p = it->path();
+            if (hidden(p)) continue;
+            std::error_code sec;
+            const fs::file_status link = it->symlink_status(sec);
+            if (!sec && fs::is_directory(link)) {
+                dirs.push_back(p);
+                continue;
+            }
+            if (!parquet_name(p)) continue;
+            const fs::file_status target = it->status(sec);
+            if (sec && sec != std::errc::no_such_file_or_directory) {
+                listing.unreadable.push_back(unreadable(p, root, sec.message()));
+            } else if (!fs::exists(target)) {
+                listing.unreadable.push_back(unreadable(p, root, "symbolic link to nothing"));
+            } else if (fs::is_regular_file(target)) {
+                DatasetFile f;
+                f.path = p;
+                f.name = p.lexically_relative(root).string();
+                found.push_back(std::move(f));
+            }
+        }
+        if (ec) listing.unreadable.push_back(unreadable(dir, root, "cannot read directory: " + ec.message()));
+    }
+    std::sort(found.begin(), found.end(), [](const DatasetFile& a, const DatasetFile& b) { return a.path < b.path; });
+    for (auto& f : found) listing.files.push_back(std::move(f));
 }
 
 }  // namespace
 
-std::vector<fs::path> dataset_files(std::span<const fs::path> paths) {
-    std::vector<fs::path> files;
+DatasetListing dataset_files(std::span<const fs::path> paths) {
     for (const fs::path& p : paths) {
         std::error_code ec;
-        const auto status = fs::status(p, ec);
-        if (ec || !fs::exists(status)) throw Error("no file or directory " + quoted(p.string()));
-        if (!fs::is_directory(status)) {
-            files.push_back(p);
+        if (!fs::exists(fs::status(p, ec))) throw Error("no file or directory " + quoted(p.string()));
+    }
+    DatasetListing listing;
+    for (const fs::path& p : paths) {
+        std::error_code ec;
+        if (fs::is_directory(fs::status(p, ec))) {
+            walk(p, listing);
             continue;
         }
-        std::vector<fs::path> found;
-        for (auto it = fs::recursive_directory_iterator(p); it != fs::recursive_directory_iterator(); ++it) {
-            if (hidden(it->path())) {
-                if (it->is_directory()) it.disable_recursion_pending();
-                continue;
-            }
-            if (it->is_regular_file() && parquet_name(it->path())) found.push_back(it->path());
-        }
-        std::sort(found.begin(), found.end());
-        files.insert(files.end(), found.begin(), found.end());
+        DatasetFile f;
+        f.path = p;
+        f.name = p.string();
+        listing.files.push_back(std::move(f));
     }
-    return files;
+    return listing;
 }
 
-std::vector<DatasetFile> add_filters_to_dataset(std::span<const fs::path> files, const AddOptions& options,
-                                                const DatasetProgress& progress, const DatasetFileGuard& guard) {
+std::vector<DatasetFile> add_filters_to_dataset(std::vector<DatasetFile> files, const AddOptions& options,
+                                                const DatasetProgress& progress) {
     if (options.columns.empty()) throw Error("add_filters_to_dataset: no column named");
     detail::check_threads_option(options.threads, "add_filters_to_dataset");
-    std::vector<DatasetFile> results(files.size());
-    if (files.empty()) return results;
+    if (files.empty()) return files;
     // Files in parallel first (a file's chunks decode in parallel too, but small files have few).
     const unsigned threads = detail::resolve_threads(options.threads);
     const unsigned workers = static_cast<unsigned>(std::min<std::size_t>(threads, files.size()));
@@ -81,16 +119,16 @@ std::vector<DatasetFile> add_filters_to_dataset(std::span<const fs::path> files,
     std::size_t done = 0;
     detail::each_thread(workers, [&](unsigned) {
         for (std::size_t i; (i = next++) < files.size();) {
-            DatasetFile& r = results[i];
-            r.path = files[i];
+            DatasetFile& r = files[i];
+            if (r.name.empty()) r.name = r.path.string();
+            r.filters.clear();
+            r.error.clear();
             try {
-                const std::shared_ptr<void> held = guard ? guard(r.path) : nullptr;
-                if (!options.replace && has_every_filter(r.path, options)) {
-                    r.outcome = DatasetFile::Outcome::skipped;
-                } else {
-                    r.filters = add_filters(r.path, r.path, per_file);
-                    r.outcome = DatasetFile::Outcome::added;
-                }
+                // Held from before the file is read until it is replaced (as add_filters does).
+                const FileLock lock = FileLock::acquire(r.path);
+                auto added = add_filters_unlocked(r.path, r.path, per_file);
+                r.outcome = added ? DatasetFile::Outcome::added : DatasetFile::Outcome::skipped;
+                if (added) r.filters = std::move(*added);
             } catch (const std::exception& e) {
                 r.outcome = DatasetFile::Outcome::failed;
                 r.error = e.what();
@@ -100,7 +138,7 @@ std::vector<DatasetFile> add_filters_to_dataset(std::span<const fs::path> files,
             if (progress) progress(r, done, files.size());
         }
     });
-    return results;
+    return files;
 }
 
 }  // namespace batchbloom::parquet

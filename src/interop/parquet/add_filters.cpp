@@ -15,8 +15,10 @@
 #include <string>
 
 #include "batchbloom/atomic_file.hpp"
+#include "batchbloom/file_lock.hpp"
 #include "batchbloom/parquet.hpp"
 #include "batch/threads.hpp"
+#include "interop/parquet/add_filters.hpp"
 #include "interop/parquet/bloom_header.hpp"
 #include "interop/parquet/chunk_filter.hpp"
 #include "interop/parquet/column_values.hpp"
@@ -38,13 +40,22 @@ std::string where(const Job& j) {
     return "column " + quoted(j.chunk->path) + " row group " + std::to_string(j.row_group);
 }
 
-void check_chunk(const Job& j, const AddOptions& options) {
+void check_chunk(const Job& j) {
     const ColumnChunk& c = *j.chunk;
     check_hashable(c);
     if (c.encrypted) throw Error(where(j) + " is encrypted");
     if (c.external) throw Error(where(j) + " is stored in another file");
-    if (c.bloom_filter_offset && !options.replace)
-        throw Error(where(j) + " already has a Bloom filter (--replace, AddOptions::replace, rebuilds it)");
+}
+
+std::string column_list(const std::vector<std::string>& columns) {
+    std::string names;
+    for (const auto& c : columns) names += (names.empty() ? "" : ", ") + c;
+    return names.empty() ? "none" : names;
+}
+
+bool same_file(const std::filesystem::path& a, const std::filesystem::path& b) {
+    std::error_code ec;
+    return std::filesystem::equivalent(a, b, ec) && !ec;
 }
 
 // Where the copied bytes end: the footer, or the start of a run of replaced filters that
@@ -117,8 +128,15 @@ void copy_bytes(std::ifstream& in, const std::filesystem::path& path, std::uint6
 
 }  // namespace
 
-std::vector<AddedFilter> add_filters(const std::filesystem::path& in_path, const std::filesystem::path& out_path,
+std::vector<AddedFilter> add_filters(const std::filesystem::path& in, const std::filesystem::path& out,
                                      const AddOptions& options) {
+    const FileLock lock = lock_if_rewritten(out, {in});  // in place: in is read, then replaced
+    return add_filters_unlocked(in, out, options).value_or(std::vector<AddedFilter>{});
+}
+
+std::optional<std::vector<AddedFilter>> add_filters_unlocked(const std::filesystem::path& in_path,
+                                                             const std::filesystem::path& out_path,
+                                                             const AddOptions& options) {
     if (options.columns.empty()) throw Error("add_filters: no column named");
     (void)optimal_bytes(1, options.fpp);  // rejects an fpp outside (0, 1) before any work
     if (options.ndv && *options.ndv == 0)
@@ -137,22 +155,27 @@ std::vector<AddedFilter> add_filters(const std::filesystem::path& in_path, const
     for (std::size_t i = 0; i < options.columns.size(); ++i)
         for (std::size_t k = 0; k < i; ++k)
             if (options.columns[i] == options.columns[k]) throw Error("column " + quoted(options.columns[i]) + " named twice");
+    // Against the schema first: a file of no row groups has columns too.
+    for (const std::string& name : options.columns)
+        if (std::find(meta.columns.begin(), meta.columns.end(), name) == meta.columns.end())
+            throw Error("no column " + quoted(name) + " in " + quoted(in_path.string()) + " (columns: " +
+                        column_list(meta.columns) + ")");
     for (std::size_t g = 0; g < meta.row_groups.size(); ++g) {
         const auto& columns = meta.row_groups[g].columns;
         for (const std::string& name : options.columns) {
             const auto it = std::find_if(columns.begin(), columns.end(), [&](const ColumnChunk& c) { return c.path == name; });
-            if (it == columns.end()) {
-                std::string names;
-                for (const auto& c : columns) names += (names.empty() ? "" : ", ") + c.path;
-                throw Error("no column " + quoted(name) + " in " + quoted(in_path.string()) + " (columns: " + names + ")");
-            }
+            if (it == columns.end())
+                throw FormatError(quoted(in_path.string()) + ": row group " + std::to_string(g) + " has no column chunk for " +
+                                  quoted(name) + ", a column of its schema");
             Job j{g, std::size_t(it - columns.begin()), &*it, 0};
-            check_chunk(j, options);
+            check_chunk(j);
+            if (it->bloom_filter_offset && !options.replace) continue;  // kept: only missing filters are added
             j.pages_at = pages_offset(*j.chunk, footer.offset);
             jobs.push_back(j);
             rebuilt.insert({j.row_group, j.column_index});
         }
     }
+    if (jobs.empty() && same_file(in_path, out_path)) return std::nullopt;
     const std::uint64_t body = copied_bytes(in, in_path, footer, meta, rebuilt);
 
     // Chunks are decoded on `threads` threads, a window of them at a time (so that only a few

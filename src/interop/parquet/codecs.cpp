@@ -43,8 +43,11 @@ void gzip(std::span<const std::byte> in, std::span<std::byte> out) {
         z_stream* z;
         ~End() { inflateEnd(z); }
     } end{&z};
+    // A page of no bytes (PyArrow's dictionary page of an all-null chunk) may have no buffer,
+    // and zlib refuses a null output pointer even when it is to write nothing.
+    Bytef none = 0;
     z.next_in = reinterpret_cast<Bytef*>(const_cast<std::byte*>(in.data()));
-    z.next_out = reinterpret_cast<Bytef*>(out.data());
+    z.next_out = out.empty() ? &none : reinterpret_cast<Bytef*>(out.data());
     std::size_t in_left = in.size(), out_left = out.size();
     for (;;) {
         // zlib counts in uInt; feed it at most that much at a time.

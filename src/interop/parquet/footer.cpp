@@ -27,13 +27,14 @@ using thrift::Type;
 
 struct SchemaLeaf {
     std::int32_t type_length = 0;
+    std::int32_t converted_type = -1;
     std::int32_t max_definition_level = 0;
     std::int32_t max_repetition_level = 0;
 };
 
 struct SchemaElement {
     std::string_view name;  // into the footer
-    std::int32_t type_length = 0, num_children = 0;
+    std::int32_t type_length = 0, num_children = 0, converted_type = -1;
     ids::Repetition repetition = ids::Repetition::required;
 };
 
@@ -47,17 +48,47 @@ SchemaElement read_schema_element(CompactReader& r) {
         else if (f.id == id::repetition_type) e.repetition = static_cast<ids::Repetition>(r.read_i32(f.type));
         else if (f.id == id::name) e.name = r.read_binary(f.type);
         else if (f.id == id::num_children) e.num_children = r.read_i32(f.type);
+        else if (f.id == id::converted_type) e.converted_type = r.read_i32(f.type);
         else r.skip(f.type);
     }
     return e;
 }
 
+// Row groups, column chunks (and the schema's leaves in a file of no row groups) are the
+// footer's only entries kept per element; each list's declared length (each leaf) counts
+// against max_footer_entries before anything is allocated for it.
+class EntryBudget {
+public:
+    void take(CompactReader& r, std::size_t n, const char* what) {
+        if (n > max_footer_entries - used_)
+            r.fail(std::string(what) + " of " + std::to_string(n) + " entries makes " + std::to_string(used_ + n) +
+                   " row groups, column chunks and schema leaves, over the limit of " + std::to_string(max_footer_entries));
+        used_ += n;
+    }
+
+private:
+    std::size_t used_ = 0;
+};
+
+// ConvertedType names (parquet.thrift's enum, in its order), for messages about a column's type.
+std::string converted_type_name(std::int32_t t) {
+    static constexpr const char* names[] = {
+        "UTF8",   "MAP",    "MAP_KEY_VALUE", "LIST",   "ENUM",    "DECIMAL", "DATE",  "TIME_MILLIS",
+        "TIME_MICROS", "TIMESTAMP_MILLIS", "TIMESTAMP_MICROS", "UINT_8", "UINT_16", "UINT_32", "UINT_64",
+        "INT_8",  "INT_16", "INT_32",        "INT_64", "JSON",    "BSON",    "INTERVAL"};
+    if (t < 0) return "";
+    if (std::size_t(t) < std::size(names)) return names[t];
+    return "converted type " + std::to_string(t);
+}
+
 // The schema is a depth-first list of SchemaElements; each group names its child count. Each
-// leaf gives its FIXED_LEN width and level maxima to the column chunks at its dotted path. The
-// walk keeps only the open groups and the current path, never the elements or the leaves, so
-// its memory follows the schema's depth (at most max_schema_depth), not the element count a
-// footer declares.
-void apply_schema(CompactReader& r, Type list_type, std::vector<RowGroup>& row_groups) {
+// leaf gives its FIXED_LEN width, converted type and level maxima to the column chunks at its
+// dotted path. The walk keeps only the open groups and the current path, so its memory follows
+// the schema's depth (at most max_schema_depth), not the element count a footer declares; only
+// a file without row groups, whose columns nothing else names, has its leaves' paths kept (in
+// `columns`, counted against `budget`).
+void apply_schema(CompactReader& r, Type list_type, std::vector<RowGroup>& row_groups,
+                  std::vector<std::string>& columns, EntryBudget& budget) {
     // Iterator algorithms, not std::ranges ones: clang 14 (the fuzz build) cannot instantiate
     // libstdc++ 12's ranges.
     struct ByPath {
@@ -100,11 +131,17 @@ void apply_schema(CompactReader& r, Type list_type, std::vector<RowGroup>& row_g
             open.push_back({e.num_children, path.size(), levels});
         } else {
             levels.type_length = e.type_length;
+            levels.converted_type = e.converted_type;
+            if (row_groups.empty()) {
+                budget.take(r, 1, "the schema's leaf columns");
+                columns.push_back(path);
+            }
             const auto [first, last] = std::equal_range(chunks.begin(), chunks.end(), std::string_view(path), ByPath{});
             for (auto it = first; it != last; ++it) {
                 ColumnChunk* c = *it;
                 c->in_schema = true;
                 c->type_length = levels.type_length;
+                c->converted_type = converted_type_name(levels.converted_type);
                 c->max_definition_level = levels.max_definition_level;
                 c->max_repetition_level = levels.max_repetition_level;
             }
@@ -112,21 +149,6 @@ void apply_schema(CompactReader& r, Type list_type, std::vector<RowGroup>& row_g
         while (!open.empty() && open.back().children_left <= 0) open.pop_back();
     }
 }
-
-// Row groups and column chunks are the footer's only entries kept per element; each list's
-// declared length counts against max_footer_entries before anything is allocated for it.
-class EntryBudget {
-public:
-    void take(CompactReader& r, std::size_t n, const char* what) {
-        if (n > max_footer_entries - used_)
-            r.fail(std::string(what) + " of " + std::to_string(n) + " entries makes " + std::to_string(used_ + n) +
-                   " row groups and column chunks, over the limit of " + std::to_string(max_footer_entries));
-        used_ += n;
-    }
-
-private:
-    std::size_t used_ = 0;
-};
 
 std::optional<std::int64_t> read_distinct_count(CompactReader& r) {
     std::optional<std::int64_t> n;
@@ -335,7 +357,9 @@ FileMetadata parse_file_metadata(std::span<const std::byte> footer) {
         }
     }
     if (!have_row_groups) r.fail("FileMetaData without row_groups");
-    if (schema) apply_schema(schema->first, schema->second, m.row_groups);
+    if (schema) apply_schema(schema->first, schema->second, m.row_groups, m.columns, budget);
+    if (!m.row_groups.empty())
+        for (const auto& c : m.row_groups.front().columns) m.columns.push_back(c.path);
     return m;
 }
 

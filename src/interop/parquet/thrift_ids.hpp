@@ -11,7 +11,8 @@ inline constexpr std::int16_t schema = 2, num_rows = 3, row_groups = 4, encrypti
 }
 
 namespace schema_element {
-inline constexpr std::int16_t type = 1, type_length = 2, repetition_type = 3, name = 4, num_children = 5;
+inline constexpr std::int16_t type = 1, type_length = 2, repetition_type = 3, name = 4, num_children = 5,
+                              converted_type = 6;
 }
 
 namespace row_group {
