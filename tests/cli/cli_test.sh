@@ -77,6 +77,13 @@ section_size() {
     expect_contains size3.out '^shape: +line512$'
     "$BB" size --help >help.out
     expect_contains help.out '^usage: batchbloom size'
+    # Extreme sizing requests refuse at once (10^15 keys near FPR 1 took 9 minutes), naming the
+    # FPR as given rather than rounded to "1".
+    local start=$SECONDS
+    expect_fail 'at FPR 0\.9999999999999999 need more than' "$BB" size --n 1000000000000000 --fpr 0.9999999999999999
+    expect_fail 'need more than' "$BB" size --n 18446744073709551615 --fpr 0.9999999999999999
+    expect_fail 'need more than' "$BB" size --n 9223372036854775808 --fpr 0.5 --shape line512
+    ((SECONDS - start < 10)) || fail "extreme sizing requests took $((SECONDS - start)) s"
 }
 
 section_build_query() {
@@ -263,6 +270,11 @@ open("flipped.bbf", "wb").write(bytes(d))'
     expect_fail 'backend' "$BB" bench --keys 1000 --queries 1000 --backend warp9
     expect_fail '--keys' "$BB" bench --keys 0
     expect_fail '--queries' "$BB" bench --queries x
+    # Counts past what any run can hold are usage errors naming the option and the limit (they
+    # overflowed the memory estimate and failed in an allocation, naming a C++ internal).
+    expect_fail '--queries must be at most 1000G' "$BB" bench --keys 1000 --queries 18446744073709551615
+    expect_fail '--keys must be at most 1000G' "$BB" bench --keys 18446744073709551615
+    expect_fail '--sizes must be at most 1000G' "$BB" bench --sizes 1000,1001G
 }
 
 # Small runs only: 200000 keys, one run per phase, a 32 MiB buffer for the limit row.
