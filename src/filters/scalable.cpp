@@ -14,6 +14,7 @@
 #include "batch/scratch.hpp"
 #include "batch/stage_probe.hpp"
 #include "core/number_text.hpp"
+#include "cpu/scalar/pipelined.hpp"
 #include "engine/engine.hpp"
 #include "engine/machine.hpp"
 #include "filters/key_forms_impl.hpp"
@@ -243,8 +244,8 @@ void ScalableFilter::insert_keys(std::span<const Key> keys) {
 // few of its blocks (an order that follows the stage's hash, which anyone can compute from
 // the default seeds) fill those blocks past the model's load, and their stage measured 4-5x its
 // target where closing on the key count alone. So the keys go in one at a time, on the scalar
-// layout, each block's FPR read before and after; a key whose bits are all set already (a
-// repeat) changes nothing. The running sum is recomputed from the bits before a stage closes,
+// layout with the blocks ahead prefetched (cpu/scalar/pipelined.hpp), each block's FPR read
+// before and after; a key whose bits are all set already (a repeat) changes nothing. The running sum is recomputed from the bits before a stage closes,
 // so rounding cannot close it early.
 template <class Key, bool Hashed>
 std::size_t ScalableFilter::insert_into_stage(std::size_t i, std::span<const Key> keys) {
@@ -256,15 +257,35 @@ std::size_t ScalableFilter::insert_into_stage(std::size_t i, std::span<const Key
     }
     const Params p = stage.params();
     const double limit = stage_fpr(i) * double(p.blocks);
-    std::byte* const base = stage.mutable_bytes().data();
     const auto& kernels = detail::blocked_kernels(backend_);
     const std::size_t chunk = std::min<std::size_t>(keys.size(), std::size_t(1) << 16);
     const auto hashes = std::make_unique_for_overwrite<std::uint64_t[]>(Hashed ? 0 : chunk);
     std::uint64_t held = sizes_[i];
+    const detail::FilterRef ref = detail::filter_ref(p, stage.mutable_bytes().data());
+    const detail::KeyMode mode = stage_mode(stages_remixed_, i);
     return layout::visit_shape(p.shape, [&](auto tag) -> std::size_t {
         constexpr Shape S = decltype(tag)::value;
-        using T = layout::shape_traits<S>;
-        typename T::word_type w[T::words];
+        using word = typename layout::shape_traits<S>::word_type;
+        const auto take = [&](std::size_t, word* block, std::uint32_t h32) {
+            const auto pattern = layout::make_pattern<S>(h32, p.k);
+            if (!layout::test_pattern<S>(block, pattern)) {
+                const double before = block_fpr<S>(block, p.k);
+                word grown[layout::shape_traits<S>::words];
+                std::copy_n(block, layout::shape_traits<S>::words, grown);
+                layout::set_pattern<S>(grown, pattern);
+                const double change = block_fpr<S>(grown, p.k) - before;
+                // A stage takes at least one key, so a stage too small for its first key
+                // cannot close empty and make every later stage close the same way.
+                if (newest_fpr_sum_ + change > limit && held > 0) {
+                    newest_fpr_sum_ = stage_fpr_sum(stage);
+                    if (newest_fpr_sum_ + change > limit) return false;
+                }
+                layout::set_pattern<S>(block, pattern);
+                newest_fpr_sum_ += change;
+            }
+            ++held;
+            return true;
+        };
         for (std::size_t b = 0; b < keys.size(); b += chunk) {
             const std::size_t n = std::min(chunk, keys.size() - b);
             const std::uint64_t* h = nullptr;
@@ -274,26 +295,8 @@ std::size_t ScalableFilter::insert_into_stage(std::size_t i, std::span<const Key
                 hash_keys(hashing_, kernels, keys.subspan(b, n), hashes.get());
                 h = hashes.get();
             }
-            for (std::size_t j = 0; j < n; ++j) {
-                const std::uint64_t sh = stage_hash(i, h[j]);
-                const auto pattern = layout::make_pattern<S>(static_cast<std::uint32_t>(sh), p.k);
-                std::byte* const at = base + layout::block_index(sh, p.blocks) * T::block_bytes;
-                std::memcpy(w, at, sizeof w);
-                if (!layout::test_pattern<S>(w, pattern)) {
-                    const double before = block_fpr<S>(w, p.k);
-                    layout::set_pattern<S>(w, pattern);
-                    const double grown = newest_fpr_sum_ + (block_fpr<S>(w, p.k) - before);
-                    // A stage takes at least one key, so a stage too small for its first key
-                    // cannot close empty and make every later stage close the same way.
-                    if (grown > limit && held > 0) {
-                        newest_fpr_sum_ = stage_fpr_sum(stage);
-                        if (newest_fpr_sum_ + (block_fpr<S>(w, p.k) - before) > limit) return b + j;
-                    }
-                    std::memcpy(at, w, sizeof w);
-                    newest_fpr_sum_ += block_fpr<S>(w, p.k) - before;
-                }
-                ++held;
-            }
+            const std::size_t took = detail::pipelined<S, true>(ref, h, n, mode, take);
+            if (took < n) return b + took;
         }
         return keys.size();
     });
