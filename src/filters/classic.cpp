@@ -75,7 +75,7 @@ ClassicParams ClassicParams::for_fpr(std::uint64_t n, double fpr) {
     const double ideal = std::ceil(double(n) * -std::log(fpr) / (ln2 * ln2));
     if (ideal > double(max_bits)) throw too_many();
     ClassicParams p{static_cast<std::uint64_t>(ideal), optimal_k(ideal / double(n))};
-    const auto grow = [](std::uint64_t bits) { return bits + std::max<std::uint64_t>(1, bits / 4096); };
+    const auto grow = [](std::uint64_t m) { return m + std::max<std::uint64_t>(1, m / 4096); };
     // The rounded k can leave the FPR above the target: grow m until it is met. Every m below
     // the closed form for this k, -k n / ln(1 - fpr^(1/k)), misses it, so the growth steps past
     // those without the formula (near FPR 1, k = 1 starts at a few bits: ~10^5 steps).
