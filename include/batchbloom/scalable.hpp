@@ -147,8 +147,9 @@ public:
     double stage_fpr(std::size_t i) const;
     /// initial_fpr / (1 - tightening): the bound on the FPR at any size.
     double fpr_bound() const noexcept { return params_.initial_fpr / (1.0 - params_.tightening); }
-    /// Sum over stages of the blocked model's FPR at each stage's current load (the union
-    /// bound of the compound FPR, now).
+    /// Sum over stages of the blocked model's FPR at each stage's current load, or the target
+    /// of a stage closed short of its capacity (it closed on its measured FPR): the union bound
+    /// of the compound FPR, now.
     double predicted_fpr() const;
     /// Bytes of all stages.
     std::uint64_t bytes() const noexcept;

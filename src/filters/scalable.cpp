@@ -394,7 +394,12 @@ std::uint64_t ScalableFilter::size() const noexcept { return std::accumulate(siz
 
 double ScalableFilter::predicted_fpr() const {
     double sum = 0;
-    for (std::size_t i = 0; i < stages_.size(); ++i) sum += batchbloom::predicted_fpr(stages_[i].params(), sizes_[i]);
+    for (std::size_t i = 0; i < stages_.size(); ++i) {
+        // A stage closed short of its capacity closed on its measured FPR, at its target: keys
+        // crowded into its blocks, and the model at its key count would predict far less.
+        const bool closed_early = i + 1 < stages_.size() && sizes_[i] < stage_capacity(i);
+        sum += closed_early ? stage_fpr(i) : batchbloom::predicted_fpr(stages_[i].params(), sizes_[i]);
+    }
     return sum;
 }
 
