@@ -261,7 +261,7 @@ def results_page():
     out += threads_table(engines) if engines else missing("engines")
     out += ["", "## What do the other filter types cost?", "",
             "The same keys and sizing, one thread (classic: k positions over the whole array; counting: 4-bit "
-            "counters, erasable; scalable: grown from n/64 keys), from the same run.", ""]
+            "counters, erasable; scalable: grown from n/64 keys, the whole at the same FPR, inserted key by key), from the same run.", ""]
     out += types_table(engines) if engines else missing("engines")
     for name, title, what in (("paths_cold", "Cold calls: which batch path does the default take?",
                                "What a program that calls the library between other work sees: before every timed "

@@ -1,7 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <batchbloom/classic.hpp>
 #include <batchbloom/error.hpp>
 #include <batchbloom/params.hpp>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -143,4 +145,50 @@ TEST(Params, RejectsBadArguments) {
 
 TEST(Params, ShapeNamesRoundTrip) {
     for (Shape s : {Shape::split256, Shape::word512, Shape::line512}) EXPECT_EQ(bb::parse_shape(bb::to_string(s)), s);
+}
+
+// Every sizing request, however extreme, answers or refuses at once: the model's mixture over
+// block loads summed load by load took minutes at 10^15 keys near FPR 1, and the classic
+// filter's growth loop ran ~10^5 model calls there. The time limit only guards against a hang.
+TEST(Params, ExtremeSizingRequestsAnswerAtOnce) {
+    const double tiny = std::numeric_limits<double>::denorm_min();
+    const double almost_one = std::nextafter(1.0, 0.0);  // 0.9999999999999999
+    const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+    const std::uint64_t ns[] = {1, 1000, 1'000'000'000'000'000ULL, 1ULL << 63, ~0ULL};
+    const double fprs[] = {tiny, 1e-300, 1e-9, 0.5, 0.99, 1.0 - 1e-12, almost_one, 1.0, inf, nan};
+    const auto timed = [](auto&& request, const std::string& what) {
+        const auto start = std::chrono::steady_clock::now();
+        try {
+            request();
+        } catch (const bb::Error&) {
+        }
+        const auto ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        EXPECT_LT(ms, 50.0) << what;
+    };
+    for (Shape s : {Shape::split256, Shape::word512, Shape::line512})
+        for (std::uint64_t n : ns)
+            for (double fpr : fprs) {
+                const std::string what = std::string(bb::to_string(s)) + " n=" + std::to_string(n) + " fpr=" +
+                                         std::to_string(fpr);
+                timed(
+                    [&] {
+                        const Params p = Params::for_fpr(n, fpr, s);
+                        // An answer meets the target.
+                        EXPECT_LE(bb::predicted_fpr(p, n), fpr) << what;
+                    },
+                    what);
+                timed([&] { (void)bb::ClassicParams::for_fpr(n, fpr); }, "classic " + what);
+            }
+    // Even at FPR 0.9999999999999999 a block of 512 bits takes only a few thousand keys.
+    EXPECT_NE(error_of([&] { Params::for_fpr(1'000'000'000'000'000ULL, almost_one); }).find("2^32 - 1 blocks"),
+              std::string::npos);
+}
+
+// The FPR in a sizing error reads back as the value given, not rounded to six digits.
+TEST(Params, SizingErrorsPrintTheFprAsGiven) {
+    EXPECT_NE(error_of([] { Params::for_fpr(~0ULL, 0.9999999999999999); }).find("at FPR 0.9999999999999999 "),
+              std::string::npos);
+    EXPECT_NE(error_of([] { Params::for_fpr(1000, 1.0000000000000002); }).find("got 1.0000000000000002"),
+              std::string::npos);
+    EXPECT_NE(error_of([] { bb::ClassicParams::for_fpr(~0ULL, 1e-300); }).find("1e-300"), std::string::npos);
 }

@@ -1,25 +1,38 @@
 #pragma once
 // Scalable Bloom filter (Almeida, Baquero, Preguiça, Hutchison 2007): a filter that grows.
 //
-// It starts as one blocked Filter sized for `initial_capacity` keys at `initial_fpr`. When
-// the newest stage has taken its capacity, a new stage is added: stage i is sized (by the
-// blocked-filter model, Params::for_fpr) for initial_capacity * growth^i keys at
-// initial_fpr * tightening^i. A key is inserted into the newest stage only; a probe hashes it
-// once and asks the stages, newest first, until one has it. The FPR of the whole is at most
-// the sum of the stages' FPRs (union bound), so at any size it stays below
+// It starts as one blocked Filter sized for `initial_capacity` keys at `initial_fpr`. Stage i
+// is sized (by the blocked-filter model, Params::for_fpr) for initial_capacity * growth^i keys
+// at initial_fpr * tightening^i. A key is inserted into the newest stage only; a probe hashes it
+// once and asks the stages, newest first, until one has it.
 //
-//     initial_fpr * (1 + r + r^2 + ...) = initial_fpr / (1 - tightening)   (fpr_bound()).
+// The newest stage closes, and the next key starts a new stage, when it has taken its
+// capacity or, before that, when one more key would put its FPR above its target, measured
+// from its bits: the mean over its blocks of the chance that all of a random probe's bits are
+// set there. Keys spread over a stage's blocks as the model expects close it at its capacity
+// (or a few keys short of it, as the blocks' fill varies); keys that crowd into few blocks (an
+// order that follows the stage's hash, which anyone can compute where the seeds are the
+// defaults) close it early instead of pushing its FPR past the target. So each stage's FPR
+// stays at or below its target, and the FPR of the whole at or below their sum (union bound):
+//
+//     initial_fpr * (1 + r + r^2 + ...) = initial_fpr / (1 - tightening)   (fpr_bound()),
+//
+// for keys inserted in any order, streamed or in batches, duplicates included. What the
+// promise assumes: probes (the keys asked for that were never inserted) chosen without
+// knowledge of the hash seeds. An adversary who knows the seeds can always find false positives
+// (keys whose bits happen to be set); who fears one sets a secret seed (Hashing).
 //
 // Every key handed to insert counts against the newest stage's capacity, duplicates
 // included: a filter cannot tell a repeat from a false positive without probing every stage
-// first, and counting repeats only makes stages fill earlier, so the bound still holds (a
-// stage never holds more distinct keys than it was sized for). All stages share the hashing.
+// first. A repeat sets no bits, so it never closes a stage early. All stages share the hashing.
 //
 // To ask for the FPR of the whole instead of the first stage's, use
-// ScalableParams::for_total_fpr.
+// ScalableParams::for_total_fpr (as the CLI's --fpr and Python's fpr= do).
 //
-// Adding a stage sizes it with Params::for_fpr, which takes milliseconds (a search over k and
-// the block count under the blocked-filter model): with a small initial capacity that, not
+// Keys go into a stage one at a time on the scalar layout code (each block's FPR is read before
+// and after the key), whatever the backend: inserts run at the scalar engine's speed on one
+// thread. Adding a stage sizes it with Params::for_fpr, which takes milliseconds (a search over k
+// and the block count under the blocked-filter model): with a small initial capacity that, not
 // the inserts, dominates the cost of growing (bench/RESULTS.md).
 #include <cstddef>
 #include <cstdint>
@@ -78,10 +91,11 @@ public:
 
     const ScalableParams& params() const noexcept { return params_; }
     const Hashing& hashing() const noexcept { return hashing_; }
-    /// Engine of every stage's bulk operations (see BulkSettings::set_backend).
+    /// Engine of the probes and of the keys' hashing (see BulkSettings::set_backend); inserts
+    /// place the bits on the scalar layout code (above).
     void set_backend(Backend b);
     Backend backend() const noexcept { return backend_; }
-    /// Threads of every stage's bulk operations (see BulkSettings::set_threads).
+    /// Threads of the probes (see BulkSettings::set_threads); inserts run on the calling thread.
     void set_threads(unsigned threads) noexcept;
     unsigned threads() const noexcept { return threads_; }
 
@@ -133,8 +147,9 @@ public:
     double stage_fpr(std::size_t i) const;
     /// initial_fpr / (1 - tightening): the bound on the FPR at any size.
     double fpr_bound() const noexcept { return params_.initial_fpr / (1.0 - params_.tightening); }
-    /// Sum over stages of the blocked model's FPR at each stage's current load (the union
-    /// bound of the compound FPR, now).
+    /// Sum over stages of the blocked model's FPR at each stage's current load, or the target
+    /// of a stage closed short of its capacity (it closed on its measured FPR): the union bound
+    /// of the compound FPR, now.
     double predicted_fpr() const;
     /// Bytes of all stages.
     std::uint64_t bytes() const noexcept;
@@ -173,9 +188,10 @@ private:
     friend KeyForms<ScalableFilter>;
     template <class Key, bool Hashed = false>
     void insert_keys(std::span<const Key> keys);
-    /// Inserts keys (or, Hashed, their hashes) into stage i, remixed by stage_hash.
+    /// Inserts keys (or, Hashed, their hashes) into stage i, remixed by stage_hash, until one
+    /// would put the stage's measured FPR above its target; returns how many went in.
     template <class Key, bool Hashed>
-    void insert_into_stage(std::size_t i, std::span<const Key> keys);
+    std::size_t insert_into_stage(std::size_t i, std::span<const Key> keys);
     template <class Key, bool Hashed = false>
     void contains_keys(std::span<const Key> keys, std::span<std::uint8_t> out) const;
     /// The stage-by-stage probe (see scratch_bytes) where it applies; false where it does not.
@@ -199,6 +215,14 @@ private:
     std::vector<Filter> stages_;
     std::vector<std::uint64_t> sizes_;  // keys inserted into each stage
     bool stages_remixed_ = true;        // stage_hash; false only for files saved before it
+    // The newest stage refused a key (its measured FPR is at its target), so the next key
+    // starts a stage; set only between that key and the stage added for it (which an error
+    // adding it can leave pending), so never saved.
+    bool newest_closed_ = false;
+    // Stage newest_fpr_stage_'s sum of block FPRs from its bits (insert_into_stage); recomputed
+    // from the bits whenever another stage (or none yet: a new or loaded filter) is newest.
+    double newest_fpr_sum_ = 0.0;
+    std::size_t newest_fpr_stage_ = static_cast<std::size_t>(-1);
 
     /// The scratch every stage's batch path works in (the stages are asked one at a time):
     /// each stage shares it (BatchTuning::share_scratch_with).

@@ -484,8 +484,10 @@ class ScalableFilter:
     """
     A scalable Bloom filter (Almeida et al. 2007): stage i is a blocked filter for
     initial_capacity * growth**i keys at initial_fpr * tightening**i; a new stage starts when the
-    newest is full, so the FPR stays below initial_fpr / (1 - tightening) = fpr_bound() at any
-    size. Bulk calls release the GIL.
+    newest is full or one more key would put its FPR, measured from its bits, above its target,
+    so the FPR stays at or below initial_fpr / (1 - tightening) = fpr_bound() at any size, for
+    keys inserted in any order (probes chosen without knowledge of the seed). Bulk calls
+    release the GIL.
     """
 
     def __init__(self, initial_capacity: int | None, fpr: float | None = None, *, initial_fpr: float | None = None, growth: float | None = 2.0, tightening: float | None = 0.85, shape: str | None = 'word512', hash: str | None = 'xxh3', seed: int | None = 0, backend: str | None = 'auto', threads: int | None = 0) -> None:

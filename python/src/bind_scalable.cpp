@@ -36,8 +36,10 @@ void bind_scalable(nb::module_& m) {
         m, "ScalableFilter",
         "A scalable Bloom filter (Almeida et al. 2007): stage i is a blocked filter for\n"
         "initial_capacity * growth**i keys at initial_fpr * tightening**i; a new stage starts when the\n"
-        "newest is full, so the FPR stays below initial_fpr / (1 - tightening) = fpr_bound() at any\n"
-        "size. Bulk calls release the GIL.");
+        "newest is full or one more key would put its FPR, measured from its bits, above its target,\n"
+        "so the FPR stays at or below initial_fpr / (1 - tightening) = fpr_bound() at any size, for\n"
+        "keys inserted in any order (probes chosen without knowledge of the seed). Bulk calls\n"
+        "release the GIL.");
     cls.def(
            "__init__",
            [](PyScalable* self, Typed<int> initial_capacity, Typed<float> fpr_arg, Typed<float> initial_fpr_arg,

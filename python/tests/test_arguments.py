@@ -168,3 +168,17 @@ def test_every_filter_type_runs_on_any_allowed_thread_count(make, threads):
     f.threads = threads
     f.insert(KEYS)
     assert f.threads == threads and f.count(KEYS) == KEYS.size
+
+
+@pytest.mark.parametrize("make", [batchbloom.Filter, batchbloom.ClassicFilter, batchbloom.Params.for_fpr])
+@pytest.mark.parametrize("n", [10**15, 2**63, 2**64 - 1])
+@pytest.mark.parametrize("fpr", [0.9999999999999999, 0.5, 5e-324])
+def test_extreme_sizing_requests_answer_at_once(make, n, fpr):
+    # Sizing 10^15 keys near FPR 1 (or 2^63 keys) found no answer in a minute; now every request
+    # refuses at once, naming the FPR as given (not rounded to "1"). The limit guards a hang only.
+    import time
+
+    start = time.perf_counter()
+    with pytest.raises(batchbloom.Error, match=repr(fpr).replace(".", r"\.").replace("+", r"\+")):
+        make(n, fpr)
+    assert time.perf_counter() - start < 0.5

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "batchbloom/error.hpp"
+#include "core/number_text.hpp"
 
 namespace batchbloom {
 
@@ -42,6 +43,13 @@ double fpr_in_block(const layout::shape_info& s, unsigned k, double load) {
     return std::pow(set, double(k));
 }
 
+// Past this standard deviation of the block load (a mean of thousands of keys per block, a
+// filter of well under a bit per key) the mixture below is summed on a grid of normal
+// weights rather than load by load: the binomial's skew is under 1/64 of a sigma there, f is
+// smooth over a grid step, and the cost of a call stays bounded for any n (summing load by
+// load cost 17 sd terms: minutes per sizing request at 10^15 keys).
+constexpr double grid_sd = 64.0;
+
 // E[f(L)] for the load L ~ Binomial(n, 1/blocks) of the block a random query lands in.
 // Weights are built by the ratio recurrence from the mode and normalised by their sum, which
 // stays accurate for any n (lgamma-based pmfs lose digits once n is in the billions).
@@ -53,6 +61,17 @@ double mixture(std::uint64_t n, std::uint64_t blocks, F&& f) {
     const double nd = double(n);
     const double mean = nd * p;
     const double sd = std::sqrt(mean * (1.0 - p));
+    if (sd > grid_sd) {
+        // 16 points per sigma out to 9 sigma (the weights beyond are below 1e-17 of the sum).
+        double wsum = 0.0, fsum = 0.0;
+        for (int j = -144; j <= 144; ++j) {
+            const double z = j / 16.0;
+            const double w = std::exp(-0.5 * z * z);
+            wsum += w;
+            fsum += w * f(std::clamp(mean + z * sd, 0.0, nd));
+        }
+        return fsum / wsum;
+    }
     const double odds = p / (1.0 - p);
     const double mode = std::min(nd, std::floor((nd + 1.0) * p));
     const double lo = std::max(0.0, std::floor(mean - 15.0 * sd - 30.0));
@@ -155,6 +174,8 @@ void check_n(std::uint64_t n) {
     if (n == 0) throw Error("the number of keys n must be at least 1");
 }
 
+// Derived quantities (block counts, GiB): six significant digits. What the user gave is
+// printed by detail::exact_text, so that the message names the value as given.
 std::string fmt(double v) {
     std::ostringstream os;
     os << v;
@@ -205,12 +226,12 @@ double expected_zero_fraction(const Params& params, double n) {
 Params Params::for_bits_per_key(std::uint64_t n, double bits_per_key, Shape shape) {
     check_n(n);
     if (!(bits_per_key > 0.0) || !std::isfinite(bits_per_key))
-        throw Error("bits per key must be a positive number, got " + fmt(bits_per_key));
+        throw Error("bits per key must be a positive number, got " + detail::exact_text(bits_per_key));
     Params{shape, 1, 1}.validate();
     const double block_bits = 8.0 * layout::info(shape).block_bytes;
     const double blocks = std::ceil(double(n) * bits_per_key / block_bits);
     if (blocks > double(layout::max_blocks))
-        throw Error(std::to_string(n) + " keys at " + fmt(bits_per_key) + " bits/key need " + fmt(blocks) +
+        throw Error(std::to_string(n) + " keys at " + detail::exact_text(bits_per_key) + " bits/key need " + fmt(blocks) +
                     " blocks; a filter holds at most 2^32 - 1 blocks (" +
                     fmt(double(layout::max_blocks) * block_bits / 8 / (1ull << 30)) + " GiB)");
     Params best{shape, static_cast<std::uint64_t>(blocks), 1};
@@ -225,11 +246,11 @@ Params Params::for_bits_per_key(std::uint64_t n, double bits_per_key, Shape shap
 
 Params Params::for_fpr(std::uint64_t n, double fpr, Shape shape) {
     check_n(n);
-    if (!(fpr > 0.0 && fpr < 1.0)) throw Error("target FPR must be in (0, 1), got " + fmt(fpr));
+    if (!(fpr > 0.0 && fpr < 1.0)) throw Error("target FPR must be in (0, 1), got " + detail::exact_text(fpr));
     Params{shape, 1, 1}.validate();
     const double block_bits = 8.0 * layout::info(shape).block_bytes;
     const auto too_many = [&] {
-        return Error(std::to_string(n) + " keys at FPR " + fmt(fpr) +
+        return Error(std::to_string(n) + " keys at FPR " + detail::exact_text(fpr) +
                      " need more than 2^32 - 1 blocks; use fewer keys per filter or a higher FPR");
     };
     // No structure holds n keys at FPR p in fewer than n log2(1/p) bits (Carter et al. 1978),
@@ -253,6 +274,9 @@ Params Params::for_fpr(std::uint64_t n, double fpr, Shape shape) {
         std::uint64_t guess = std::isfinite(estimate) ? static_cast<std::uint64_t>(std::clamp(
                                                             estimate, 1.0, double(layout::max_blocks)))
                                                       : 1;
+        // A k that misses the target even in the largest filter needs no search (one that walked
+        // its bracket up to 2^32 - 1 blocks for nothing, once per k).
+        if (best.k == 0 && !(fpr_of(layout::max_blocks) <= fpr)) continue;
         if (best.k != 0) {
             // Only an answer of at most best.blocks can change the choice, and one model call
             // tells whether this k gets there: the k past the optimum cost two calls, not a search.

@@ -12,6 +12,7 @@
 #include "batchbloom/classic.hpp"
 #include "batchbloom/params.hpp"
 #include "core/classic_scheme.hpp"
+#include "core/number_text.hpp"
 #include "engine/engine.hpp"
 #include "filters/key_forms_impl.hpp"
 #include "filters/key_hashes.hpp"
@@ -64,20 +65,31 @@ ClassicParams checked(ClassicParams p) {
 
 ClassicParams ClassicParams::for_fpr(std::uint64_t n, double fpr) {
     check_n(n);
-    if (!(fpr > 0.0 && fpr < 1.0)) throw Error("classic filter: fpr must be in (0, 1), got " + std::to_string(fpr));
+    if (!(fpr > 0.0 && fpr < 1.0))
+        throw Error("classic filter: fpr must be in (0, 1), got " + detail::exact_text(fpr));
+    const auto too_many = [&] {
+        return Error("classic filter: " + std::to_string(n) + " keys at fpr " + detail::exact_text(fpr) +
+                     " need more than " + std::to_string(max_bits) + " bits");
+    };
     const double ln2 = std::log(2.0);
     const double ideal = std::ceil(double(n) * -std::log(fpr) / (ln2 * ln2));
-    if (ideal > double(max_bits)) throw Error("classic filter: n and fpr need more than " + std::to_string(max_bits) + " bits");
+    if (ideal > double(max_bits)) throw too_many();
     ClassicParams p{static_cast<std::uint64_t>(ideal), optimal_k(ideal / double(n))};
-    // The rounded k can leave the FPR a hair above the target: grow m until it is met.
-    while (classic_fpr(p.bits, p.k, n) > fpr && p.bits < max_bits) p.bits += std::max<std::uint64_t>(1, p.bits / 4096);
+    const auto grow = [](std::uint64_t m) { return m + std::max<std::uint64_t>(1, m / 4096); };
+    // The rounded k can leave the FPR above the target: grow m until it is met. Every m below
+    // the closed form for this k, -k n / ln(1 - fpr^(1/k)), misses it, so the growth steps past
+    // those without the formula (near FPR 1, k = 1 starts at a few bits: ~10^5 steps).
+    const double below = double(n) * -double(p.k) / std::log1p(-std::pow(fpr, 1.0 / p.k)) * (1.0 - 1e-9);
+    while (double(p.bits) < below && p.bits < max_bits) p.bits = grow(p.bits);
+    while (classic_fpr(p.bits, p.k, n) > fpr && p.bits < max_bits) p.bits = grow(p.bits);
+    if (p.bits > max_bits || classic_fpr(p.bits, p.k, n) > fpr) throw too_many();
     return checked(p);
 }
 
 ClassicParams ClassicParams::for_bits_per_key(std::uint64_t n, double bits_per_key) {
     check_n(n);
     if (!(bits_per_key > 0.0) || !std::isfinite(bits_per_key))
-        throw Error("classic filter: bits per key must be positive, got " + std::to_string(bits_per_key));
+        throw Error("classic filter: bits per key must be positive, got " + detail::exact_text(bits_per_key));
     const double bits = std::ceil(double(n) * bits_per_key);
     if (bits > double(max_bits)) throw Error("classic filter: too many bits (" + std::to_string(bits) + ")");
     return checked({static_cast<std::uint64_t>(bits), optimal_k(bits_per_key)});
@@ -85,7 +97,7 @@ ClassicParams ClassicParams::for_bits_per_key(std::uint64_t n, double bits_per_k
 
 ClassicParams ClassicParams::spark(std::uint64_t n, double fpp) {
     check_n(n);
-    if (!(fpp > 0.0 && fpp < 1.0)) throw Error("classic filter: fpp must be in (0, 1), got " + std::to_string(fpp));
+    if (!(fpp > 0.0 && fpp < 1.0)) throw Error("classic filter: fpp must be in (0, 1), got " + detail::exact_text(fpp));
     // Spark's optimalNumOfBits and optimalNumOfHashFunctions, in Java's order of operations.
     const double ln2 = std::log(2.0);
     const double raw = -double(n) * std::log(fpp) / (ln2 * ln2);

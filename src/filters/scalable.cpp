@@ -1,6 +1,7 @@
 #include "batchbloom/scalable.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -12,6 +13,8 @@
 #include "batch/blocked_paths.hpp"
 #include "batch/scratch.hpp"
 #include "batch/stage_probe.hpp"
+#include "core/number_text.hpp"
+#include "cpu/scalar/pipelined.hpp"
 #include "engine/engine.hpp"
 #include "engine/machine.hpp"
 #include "filters/key_forms_impl.hpp"
@@ -38,12 +41,46 @@ void hash_keys(const Hashing& h, const detail::BlockedKernels& kernels, std::spa
     });
 }
 
+/// A random probe's chance of passing one block, from the bits the block holds: that all k of
+/// a random pattern's bits are set (the model's fpr_in_block from the block's real fill rather
+/// than from the load it expects).
+template <Shape S>
+double block_fpr(const typename layout::shape_traits<S>::word_type* w, unsigned k) {
+    using T = layout::shape_traits<S>;
+    double q = 1.0;
+    if constexpr (T::one_bit_per_word) {
+        for (unsigned i = 0; i < k; ++i) q *= double(std::popcount(w[i % T::words])) / T::word_bits;
+    } else {
+        unsigned set = 0;
+        for (unsigned j = 0; j < T::words; ++j) set += unsigned(std::popcount(w[j]));
+        const double fill = double(set) / (T::words * T::word_bits);
+        for (unsigned i = 0; i < k; ++i) q *= fill;
+    }
+    return q;
+}
+
+/// The sum over a stage's blocks of block_fpr: the stage's FPR for random probes, times blocks.
+double stage_fpr_sum(const Filter& stage) {
+    const Params& p = stage.params();
+    return layout::visit_shape(p.shape, [&](auto tag) {
+        using T = layout::shape_traits<decltype(tag)::value>;
+        typename T::word_type w[T::words];
+        double sum = 0.0;
+        const std::byte* at = stage.bytes().data();
+        for (std::uint64_t b = 0; b < p.blocks; ++b, at += T::block_bytes) {
+            std::memcpy(w, at, sizeof w);
+            sum += block_fpr<decltype(tag)::value>(w, p.k);
+        }
+        return sum;
+    });
+}
+
 }  // namespace
 
 ScalableParams ScalableParams::for_total_fpr(std::uint64_t initial_capacity, double total_fpr, double growth,
                                              double tightening, Shape shape) {
     if (!(total_fpr > 0.0 && total_fpr < 1.0))
-        throw Error("scalable filter: total FPR must be in (0, 1), got " + std::to_string(total_fpr));
+        throw Error("scalable filter: total FPR must be in (0, 1), got " + detail::exact_text(total_fpr));
     // With an invalid tightening validate() names that, not the initial FPR.
     ScalableParams p{.initial_capacity = initial_capacity, .initial_fpr = total_fpr, .growth = growth,
                      .tightening = tightening, .shape = shape};
@@ -59,11 +96,11 @@ ScalableParams ScalableParams::for_total_fpr(std::uint64_t initial_capacity, dou
 void ScalableParams::validate() const {
     if (initial_capacity == 0) throw Error("scalable filter: initial capacity must be at least 1");
     if (!(initial_fpr > 0.0 && initial_fpr < 1.0))
-        throw Error("scalable filter: initial FPR must be in (0, 1), got " + std::to_string(initial_fpr));
+        throw Error("scalable filter: initial FPR must be in (0, 1), got " + detail::exact_text(initial_fpr));
     if (!(growth >= 1.0 && std::isfinite(growth)))
-        throw Error("scalable filter: growth factor must be >= 1, got " + std::to_string(growth));
+        throw Error("scalable filter: growth factor must be >= 1, got " + detail::exact_text(growth));
     if (!(tightening > 0.0 && tightening < 1.0))
-        throw Error("scalable filter: tightening ratio must be in (0, 1), got " + std::to_string(tightening));
+        throw Error("scalable filter: tightening ratio must be in (0, 1), got " + detail::exact_text(tightening));
     if (!layout::is_known(shape)) throw Error("scalable filter: unknown shape");
 }
 
@@ -91,7 +128,9 @@ ScalableFilter::ScalableFilter(const ScalableParams& params, const Hashing& hash
 ScalableFilter::ScalableFilter(const ScalableFilter& other)
     : params_(other.params_), hashing_(other.hashing_), backend_(other.backend_), threads_(other.threads_),
       key_kinds_(other.key_kinds_), stages_(other.stages_), sizes_(other.sizes_),
-      stages_remixed_(other.stages_remixed_), probe_scratch_(new_scratch()), stage_scratch_(other.stage_scratch_),
+      stages_remixed_(other.stages_remixed_), newest_closed_(other.newest_closed_),
+      newest_fpr_sum_(other.newest_fpr_sum_), newest_fpr_stage_(other.newest_fpr_stage_),
+      probe_scratch_(new_scratch()), stage_scratch_(other.stage_scratch_),
       scratch_limit_(other.scratch_limit_) {
     size_scratch();
 }
@@ -104,7 +143,9 @@ ScalableFilter& ScalableFilter::operator=(const ScalableFilter& other) {
 ScalableFilter::ScalableFilter(ScalableFilter&& other) noexcept
     : params_(other.params_), hashing_(other.hashing_), backend_(other.backend_), threads_(other.threads_),
       key_kinds_(std::exchange(other.key_kinds_, KeyKinds::none())), stages_(std::move(other.stages_)),
-      sizes_(std::move(other.sizes_)), stages_remixed_(other.stages_remixed_),
+      sizes_(std::move(other.sizes_)), stages_remixed_(other.stages_remixed_), newest_closed_(other.newest_closed_),
+      newest_fpr_sum_(other.newest_fpr_sum_),
+      newest_fpr_stage_(std::exchange(other.newest_fpr_stage_, static_cast<std::size_t>(-1))),
       probe_scratch_(std::move(other.probe_scratch_)), stage_scratch_(std::move(other.stage_scratch_)),
       scratch_limit_(other.scratch_limit_) {
     other.stages_.clear();  // a moved-from vector is only "valid": make it empty
@@ -138,6 +179,7 @@ void ScalableFilter::add_stage(const Params& params) {
     f.set_threads(threads_);
     stages_.push_back(std::move(f));
     sizes_.push_back(0);
+    newest_closed_ = false;
     size_scratch();
 }
 
@@ -176,7 +218,7 @@ void ScalableFilter::insert_keys(std::span<const Key> keys) {
     if constexpr (!Hashed) add_key_kinds(detail::kinds_of<Key>(keys.size()));
     const std::size_t total = keys.size();
     while (!keys.empty()) {
-        if (sizes_.back() == stage_capacity(stages_.size() - 1)) {
+        if (newest_closed_ || sizes_.back() == stage_capacity(stages_.size() - 1)) {
             // Growth fails where a stage cannot be had: its FPR (initial x tightening^i) too small
             // to size, or no memory. The keys before it are in; the error says how many.
             try {
@@ -190,39 +232,74 @@ void ScalableFilter::insert_keys(std::span<const Key> keys) {
         }
         const std::uint64_t room = stage_capacity(stages_.size() - 1) - sizes_.back();
         const std::size_t take = room < keys.size() ? static_cast<std::size_t>(room) : keys.size();
-        insert_into_stage<Key, Hashed>(stages_.size() - 1, keys.first(take));
-        sizes_.back() += take;
-        keys = keys.subspan(take);
+        const std::size_t took = insert_into_stage<Key, Hashed>(stages_.size() - 1, keys.first(take));
+        sizes_.back() += took;
+        keys = keys.subspan(took);
+        if (took < take) newest_closed_ = true;
     }
 }
 
+// A stage closes at its capacity or, before that, at the first key that would put its FPR for
+// random probes, measured from its bits (block_fpr), above its target: keys that crowd into
+// few of its blocks (an order that follows the stage's hash, which anyone can compute from
+// the default seeds) fill those blocks past the model's load, and their stage measured 4-5x its
+// target where closing on the key count alone. So the keys go in one at a time, on the scalar
+// layout with the blocks ahead prefetched (cpu/scalar/pipelined.hpp), each block's FPR read
+// before and after; a key whose bits are all set already (a repeat) changes nothing. The running sum is recomputed from the bits before a stage closes,
+// so rounding cannot close it early.
 template <class Key, bool Hashed>
-void ScalableFilter::insert_into_stage(std::size_t i, std::span<const Key> keys) {
+std::size_t ScalableFilter::insert_into_stage(std::size_t i, std::span<const Key> keys) {
     Filter& stage = stages_[i];
+    if constexpr (!Hashed) stage.add_key_kinds(detail::kinds_of<Key>(keys.size()));
+    if (newest_fpr_stage_ != i) {
+        newest_fpr_sum_ = stage_fpr_sum(stage);
+        newest_fpr_stage_ = i;
+    }
+    const Params p = stage.params();
+    const double limit = stage_fpr(i) * double(p.blocks);
     const auto& kernels = detail::blocked_kernels(backend_);
-    const detail::FilterRef ref = detail::filter_ref(stage.params(), stage.mutable_bytes().data());
-    const detail::BatchConfig cfg = stage_config(stage, stage_scratch_.scratch());
+    const std::size_t chunk = std::min<std::size_t>(keys.size(), std::size_t(1) << 16);
+    const auto hashes = std::make_unique_for_overwrite<std::uint64_t[]>(Hashed ? 0 : chunk);
+    std::uint64_t held = sizes_[i];
+    const detail::FilterRef ref = detail::filter_ref(p, stage.mutable_bytes().data());
     const detail::KeyMode mode = stage_mode(stages_remixed_, i);
-    if constexpr (Hashed) {
-        detail::bulk_insert(kernels, ref, keys.data(), keys.size(), mode, cfg);
-        return;
-    }
-    stage.add_key_kinds(detail::kinds_of<Key>(keys.size()));
-    if (!stages_remixed_) {  // as such a file's stages were built: each takes the keys' own hashes
-        detail::feed_keys(hashing_, keys, [&](const std::uint64_t* v, std::size_t n, detail::KeyMode m, std::size_t) {
-            detail::bulk_insert(kernels, ref, v, n, m, cfg);
-        });
-        return;
-    }
-    // Hashes of up to 1M keys at a time, so that the stage's batch path still sees large
-    // batches (and may partition them) at 8 MiB of memory.
-    const std::size_t chunk = std::min<std::size_t>(keys.size(), std::size_t(1) << 20);
-    const auto hashes = std::make_unique_for_overwrite<std::uint64_t[]>(chunk);
-    for (std::size_t b = 0; b < keys.size(); b += chunk) {
-        const std::size_t n = std::min(chunk, keys.size() - b);
-        hash_keys(hashing_, kernels, keys.subspan(b, n), hashes.get());
-        detail::bulk_insert(kernels, ref, hashes.get(), n, mode, cfg);
-    }
+    return layout::visit_shape(p.shape, [&](auto tag) -> std::size_t {
+        constexpr Shape S = decltype(tag)::value;
+        using word = typename layout::shape_traits<S>::word_type;
+        const auto take = [&](std::size_t, word* block, std::uint32_t h32) {
+            const auto pattern = layout::make_pattern<S>(h32, p.k);
+            if (!layout::test_pattern<S>(block, pattern)) {
+                const double before = block_fpr<S>(block, p.k);
+                word grown[layout::shape_traits<S>::words];
+                std::copy_n(block, layout::shape_traits<S>::words, grown);
+                layout::set_pattern<S>(grown, pattern);
+                const double change = block_fpr<S>(grown, p.k) - before;
+                // A stage takes at least one key, so a stage too small for its first key
+                // cannot close empty and make every later stage close the same way.
+                if (newest_fpr_sum_ + change > limit && held > 0) {
+                    newest_fpr_sum_ = stage_fpr_sum(stage);
+                    if (newest_fpr_sum_ + change > limit) return false;
+                }
+                layout::set_pattern<S>(block, pattern);
+                newest_fpr_sum_ += change;
+            }
+            ++held;
+            return true;
+        };
+        for (std::size_t b = 0; b < keys.size(); b += chunk) {
+            const std::size_t n = std::min(chunk, keys.size() - b);
+            const std::uint64_t* h = nullptr;
+            if constexpr (Hashed) {
+                h = keys.data() + b;
+            } else {
+                hash_keys(hashing_, kernels, keys.subspan(b, n), hashes.get());
+                h = hashes.get();
+            }
+            const std::size_t took = detail::pipelined<S, true>(ref, h, n, mode, take);
+            if (took < n) return b + took;
+        }
+        return keys.size();
+    });
 }
 
 // Probes. The stages share the hashing, so each key is hashed once for all of them, and the
@@ -317,7 +394,12 @@ std::uint64_t ScalableFilter::size() const noexcept { return std::accumulate(siz
 
 double ScalableFilter::predicted_fpr() const {
     double sum = 0;
-    for (std::size_t i = 0; i < stages_.size(); ++i) sum += batchbloom::predicted_fpr(stages_[i].params(), sizes_[i]);
+    for (std::size_t i = 0; i < stages_.size(); ++i) {
+        // A stage closed short of its capacity closed on its measured FPR, at its target: keys
+        // crowded into its blocks, and the model at its key count would predict far less.
+        const bool closed_early = i + 1 < stages_.size() && sizes_[i] < stage_capacity(i);
+        sum += closed_early ? stage_fpr(i) : batchbloom::predicted_fpr(stages_[i].params(), sizes_[i]);
+    }
     return sum;
 }
 

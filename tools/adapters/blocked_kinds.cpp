@@ -17,7 +17,7 @@ OptionSpec region_bits_option() {
 }
 OptionSpec growth_option() { return {"growth", "S", "scalable: capacity factor per added stage (default 2)"}; }
 OptionSpec tightening_option() {
-    return {"tightening", "R", "scalable: FPR factor per added stage, in (0, 1) (default 0.85)"};
+    return {"tightening", "R", "scalable: FPR factor per added stage, in (0, 1) (default 0.85; the first stage gets --fpr x (1 - R))"};
 }
 
 void check_blocked_kind_options(const ParsedArgs& args, std::string_view type) {

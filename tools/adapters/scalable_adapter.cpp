@@ -51,12 +51,11 @@ public:
 std::unique_ptr<FilterFile> create_scalable(const ParsedArgs& args, std::uint64_t n) {
     const Sizing sizing = read_sizing(args);
     if (sizing.kind != Sizing::Kind::fpr) throw UsageError("a scalable filter is sized by --fpr");
-    ScalableParams sp;
-    sp.initial_capacity = n;
-    sp.initial_fpr = sizing.value;
-    sp.growth = args.real("growth").value_or(2.0);
-    sp.tightening = args.real("tightening").value_or(0.85);
-    sp.shape = read_shape(args);
+    // --fpr is the whole filter's bound at any size, as Python's fpr= (the first stage gets
+    // P x (1 - tightening)); it was the first stage's, which left the whole at up to 6.67x P.
+    const ScalableParams sp =
+        ScalableParams::for_total_fpr(n, sizing.value, args.real("growth").value_or(2.0),
+                                      args.real("tightening").value_or(0.85), read_shape(args));
     return std::make_unique<ScalableFile>(ScalableFilter(sp, read_hashing(args)));
 }
 

@@ -94,7 +94,12 @@ unsigned strip_suffix(std::string_view& text, std::string_view suffixes) {
     return static_cast<unsigned>(at) + 1;
 }
 
-/// A key count: decimal digits with an optional k, M or G (10^3, 10^6, 10^9) suffix.
+/// The most keys or queries a run may ask for: 10^12 (8 TB of keys alone). Larger counts
+/// overflowed the memory estimate and failed deep in an allocation.
+constexpr std::uint64_t max_count = 1'000'000'000'000ULL;
+
+/// A key count: decimal digits with an optional k, M or G (10^3, 10^6, 10^9) suffix, at most
+/// max_count.
 std::uint64_t parse_count(std::string_view text, const std::string& what) {
     std::string_view digits = text;
     const unsigned suffix = strip_suffix(digits, "kmg");
@@ -107,8 +112,9 @@ std::uint64_t parse_count(std::string_view text, const std::string& what) {
         throw UsageError(what + " expects a positive count such as 200000, 500k, 10M or 1G, got '" + std::string(text) +
                          "'");
     }
-    if (v > UINT64_MAX / scale) throw UsageError(what + " value '" + std::string(text) + "' is too large");
     if (v == 0) throw UsageError(what + " must be at least 1, got '" + std::string(text) + "'");
+    if (v > max_count / scale)
+        throw UsageError(what + " must be at most 1000G (10^12), got '" + std::string(text) + "'");
     return v * scale;
 }
 
@@ -301,7 +307,7 @@ CommandSpec bench_spec() {
         .summary =
             "Measure bulk insert and probe throughput and the false-positive rate of each engine on random "
             "64-bit keys,\nbeside this machine's random cache-line read rate.",
-        .options = {{"keys", "N", "keys to insert (default 10M; k, M, G suffixes are 10^3, 10^6, 10^9)"},
+        .options = {{"keys", "N", "keys to insert (default 10M; k, M, G suffixes are 10^3, 10^6, 10^9; at most 1000G)"},
                     {"sizes", "LIST", "several key counts, e.g. 1M,10M,100M: one run per size (instead of --keys)"},
                     {"queries", "N", "keys per probe set (default: as many as keys)"},
                     fpr_option(" (default 0.01)"),
