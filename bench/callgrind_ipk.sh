@@ -6,9 +6,10 @@
 #   bench/callgrind_ipk.sh [--keys N] [--engines "scalar avx2 avx512"] [--shapes "word512 ..."]
 #                          [--k "0 8"] [--ops "insert contains insert_hashes contains_hashes"]
 #
-# --keys defaults to 1000000 (a 1.2 MiB word512 filter at 1% FPR, which the direct path keeps
-# in cache on most machines); --k 0 means the k Params::for_fpr(N, 0.01) gives, any other value
-# 10 bits per key with that k. Environment: BUILD_DIR (default build; the script builds
+# --keys defaults to 1000000 (a 1.2 MiB word512 filter at 1% FPR: the in-cache kernel runs
+# where the batch layer counts that size as cache-resident, FilterRef::prefetch 0, else the
+# prefetching one); --k 0 means the k Params::for_fpr(N, 0.01) gives, any other value 10 bits
+# per key with that k. Environment: BUILD_DIR (default build; the script builds
 # batchbloom_callgrind_driver there, with the benchmarks configured on). Needs valgrind.
 # An engine this machine (or valgrind, whose CPU model may lack AVX-512) cannot run prints
 # "n/a" and the reason. Not part of CI: each run takes seconds under callgrind.
@@ -23,7 +24,7 @@ while [[ $# -gt 0 ]]; do
         --shapes) shapes=$2; shift 2 ;;
         --k) ks=$2; shift 2 ;;
         --ops) ops=$2; shift 2 ;;
-        -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "callgrind_ipk.sh: error: unknown option '$1' (see --help)" >&2; exit 1 ;;
     esac
 done
