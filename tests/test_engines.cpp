@@ -159,6 +159,154 @@ TEST_P(EngineTest, EveryPrefetchDistanceAndBlockRangeMatchesTheLayout) {
     }
 }
 
+TEST_P(EngineTest, ProbesTestEveryBitOfThePatternForEveryK) {
+    // Each key owns one block, all ones but for one bit of its pattern: every probe must miss,
+    // whichever bit it is, for every k (the in-cache kernel switches lanes past k off, or
+    // repeats a bit there, rather than branch). The same blocks with only bits outside the
+    // pattern cleared, or holding exactly the pattern, must hit; a kernel reading another
+    // key's block or another lane's word would answer otherwise. Batches span several SIMD
+    // groups and a partial one, in the in-cache kernel (prefetch 0), the prefetching one and
+    // the partitioned path's.
+    const bb::detail::BlockedKernels& e = bb::detail::blocked_kernels(backend());
+    const bb::detail::KeyMode hashed{bb::detail::KeyMode::hashed, 0};
+    constexpr std::uint64_t blocks = 37;
+    for (Shape shape : {Shape::split256, Shape::word512, Shape::line512}) {
+        for (unsigned k = 1; k <= bb::layout::max_k; ++k) {
+            const Params p = Params::make(shape, blocks, k);
+            // Key i lands in block order[i] (its high 32 bits scaled), its pattern from random low bits.
+            std::vector<std::uint64_t> keys(blocks);
+            bb::testing::KeyGen g(k);
+            for (std::uint64_t i = 0; i < blocks; ++i) {
+                const std::uint64_t block = (i * 17 + 5) % blocks;
+                const std::uint64_t hi = ((block << 32) + blocks - 1) / blocks;  // block_index(hi << 32) == block
+                keys[i] = (hi << 32) | (g.next() & 0xFFFFFFFFu);
+                ASSERT_EQ(bb::layout::block_index(keys[i], blocks), block);
+            }
+            bb::layout::visit_shape(shape, [&](auto tag) {
+                constexpr Shape S = decltype(tag)::value;
+                using T = bb::layout::shape_traits<S>;
+                using word = typename T::word_type;
+                // Bit number b (mod the pattern's bits) of key i's pattern: cleared (miss), or the
+                // block set to exactly its pattern (hit), or to all but one bit outside it (hit).
+                enum class Fill { all_but_pattern_bit, pattern, all_but_other_bit };
+                std::vector<bb::layout::pattern<S>> pats;
+                std::vector<std::vector<std::pair<unsigned, unsigned>>> in(blocks), out(blocks);  // (word, bit)
+                for (std::uint64_t i = 0; i < blocks; ++i) {
+                    pats.push_back(bb::layout::make_pattern<S>(static_cast<std::uint32_t>(keys[i]), k));
+                    for (unsigned j = 0; j < T::words; ++j)
+                        for (unsigned bit = 0; bit < T::word_bits; ++bit)
+                            (((pats[i].w[j] >> bit) & 1) != 0 ? in[i] : out[i]).emplace_back(j, bit);
+                }
+                for (const Fill fill : {Fill::all_but_pattern_bit, Fill::pattern, Fill::all_but_other_bit}) {
+                    for (unsigned b = 0; b < 2 * bb::layout::max_k; ++b) {
+                        Words w(p.bytes() / 8);
+                        auto* words = reinterpret_cast<word*>(w.data());
+                        for (std::uint64_t i = 0; i < blocks; ++i) {
+                            word* blk = words + bb::layout::block_index(keys[i], blocks) * T::words;
+                            for (unsigned j = 0; j < T::words; ++j) blk[j] = fill == Fill::pattern ? pats[i].w[j] : word(~word(0));
+                            if (fill == Fill::all_but_pattern_bit) {
+                                const auto [j, bit] = in[i][b % in[i].size()];
+                                blk[j] &= word(~(word(1) << bit));
+                            }
+                            if (fill == Fill::all_but_other_bit) {
+                                const auto [j, bit] = out[i][(b * 7919) % out[i].size()];
+                                blk[j] &= word(~(word(1) << bit));
+                            }
+                        }
+                        const bool hit = fill != Fill::all_but_pattern_bit;
+                        for (std::size_t n : {std::size_t(1), std::size_t(9), std::size_t(blocks)}) {
+                            const std::uint64_t* at = keys.data() + (blocks - n);
+                            for (std::uint32_t prefetch : {0u, 16u}) {
+                                SCOPED_TRACE(bb::testing::label(shape, k) + " bit " + std::to_string(b) + " fill " +
+                                             std::to_string(int(fill)) + " n=" + std::to_string(n) +
+                                             " prefetch=" + std::to_string(prefetch));
+                                auto f = ref_of(w, p);
+                                f.prefetch = prefetch;
+                                std::vector<std::uint8_t> bytes(n, 2);
+                                std::vector<std::uint64_t> bits((n + 63) / 64, 0x5555);
+                                e.contains_bytes(f, at, n, hashed, bytes.data());
+                                e.contains_bits(f, at, n, hashed, bits.data());
+                                ASSERT_EQ(e.count(f, at, n, hashed), hit ? n : 0);
+                                for (std::size_t i = 0; i < n; ++i) {
+                                    ASSERT_EQ(bytes[i], hit) << i;
+                                    ASSERT_EQ((bits[i / 64] >> (i % 64)) & 1, hit) << i;
+                                }
+                                if (e.partition != nullptr && prefetch == 0) {
+                                    ASSERT_EQ(e.partition->count(f, at, n), hit ? n : 0);
+                                    std::fill(bits.begin(), bits.end(), 0x5555);
+                                    e.partition->contains(f, at, n, bits.data());
+                                    for (std::size_t i = 0; i < n; ++i) ASSERT_EQ((bits[i / 64] >> (i % 64)) & 1, hit) << i;
+                                }
+                            }
+                        }
+                    }
+                }
+            });
+            // Inserting the keys sets exactly their patterns, for every k.
+            for (std::uint32_t prefetch : {0u, 16u}) {
+                Reference want(p);
+                for (const std::uint64_t h : keys) want.insert(h);
+                Words got(p.bytes() / 8);
+                auto f = ref_of(got, p);
+                f.prefetch = prefetch;
+                e.insert(f, keys.data(), keys.size(), hashed);
+                ASSERT_EQ(got.value(), want.words.value()) << bb::testing::label(shape, k) << " prefetch=" << prefetch;
+            }
+        }
+    }
+}
+
+TEST_P(EngineTest, InCacheFiltersMatchScalarThroughEveryEntryPoint) {
+    // Filters the cache holds, on the direct path (the in-cache kernel): every shape with k
+    // below, at and above 8 and at 16, keys and prehashed entry points, one and several
+    // threads, batches of every length around the SIMD groups, empty ones, and spans starting
+    // at every offset within a vector.
+    for (Shape shape : {Shape::split256, Shape::word512, Shape::line512}) {
+        for (unsigned k : {1u, 5u, 8u, 9u, 16u}) {
+            const Params p = Params::make(shape, 1031, k);
+            const auto keys = bb::testing::random_keys(20011, k + 3, 0);
+            std::vector<std::uint64_t> hashes(keys.size());
+            for (std::size_t i = 0; i < keys.size(); ++i) hashes[i] = bb::mix64(keys[i], 4242);
+            for (unsigned threads : {1u, 3u}) {
+                SCOPED_TRACE(bb::testing::label(shape, k) + " threads=" + std::to_string(threads));
+                Filter ref(p, {}, bb::Backend::scalar), got(p, {}, backend()), ref_h(p, {}, bb::Backend::scalar),
+                    got_h(p, {}, backend());
+                for (Filter* f : {&ref, &got, &ref_h, &got_h}) {
+                    f->set_threads(threads);
+                    f->set_batch_path(bb::BatchPath::direct);
+                }
+                std::size_t at = 0;
+                for (std::size_t len = 0; at + len <= keys.size(); at += len, len = len < 20 ? len + 1 : len * 2 + 1) {
+                    const auto ks = std::span<const std::uint64_t>(keys).subspan(at, len);
+                    const auto hs = std::span<const std::uint64_t>(hashes).subspan(at, len);
+                    ref.insert(ks);
+                    got.insert(ks);
+                    ref_h.insert_hashes(hs);
+                    got_h.insert_hashes(hs);
+                }
+                ASSERT_TRUE(ref == got) << "after insert";
+                ASSERT_TRUE(ref_h == got_h) << "after insert_hashes";
+                const auto queries = bb::testing::half_present(keys, 5003, k);
+                std::vector<std::uint64_t> query_hashes(queries.size());
+                for (std::size_t i = 0; i < queries.size(); ++i) query_hashes[i] = bb::mix64(queries[i], 4242);
+                for (std::size_t off = 0; off < 9; ++off) {
+                    for (std::size_t n : {std::size_t(0), std::size_t(3), std::size_t(8), std::size_t(17), std::size_t(4093)}) {
+                        SCOPED_TRACE("offset=" + std::to_string(off) + " n=" + std::to_string(n));
+                        ASSERT_NO_FATAL_FAILURE(bb::testing::expect_same_probes(ref, got, std::span(queries).subspan(off, n)));
+                        const auto qh = std::span<const std::uint64_t>(query_hashes).subspan(off, n);
+                        std::vector<std::uint8_t> a(n + 1, 9), b(n + 1, 9);
+                        ref_h.contains_hashes(qh, std::span(a).first(n));
+                        got_h.contains_hashes(qh, std::span(b).first(n));
+                        ASSERT_EQ(a, b);
+                        ASSERT_EQ(b[n], 9) << "wrote past the end";
+                        ASSERT_EQ(ref_h.count_hashes(qh), got_h.count_hashes(qh));
+                    }
+                }
+            }
+        }
+    }
+}
+
 TEST_P(EngineTest, PartitionKernelsMatchTheLayout) {
     // The partitioned path's kernels straight: the scatter puts every key's hash, in order,
     // into its region's bucket and gives each key its region id, stopping at the first key

@@ -82,7 +82,7 @@ struct line512_avx512 : line512_avx2<Arch, Two> {
     __mmask16 live;
     explicit line512_avx512(unsigned k_)
         : line512_avx2<Arch, Two>(k_),
-          salts(_mm512_inserti64x4(_mm512_castsi256_si512(this->l.salt_lo), this->l.salt_hi, 1)),
+          salts(_mm512_inserti64x4(_mm512_castsi256_si512(this->salt_lo), this->salt_hi, 1)),
           live(static_cast<__mmask16>((1u << k_) - 1)) {}
 
     bool test(const std::uint64_t* block, std::uint32_t h32) const {

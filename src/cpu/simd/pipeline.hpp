@@ -4,21 +4,27 @@
 // everything here is a template on the architecture, so no instantiation can leak into code
 // that runs on a CPU without that ISA.
 //
-// Bulk operations run as a two-stage software pipeline over groups of one key per SIMD lane:
-//   stage 1: hash a group with one key per lane, scale the hashes to block indices, and (for
-//            filters larger than the cache) prefetch those blocks;
+// Bulk operations on filters larger than the cache (FilterRef::prefetch != 0) run as a
+// two-stage software pipeline over groups of one key per SIMD lane:
+//   stage 1: hash a group with one key per lane, scale the hashes to block indices, and
+//            prefetch those blocks;
 //   stage 2: test or set the blocks of the group `prefetch` keys behind, one key at a time,
 //            each block as one or two vector registers and each pattern built in registers
-//            (see block_ops_*.hpp).
+//            (block_ops.hpp, avx512.cpp).
 // The distance comes from the caller (FilterRef::prefetch): it is how many cache lines the
 // machine needs in flight, which differs between machines by 4x and more.
+// On filters the cache holds (prefetch == 0) there is nothing to wait for but instructions,
+// and run_cached does the least per key: groups are hashed in registers a little ahead into a
+// buffer of two groups, with no ring and no prefetching.
 #include <xsimd/xsimd.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
+#include <utility>
 
 #include "batchbloom/hash.hpp"
 #include "batchbloom/layout.hpp"
@@ -40,8 +46,10 @@ template <class Arch>
 using u64x = xsimd::batch<std::uint64_t, Arch>;
 
 /// mix64 (hash.hpp) on every lane.
+/// Always inlined: compilers left it a call in some kernels, which then spilled the group's
+/// registers around it (a third more instructions per key in an in-cache probe).
 template <class Arch>
-inline u64x<Arch> mix(u64x<Arch> key, std::uint64_t seed) {
+[[gnu::always_inline]] inline u64x<Arch> mix(u64x<Arch> key, std::uint64_t seed) {
     using B = u64x<Arch>;
     B z = (key ^ B(seed)) + B(0x9E3779B97F4A7C15ULL);
     z = isa<Arch>::mul64(z ^ (z >> 30), 0xBF58476D1CE4E5B9ULL);
@@ -70,13 +78,6 @@ inline decltype(auto) with_blocks(const FilterRef& f, Body&& body) {
         });
     });
 }
-
-/// Groups hashed ahead of the one being tested when blocks are not prefetched (filters in
-/// L2): a group's hashes come out of mix64's two dependent 64-bit multiplies some 45 cycles
-/// after its keys are loaded on Intel cores (vpmullq), longer than testing a group takes, so
-/// hashing only the next group left every test waiting on it. On a Xeon (AVX-512), hashing 2
-/// to 9 groups ahead ran 15-25% faster than 1, with filters in L1 and in L2 alike.
-inline constexpr std::size_t hash_ahead = 4;
 
 /// The keys `key_ahead` ahead of the group being hashed into L1, a line for each line hashed,
 /// wherever blocks are prefetched. The keys are read in order, yet beside the random block
@@ -110,6 +111,17 @@ struct BitmapOut {
     }
 };
 
+/// Calls one(i, hash, block) for keys[i], i in [0, n) with n < the lanes of one vector: the
+/// last few keys of a batch, one lane at a time with the same math as
+/// the vectors.
+template <bool Mix, class One>
+inline void each_tail_key(const std::uint64_t* keys, std::size_t n, std::uint64_t seed, std::uint64_t blocks, One&& one) {
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::uint64_t h = Mix ? mix64(keys[i], seed) : keys[i];
+        one(i, h, layout::block_index(h, blocks));
+    }
+}
+
 /// Hashes keys[0, n) (n <= the lanes of one vector) into hash[0, n) and their blocks into block[0, n).
 template <class Arch, bool Mix>
 inline void hash_group(const std::uint64_t* keys, std::size_t n, std::uint64_t seed, std::uint64_t blocks,
@@ -121,18 +133,32 @@ inline void hash_group(const std::uint64_t* keys, std::size_t n, std::uint64_t s
         isa<Arch>::scale32(h >> 32, blocks).store_aligned(block);
         return;
     }
-    for (std::size_t i = 0; i < n; ++i) {  // the last few keys of a batch: the same math, one lane at a time
-        const std::uint64_t h = Mix ? mix64(keys[i], seed) : keys[i];
+    each_tail_key<Mix>(keys, n, seed, blocks, [&](std::size_t i, std::uint64_t h, std::uint64_t b) {
         hash[i] = h;
-        block[i] = layout::block_index(h, blocks);
+        block[i] = b;
+    });
+}
+
+/// Sets or tests key i's block, by what the pass produces (see run).
+template <Out O, class Ops, class Word>
+inline void apply(const Ops& ops, Word* block, std::uint32_t h32, std::size_t i, void* out, std::size_t& found,
+                  BitmapOut& bitmap) {
+    if constexpr (O == Out::insert) {
+        ops.set(block, h32);
+    } else {
+        const bool hit = ops.test(block, h32);
+        if constexpr (O == Out::bytes) static_cast<std::uint8_t*>(out)[i] = hit;
+        if constexpr (O == Out::count) found += hit;
+        if constexpr (O == Out::bits) bitmap.add(i, hit);
     }
 }
 
-/// One pass over keys[0, n): inserts them, or writes their answers as bytes (out: uint8_t[n]),
-/// as a bitmap (out: uint64_t[ceil(n/64)], bits past n zero), or returns how many are present.
-/// With Prefetch, a key's block is prefetched into L2 f.prefetch keys ahead (where its line
-/// waits without holding one of the few L1 miss buffers) and into L1 `near` keys ahead.
-template <class Arch, Shape S, bool Two, bool Mix, bool Prefetch, Out O>
+/// One pass over keys[0, n) of a filter larger than the cache: inserts them, or writes their
+/// answers as bytes (out: uint8_t[n]), as a bitmap (out: uint64_t[ceil(n/64)], bits past n
+/// zero), or returns how many are present. A key's block is prefetched into L2 f.prefetch
+/// keys ahead (where its line waits without holding one of the few L1 miss buffers) and into
+/// L1 `near` keys ahead.
+template <class Arch, Shape S, bool Two, bool Mix, Out O>
 inline std::size_t run(const FilterRef& f, const std::uint64_t* keys, std::size_t n, std::uint64_t seed, void* out) {
     using T = layout::shape_traits<S>;
     using word = typename T::word_type;
@@ -141,9 +167,7 @@ inline std::size_t run(const FilterRef& f, const std::uint64_t* keys, std::size_
     const typename isa<Arch>::template block<S, Two> ops(f.k);
     // Distances are whole groups, so a group never wraps around the ring.
     constexpr std::size_t near = lanes;
-    const std::size_t ahead =
-        Prefetch ? std::max(near, (std::min<std::size_t>(f.prefetch, ring - 2 * lanes) + lanes - 1) / lanes * lanes)
-                 : hash_ahead * lanes;
+    const std::size_t ahead = std::max(near, (std::min<std::size_t>(f.prefetch, ring - 2 * lanes) + lanes - 1) / lanes * lanes);
     alignas(64) std::uint64_t hash[ring];
     alignas(64) std::uint64_t block[ring];
     std::size_t found = 0;
@@ -151,29 +175,17 @@ inline std::size_t run(const FilterRef& f, const std::uint64_t* keys, std::size_
 
     auto stage1 = [&](std::size_t at) {
         const std::size_t s = at % ring, len = n - at < lanes ? n - at : lanes;
-        if constexpr (Prefetch) prefetch_keys(keys, at, n);
+        prefetch_keys(keys, at, n);
         hash_group<Arch, Mix>(keys + at, len, seed, f.blocks, hash + s, block + s);
-        if constexpr (Prefetch) {
-            if (len == lanes)  // a whole group: the loop unrolls without a test per lane
-                for (std::size_t j = 0; j < lanes; ++j) __builtin_prefetch(base + block[s + j] * T::words, 0, 1);
-            else
-                for (std::size_t j = 0; j < len; ++j) __builtin_prefetch(base + block[s + j] * T::words, 0, 1);
-        }
+        if (len == lanes)  // a whole group: the loop unrolls without a test per lane
+            for (std::size_t j = 0; j < lanes; ++j) __builtin_prefetch(base + block[s + j] * T::words, 0, 1);
+        else
+            for (std::size_t j = 0; j < len; ++j) __builtin_prefetch(base + block[s + j] * T::words, 0, 1);
     };
     auto stage2 = [&](std::size_t i, std::size_t len) {
         const std::size_t s = i % ring;
-        for (std::size_t j = 0; j < len; ++j) {
-            word* b = base + block[s + j] * T::words;
-            const auto h32 = static_cast<std::uint32_t>(hash[s + j]);
-            if constexpr (O == Out::insert) {
-                ops.set(b, h32);
-            } else {
-                const bool hit = ops.test(b, h32);
-                if constexpr (O == Out::bytes) static_cast<std::uint8_t*>(out)[i + j] = hit;
-                if constexpr (O == Out::count) found += hit;
-                if constexpr (O == Out::bits) bitmap.add(i + j, hit);
-            }
-        }
+        for (std::size_t j = 0; j < len; ++j)
+            apply<O>(ops, base + block[s + j] * T::words, static_cast<std::uint32_t>(hash[s + j]), i + j, out, found, bitmap);
     };
 
     std::size_t next = 0;  // first key not hashed yet; after the prologue, the group `ahead` past i
@@ -185,16 +197,92 @@ inline std::size_t run(const FilterRef& f, const std::uint64_t* keys, std::size_
             stage1(next);
             next += lanes;
         }
-        if constexpr (Prefetch) {
-            if (i + near + lanes <= n) {
-                const std::size_t s = (i + near) % ring;
-                for (std::size_t j = 0; j < lanes; ++j) __builtin_prefetch(base + block[s + j] * T::words, 0, 3);
-            }
+        if (i + near + lanes <= n) {
+            const std::size_t s = (i + near) % ring;
+            for (std::size_t j = 0; j < lanes; ++j) __builtin_prefetch(base + block[s + j] * T::words, 0, 3);
         }
         stage2(i, lanes);
         if constexpr (O == Out::bits) bitmap.group_done(i, lanes);
     }
     if (i < n) stage2(i, n - i);
+    if constexpr (O == Out::bits) bitmap.finish(n);
+    return found;
+}
+
+/// Groups run_cached hashes ahead of the one being processed: a group's hashes come out of
+/// mix64's two dependent 64-bit multiplies some 45 cycles after its keys are loaded on Intel
+/// cores (vpmullq), longer than processing a group takes, so hashing only the next group left
+/// every test waiting on it. On a Xeon (AVX-512), hashing 2 to 9 groups ahead ran 15-25%
+/// faster than 1, with filters in L1 and in L2 alike.
+inline constexpr std::size_t cached_ahead = 2;
+
+/// run() for a filter the cache holds (prefetch == 0), at the fewest instructions per key:
+/// groups of keys are hashed in registers cached_ahead groups before they are processed, and
+/// each group's hashes and its blocks' addresses are stored to its slot of a buffer of that
+/// many groups, which a later iteration reads: each key broadcasts its hash and addresses its
+/// block straight from there, one instruction each. The loop is unrolled by the slots, so no
+/// instruction computes one. (Read in the iteration that wrote them, compilers took the lanes
+/// out of the registers instead, with a shuffle and an add per key: AVX2, word512, hashes
+/// given, 16.25 instead of 14.75 instructions per key, bench/callgrind_ipk.sh.)
+template <class Arch, Shape S, bool Two, bool Mix, Out O>
+inline std::size_t run_cached(const FilterRef& f, const std::uint64_t* keys, std::size_t n, std::uint64_t seed, void* out) {
+    using T = layout::shape_traits<S>;
+    using word = typename T::word_type;
+    using B = u64x<Arch>;
+    constexpr std::size_t lanes = B::size, depth = cached_ahead;
+    constexpr unsigned block_shift = std::countr_zero(T::block_bytes);
+    // Copies: the blocks written below could alias f, which would be read again for every group.
+    word* const base = reinterpret_cast<word*>(f.data);
+    const std::uint64_t blocks = f.blocks;
+    const B base_address(reinterpret_cast<std::uint64_t>(base));
+    const typename isa<Arch>::template block<S, Two> ops(f.k);
+    // Per slot: the hashes (with Mix; without, the hashes are the keys, read where they are)
+    // and the address of each key's block.
+    alignas(64) std::uint64_t hash[depth][lanes];
+    alignas(64) std::uint64_t block[depth][lanes];
+    std::size_t found = 0;
+    BitmapOut bitmap{static_cast<std::uint64_t*>(out)};
+
+    auto hashed = [&](std::size_t g) {  // of group g (keys g * lanes ...)
+        B h = B::load_unaligned(keys + g * lanes);
+        if constexpr (Mix) h = mix<Arch>(h, seed);
+        return h;
+    };
+    auto stage = [&](B h, std::size_t slot) {
+        if constexpr (Mix) h.store_aligned(hash[slot]);
+        ((isa<Arch>::scale32(h >> 32, blocks) << block_shift) + base_address).store_aligned(block[slot]);
+    };
+    auto process = [&](std::size_t g, std::size_t slot) {
+        const std::size_t i = g * lanes;
+        const std::uint64_t* const hs = Mix ? hash[slot] : keys + i;
+        for (std::size_t j = 0; j < lanes; ++j)
+            apply<O>(ops, reinterpret_cast<word*>(block[slot][j]), static_cast<std::uint32_t>(hs[j]), i + j, out, found,
+                     bitmap);
+        if constexpr (O == Out::bits) bitmap.group_done(i, lanes);
+    };
+
+    // Group g uses slot g % depth; g counts the groups hashed.
+    const std::size_t groups = n / lanes;
+    std::size_t g = 0;
+    for (; g < depth && g < groups; ++g) stage(hashed(g), g);
+    for (; g + depth <= groups; g += depth) {
+        [&]<std::size_t... d>(std::index_sequence<d...>) {
+            ((void)[&] {
+                 const B next = hashed(g + d);
+                 process(g + d - depth, d);
+                 stage(next, d);
+             }(),
+             ...);
+        }(std::make_index_sequence<depth>{});
+    }
+    for (std::size_t p = g < depth ? 0 : g - depth; p < groups; ++p) {  // the last groups, hashed or not
+        if (p >= g) stage(hashed(p), p % depth);
+        process(p, p % depth);
+    }
+    const std::size_t i = groups * lanes;
+    each_tail_key<Mix>(keys + i, n - i, seed, blocks, [&](std::size_t j, std::uint64_t h, std::uint64_t b) {
+        apply<O>(ops, base + b * T::words, static_cast<std::uint32_t>(h), i + j, out, found, bitmap);
+    });
     if constexpr (O == Out::bits) bitmap.finish(n);
     return found;
 }
@@ -262,13 +350,11 @@ inline void run_owned(const FilterRef& f, const std::uint64_t* keys, std::size_t
     while (tail < head) set(tail++);
 }
 
-/// Calls body.template operator()<S, Two, Mix, Prefetch>() for the filter's run-time parameters.
+/// Calls body.template operator()<S, Two, Mix>() for the filter's run-time parameters.
 template <class Body>
 inline void specialize(const FilterRef& f, KeyMode mode, Body&& body) {
     with_blocks(f, [&]<Shape S, bool Two>() {
-        with_bool(mode.kind == KeyMode::mix64, [&](auto mix) {
-            with_bool(f.prefetch != 0, [&](auto pf) { body.template operator()<S, Two, mix(), pf()>(); });
-        });
+        with_bool(mode.kind == KeyMode::mix64, [&](auto mix) { body.template operator()<S, Two, mix()>(); });
     });
 }
 
@@ -277,7 +363,10 @@ struct kernels {
     template <Out O>
     static std::size_t pass(const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode, void* out) {
         std::size_t r = 0;
-        specialize(f, mode, [&]<Shape S, bool Two, bool Mix, bool Pf>() { r = run<Arch, S, Two, Mix, Pf, O>(f, keys, n, mode.seed, out); });
+        specialize(f, mode, [&]<Shape S, bool Two, bool Mix>() {
+            r = f.prefetch == 0 ? run_cached<Arch, S, Two, Mix, O>(f, keys, n, mode.seed, out)
+                                : run<Arch, S, Two, Mix, O>(f, keys, n, mode.seed, out);
+        });
         return r;
     }
     static void insert(const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode) {
