@@ -100,12 +100,18 @@ def missing(name):
     return ["*Not measured yet on this machine: run the command above, then `python3 bench/results.py`.*"]
 
 
+def compiler_label(version):
+    """The bench records the compiler's __VERSION__: Clang's names itself ("Debian Clang 14.0.6"),
+    GCC's is the bare version ("12.2.0")."""
+    return version if not version[:1].isdigit() else f"GCC {version}"
+
+
 def machine_lines(run):
     m, lim = run["machine"], run["limit"]
     rate = lim["random_line_reads_per_s"]
     return [f"- CPU: {m['cpu']}, {m['cores']} cores; L2 {mib(m['l2_bytes'])} MiB per core, "
             f"L3 {mib(m['l3_bytes'])} MiB; {m['memory_bytes'] / 2**30:.0f} GiB memory; transparent huge "
-            f"pages: {m['transparent_hugepages']}; {m['compiler']}.",
+            f"pages: {m['transparent_hugepages']}; compiler: {compiler_label(m['compiler'])}.",
             f"- The machine's limit: random 64-byte line reads, one thread, over a "
             f"{mib(lim['buffer_bytes'])} MiB buffer with the best prefetch distance: "
             f"{rate / 1e6:.1f} M lines/s ({1e9 / rate:.2f} ns per line). An out-of-cache probe reads one "
@@ -260,8 +266,10 @@ def results_page():
     out += ["", "## What does a second thread give?", "", "The same run as above: ns/key, and the speedup of two threads.", ""]
     out += threads_table(engines) if engines else missing("engines")
     out += ["", "## What do the other filter types cost?", "",
-            "The same keys and sizing, one thread (classic: k positions over the whole array; counting: 4-bit "
-            "counters, erasable; scalable: grown from n/64 keys, the whole at the same FPR, inserted key by key), from the same run.", ""]
+            "The same keys, one thread, from the same run. Classic (k positions over the whole array) and "
+            "counting (4-bit counters, erasable) are sized for the whole filter's 1% FPR. Scalable grows from "
+            "n/64 keys, and the benchmark sets its first stage's FPR to 1% (each later stage's 0.85 times the one "
+            "before), so the FPR column is what its stages add up to.", ""]
     out += types_table(engines) if engines else missing("engines")
     for name, title, what in (("paths_cold", "Cold calls: which batch path does the default take?",
                                "What a program that calls the library between other work sees: before every timed "

@@ -219,7 +219,7 @@ TEST(Compression, EveryLoaderRejectsBytesAfterTheFrame) {
 // whose predicted FPR for n keys is <= 1%: the optimal one (k = 6, ~45% of bits set) gains < 1%
 // from zstd, while at k = 2 (~10% set) the compressed filter is smaller than the optimal filter
 // uncompressed — same FPR, fewer bits on the wire. Measured: 9.27 vs 9.90 bits/key at
-// n = 200'000 (bench/RESULTS.md).
+// n = 200'000 (docs/design.md, "Accuracy").
 Params smallest_for(Shape shape, unsigned k, std::size_t n, double fpr) {
     std::uint64_t lo = 1, hi = n;  // n blocks of 512 bits is far more than any k needs for 1%
     while (lo < hi) {

@@ -17,7 +17,7 @@ enum class BatchPath : std::uint8_t {
     automatic,    ///< a rule over this machine's caches and the call, the same in every
                   ///< process: partitioned only for inserts on several threads, of a million
                   ///< keys or more, into a filter larger than the last-level cache; direct
-                  ///< otherwise (docs/design.md, "The batch path").
+                  ///< otherwise (docs/design.md, "Two batch paths").
                   ///< BATCHBLOOM_BATCH_PATH=direct|partitioned overrides it (environment.hpp).
     direct,       ///< keys in the caller's order, blocks prefetched far ahead
     partitioned,  ///< keys grouped by filter region, each region processed while cache-resident

@@ -55,10 +55,8 @@ struct Geometry {
 /// Hashes per region in the scatter's write-combining entries (partition_kernel.hpp): 32, else
 /// 16, else 8, the first whose entries take at most an eighth of L2. An entry costs one
 /// mispredicted branch when it fills, so wider ones save most of the scatter's misses, but
-/// all regions' entries must stay in L2 beside what streams through it. The scatter alone, on
-/// a 2 MiB L2, entries of 8 / 16 / 32 taking turns in one process (medians of 15, ns/key):
-/// 256 regions 4.37 / 3.46 / 3.06, 1024 regions 4.11 / 3.35 / 3.31, 2048 regions 5.03 / 3.63
-/// / 4.24, 4096 regions 3.97 / 3.84 / 4.81 (bench/RESULTS.md).
+/// all regions' entries must stay in L2 beside what streams through it: 32-hash entries lost
+/// from 2048 regions up on a 2 MiB L2 (docs/design.md, "The batch code's constants").
 std::size_t wc_slots(unsigned regions) {
     std::size_t slots = 32;
     while (slots > line && regions * slots * sizeof(std::uint64_t) > machine().l2_bytes / 8) slots /= 2;
@@ -144,8 +142,8 @@ struct Round {
         if (count(r) < bytes / 64) return sparse(prefetched(f));
         // Into L1 (and so L2), not only L2: a loop of L2-only hints finished faster than memory
         // can deliver a region (as if at 19 GB/s), and the kernel then met lines still on their
-        // way or never fetched; with L1 hints the loop is paced by its misses (1 GiB, 10 keys
-        // per line, one thread: probes 5-19% and inserts 6-25% faster, bench/RESULTS.md).
+        // way or never fetched; with L1 hints the loop is paced by its misses, and probes and
+        // inserts ran faster (docs/design.md, "The batch code's constants").
         for (std::uint64_t at = first * bb; at < end * bb; at += 64) __builtin_prefetch(f.data + at, 0, 3);
         const FilterRef in = prefetched(f, bytes);
         return in.prefetch == 0 ? dense(in) : sparse(in);
@@ -174,9 +172,9 @@ struct Round {
     void restore(std::size_t n, Put put) const {
         // Answers are bits rather than bytes: a cursor's line then serves 512 keys of its
         // region rather than 64, and the lines under 4096 regions' cursors stay near the core
-        // (this loop alone: 3.8-5.4 ns/key for 4096 regions with byte answers, 1.2-2.2 with
-        // bits; bench/RESULTS.md). `put` is taken by value: a local copy cannot be aliased by
-        // the stores it makes, so the pointers it captured stay in registers.
+        // (docs/design.md, "The batch code's constants"). `put` is taken by value: a local
+        // copy cannot be aliased by the stores it makes, so the pointers it captured stay in
+        // registers.
         std::size_t next[partition::max_regions];  // bit index of each region's next answer
         for (unsigned r = 0; r < p.regions; ++r) next[r] = std::size_t(r) * p.cap;
         const partition::region_id* const ids = b.ids;

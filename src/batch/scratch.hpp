@@ -38,8 +38,8 @@ public:
     /// more than an eighth of the memory), and at least 256 MiB (a round of ~20 million keys).
     /// Each round streams every region its keys touch into the cache, so the rounds of a
     /// large batch must bring several keys to each filter line: scratch the size of the filter
-    /// holds about 5 keys per line (12 bytes per key, 64 per line), where 256 MiB gave a 1 GiB
-    /// filter 1.2, and inserts ran 1.3x and probes 1.6-1.7x slower (bench/RESULTS.md).
+    /// holds about 5 keys per line (12 bytes per key, 64 per line), where a fixed 256 MiB gave
+    /// a 1 GiB filter 1.2 and ran slower (docs/design.md, "The batch code's constants").
     static std::size_t default_limit(std::uint64_t filter_bytes);
 
     explicit BatchScratch(std::size_t limit) : limit_(limit) {}

@@ -115,7 +115,7 @@ void by_stage(std::size_t stages, const std::uint64_t* values, std::size_t n, st
 }  // namespace
 
 // Chunks of 16K keys keep the hashes in L2; chunks of 64K and 1M keys (each stage kept in
-// cache over a longer run) measured no faster (bench/RESULTS.md).
+// cache over a longer run) measured no faster (docs/design.md, "The batch code's constants").
 void probe_in_chunks(const BlockedKernels& kernels, std::span<const FilterRef> refs, std::span<const KeyMode> modes,
                      std::size_t n, std::uint8_t* out, unsigned threads, const HashKeys& hash) {
     const std::size_t last = refs.size();

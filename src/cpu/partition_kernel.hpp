@@ -84,7 +84,8 @@ std::size_t scatter(const Buckets& b, const std::uint64_t* keys, std::size_t n, 
         for (; j + P::group <= len; j += P::group) {
             // The next chunk's keys into L1, a line for each line hashed here. Beside the
             // streaming stores, the hardware's own prefetching left hashing keys from memory twice
-            // as slow as from L2 (~6 GB/s); this made the scatter 15-20% faster (bench/RESULTS.md).
+            // as slow as from L2 (~6 GB/s); this made the scatter faster (docs/design.md, "The
+            // batch code's constants").
             if (j % line == 0 && c0 + j + chunk < n) __builtin_prefetch(keys + c0 + j + chunk, 0, 3);
             P::regions(keys + c0 + j, mode, b, h + j, ids + j);
         }

@@ -101,8 +101,8 @@ Machine detect() {
     if (m.l2_bytes == 0) m.l2_bytes = std::uint64_t(256) << 10;
     // Not measured per process but deep enough for all: memory systems seen so far keep
     // gaining up to 64 lines in flight, and `batchbloom bench`'s two-level limit row (the
-    // pipeline's scheme) is flat from 64 to 256 lines ahead on the development machine
-    // (bench/RESULTS.md), so 128 sits inside the plateau with room on both sides; a line
+    // pipeline's scheme) was flat from 64 to 256 lines ahead (docs/design.md, "The batch
+    // code's constants"), so 128 sits inside the plateau with room on both sides; a line
     // prefetched into L2 that early is still there when its key comes. Filters within L2 are
     // not prefetched at all, so this costs in-cache calls nothing.
     m.prefetch_distance = 128;

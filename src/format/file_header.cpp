@@ -63,7 +63,7 @@ bool known(FileKind k) {
 
 [[noreturn]] void reserved_not_zero() { throw FormatError("corrupt header: reserved fields are not zero"); }
 
-// ScalableFilter's payload params, laid out like Layout (docs/format.md, "scalable").
+// ScalableFilter's payload params, laid out like Layout (docs/format.md, "Payloads", the scalable row).
 static_assert(sizeof(ScalableMeta) == scalable_meta_size && offsetof(ScalableMeta, initial_fpr) == 8 &&
               offsetof(ScalableMeta, growth) == 16 && offsetof(ScalableMeta, tightening) == 24 &&
               offsetof(ScalableMeta, stage_count) == 32 && offsetof(ScalableMeta, stage_hashing) == 40);

@@ -107,8 +107,8 @@ struct Sniffed {
 };
 Sniffed sniff(std::span<const unsigned char> first_bytes) noexcept;
 
-/// ScalableFilter's 48 bytes of params at the start of its payload (docs/format.md, "scalable"),
-/// before the per-stage key counts and blocks.
+/// ScalableFilter's 48 bytes of params at the start of its payload (docs/format.md, "Payloads",
+/// the scalable row), before the per-stage key counts and blocks.
 struct ScalableMeta {
     std::uint64_t initial_capacity = 0;
     double initial_fpr = 0, growth = 0, tightening = 0;
