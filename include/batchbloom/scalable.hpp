@@ -33,7 +33,7 @@
 // and after the key), whatever the backend: inserts run at the scalar engine's speed on one
 // thread. Adding a stage sizes it with Params::for_fpr, which takes milliseconds (a search over k
 // and the block count under the blocked-filter model): with a small initial capacity that, not
-// the inserts, dominates the cost of growing (bench/RESULTS.md).
+// the inserts, dominates the cost of growing.
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -134,7 +134,7 @@ public:
     /// What stage i is asked for a key of hash `hash`: mix64(hash, a seed of the stage's own,
     /// 0xA0761D6478BD642F * (i + 1)), so that no order of the keys places a stage's keys in a
     /// narrow range of its blocks (keys sorted by hash would otherwise fill the first stage's
-    /// first blocks only). A filter saved before stages were remixed (format.md, "scalable")
+    /// first blocks only). A filter saved before stages were remixed (docs/format.md, "Payloads", the scalable row)
     /// loads with stage_hash(i, h) == h, as it was built.
     std::uint64_t stage_hash(std::size_t i, std::uint64_t hash) const noexcept {
         return stages_remixed_ ? mix64(hash, stage_seed(i)) : hash;

@@ -3,7 +3,7 @@
 // cache sizes) and of the call (insert or probe, threads, the filter's size, the batch's size),
 // so every process on a machine takes the same path for the same call, first call included.
 //
-// The rule, and the measurements behind it (docs/design.md, "The batch path"):
+// The rule, and the measurements behind it (docs/design.md, "Two batch paths"):
 //  - Probes take the direct path: the direct probe reads one line per key in the caller's
 //    order with prefetching, at or near the machine's random-read limit out of cache; the
 //    partitioned probe also has to put the answers back in order, and lost on every CPU seen.

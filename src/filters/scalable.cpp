@@ -310,7 +310,7 @@ std::size_t ScalableFilter::insert_into_stage(std::size_t i, std::span<const Key
 // all the keys left, through its own batch path. Out of cache that took 36.9-44.3 ns/key where
 // the chunked probe took 45.3-52.7 and the stages alone 40.2-52.5 (100M keys in 7 stages, 20M
 // probes, 50% hits, one thread), but only with its 13 bytes per key kept between calls:
-// allocated in each call, 38.0-58.3 (bench/RESULTS.md).
+// allocated in each call, 38.0-58.3 (docs/design.md, "The batch code's constants").
 template <bool Hashed>
 bool ScalableFilter::probe_by_stage_if_it_pays(std::span<const std::uint64_t> keys, std::span<std::uint8_t> out) const {
     const std::size_t n = keys.size();

@@ -32,7 +32,7 @@
 
 namespace batchbloom::detail::simd {
 
-/// Arch-specific pieces, specialized in block_ops_<isa>.hpp:
+/// Arch-specific pieces, specialized per instruction set in block_ops.hpp:
 ///   static batch mul64(batch, std::uint64_t)      low 64 bits of the product
 ///   static batch scale32(batch hi32, std::uint64_t blocks)   (hi32 * blocks) >> 32
 ///   template <Shape S, bool Two> using block = ...;  block(k); bool test(const word*, std::uint32_t) const;
@@ -83,8 +83,7 @@ inline decltype(auto) with_blocks(const FilterRef& f, Body&& body) {
 /// wherever blocks are prefetched. The keys are read in order, yet beside the random block
 /// prefetches the hardware's own prefetcher left their loads missing: on a Xeon VM, 28% of a
 /// two-thread direct insert's samples sat on the key load, and with this line the direct
-/// path ran 10-25% (one thread) and 20-35% (two threads) faster out of cache
-/// (bench/RESULTS.md). `at` counts keys from the batch's first.
+/// path ran faster out of cache (docs/design.md, "The batch code's constants"). `at` counts keys from the batch's first.
 inline constexpr std::size_t key_ahead = 256;
 inline void prefetch_keys(const std::uint64_t* keys, std::size_t at, std::size_t n) {
     if (at % 8 == 0 && at + key_ahead < n) __builtin_prefetch(keys + at + key_ahead, 0, 3);
@@ -295,7 +294,7 @@ inline std::size_t run_cached(const FilterRef& f, const std::uint64_t* keys, std
 /// prefetches in its stead is the last kept block. Key by key, the skipped keys cost as much
 /// as the kept ones' line reads: on a Xeon, inserting the keys of half the filter took 10.4-11.2
 /// ns per key read, against 6.4-7.9 with AVX-512's compress (and 6.4-6.9 for a batch of only
-/// that half's keys; bench/RESULTS.md).
+/// that half's keys; docs/design.md, "The batch code's constants").
 template <class Arch, Shape S, bool Two, bool Mix>
 inline void run_owned(const FilterRef& f, const std::uint64_t* keys, std::size_t n, std::uint64_t seed) {
     using T = layout::shape_traits<S>;
