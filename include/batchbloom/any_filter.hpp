@@ -6,9 +6,12 @@
 //     std::visit([&](const auto& filter) { hits = filter.count(keys); }, f);
 #include <cstddef>
 #include <filesystem>
+#include <functional>
 #include <iosfwd>
 #include <span>
+#include <streambuf>
 #include <variant>
+#include <vector>
 
 #include "classic.hpp"
 #include "counting.hpp"
@@ -50,6 +53,26 @@ F load_exactly(std::istream& in, const LoadOptions& options = {});
 /// F::load(path) (which rejects trailing bytes too) under `options`.
 template <class F>
 F load_exactly(const std::filesystem::path& path, const LoadOptions& options = {});
+
+/// An input stream buffer over `read(dst, n)`, which puts up to n bytes at dst and returns how
+/// many (0 only at the end): how a loader reads a source that is no std::istream (a zstd
+/// frame's content, a Python file object) through load_exactly(istream) or a class's
+/// load(istream). A read larger than `block` bytes goes straight into the reader's memory (a
+/// filter's storage), so a payload is not copied twice. Exceptions from `read` propagate from
+/// an istream with exceptions(badbit) set; otherwise the istream turns them into a failed read.
+class PullBuf : public std::streambuf {
+public:
+    using Read = std::function<std::size_t(char* dst, std::size_t n)>;
+    PullBuf(Read read, std::size_t block);
+
+protected:
+    int_type underflow() override;
+    std::streamsize xsgetn(char* s, std::streamsize n) override;
+
+private:
+    Read read_;
+    std::vector<char> block_;
+};
 
 /// The kind of a loaded filter (FileKind::classic for Spark's form as well).
 FileKind kind_of(const AnyFilter& filter) noexcept;

@@ -174,6 +174,30 @@ AnyFilter load_any(std::span<const std::byte> bytes, const LoadOptions& options)
     }
 }
 
+PullBuf::PullBuf(Read read, std::size_t block) : read_(std::move(read)), block_(block) {}
+
+PullBuf::int_type PullBuf::underflow() {
+    if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
+    const std::size_t got = read_(block_.data(), block_.size());
+    if (got == 0) return traits_type::eof();
+    setg(block_.data(), block_.data(), block_.data() + got);
+    return traits_type::to_int_type(*gptr());
+}
+
+std::streamsize PullBuf::xsgetn(char* s, std::streamsize n) {
+    std::streamsize done = std::min<std::streamsize>(n, egptr() - gptr());
+    if (done > 0) {
+        std::memcpy(s, gptr(), std::size_t(done));
+        setg(eback(), gptr() + done, egptr());
+    }
+    while (done < n) {
+        const std::size_t got = read_(s + done, std::size_t(n - done));
+        if (got == 0) break;
+        done += std::streamsize(got);
+    }
+    return done;
+}
+
 FileKind kind_of(const AnyFilter& filter) noexcept {
     constexpr FileKind kinds[] = {FileKind::blocked, FileKind::counting, FileKind::deletable, FileKind::scalable,
                                   FileKind::classic};

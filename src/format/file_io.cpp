@@ -175,30 +175,18 @@ void PayloadReader::finish() const {
 }
 
 PrefixedBuf::PrefixedBuf(std::span<const unsigned char> prefix, std::streambuf& source)
-    : prefix_(prefix.begin(), prefix.end()), source_(source) {
-    setg(prefix_.data(), prefix_.data(), prefix_.data() + prefix_.size());
-}
+    : PullBuf([this](char* dst, std::size_t n) { return take(dst, n); }, std::size_t(1) << 16),
+      prefix_(prefix.begin(), prefix.end()),
+      source_(source) {}
 
-PrefixedBuf::int_type PrefixedBuf::underflow() {
-    if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
-    const int_type c = source_.sbumpc();
-    if (traits_type::eq_int_type(c, traits_type::eof())) return c;
-    one_ = traits_type::to_char_type(c);
-    setg(&one_, &one_, &one_ + 1);
-    return c;
-}
-
-std::streamsize PrefixedBuf::xsgetn(char* s, std::streamsize n) {
-    std::streamsize done = 0;
-    // What is buffered here first (the prefix, or a byte underflow took), then the source
-    // straight into the caller's memory: a payload of gigabytes is not copied twice.
-    if (const std::streamsize held = std::min<std::streamsize>(n, egptr() - gptr()); held > 0) {
-        std::memcpy(s, gptr(), std::size_t(held));
-        gbump(int(held));
-        done = held;
+std::size_t PrefixedBuf::take(char* dst, std::size_t n) {
+    if (given_ < prefix_.size()) {
+        const std::size_t k = std::min(n, prefix_.size() - given_);
+        std::memcpy(dst, prefix_.data() + given_, k);
+        given_ += k;
+        return k;
     }
-    if (done < n) done += source_.sgetn(s + done, n - done);
-    return done;
+    return static_cast<std::size_t>(source_.sgetn(dst, static_cast<std::streamsize>(n)));
 }
 
 void expect_end(std::istream& in) {

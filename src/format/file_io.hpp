@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "batchbloom/any_filter.hpp"
 #include "batchbloom/error.hpp"
 #include "batchbloom/filter.hpp"
 #include "format/file_header.hpp"
@@ -107,18 +108,16 @@ std::ifstream open_for_load(const std::filesystem::path& path);
 /// A stream buffer that hands out `prefix` (bytes already taken from `source` to tell what the
 /// input is) and then the rest of `source`: how one read of an unseekable input (a pipe, a
 /// FIFO) both tells the kind and loads.
-class PrefixedBuf : public std::streambuf {
+class PrefixedBuf : public PullBuf {
 public:
     PrefixedBuf(std::span<const unsigned char> prefix, std::streambuf& source);
 
-protected:
-    int_type underflow() override;
-    std::streamsize xsgetn(char* s, std::streamsize n) override;
-
 private:
+    std::size_t take(char* dst, std::size_t n);
+
     std::vector<char> prefix_;
+    std::size_t given_ = 0;
     std::streambuf& source_;
-    char one_ = 0;
 };
 
 /// Runs a kind's loader on a caller's stream; a stream with exceptions enabled that fails

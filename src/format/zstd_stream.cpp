@@ -130,7 +130,9 @@ void zstd_compress(std::ostream& out, int level, std::uint64_t size, const std::
 }
 
 ZstdSource::ZstdSource(std::istream& in, std::string_view already_read)
-    : in_(in), input_(std::max(ZSTD_DStreamInSize(), already_read.size())), block_(ZSTD_DStreamOutSize()) {
+    : PullBuf([this](char* dst, std::size_t n) { return decompress(dst, n); }, ZSTD_DStreamOutSize()),
+      in_(in),
+      input_(std::max(ZSTD_DStreamInSize(), already_read.size())) {
     std::unique_ptr<ZSTD_DCtx, DctxFree> dctx(ZSTD_createDCtx());
     if (!dctx) throw std::bad_alloc();
     // The decoder allocates the window a frame header asks for before any content is checked,
@@ -162,29 +164,6 @@ std::size_t ZstdSource::decompress(char* dst, std::size_t n) {
     if (frame_left_ == 0 && src_pos_ != src_size_)
         throw Error("internal error: the zstd decoder left input unread after the frame");
     return out.pos;
-}
-
-ZstdSource::int_type ZstdSource::underflow() {
-    if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
-    const std::size_t got = decompress(block_.data(), block_.size());
-    if (got == 0) return traits_type::eof();
-    setg(block_.data(), block_.data(), block_.data() + got);
-    return traits_type::to_int_type(*gptr());
-}
-
-std::streamsize ZstdSource::xsgetn(char* s, std::streamsize n) {
-    std::streamsize done = std::min<std::streamsize>(n, egptr() - gptr());
-    if (done > 0) {
-        std::memcpy(s, gptr(), std::size_t(done));
-        setg(eback(), gptr() + done, egptr());
-    }
-    // The rest straight into the caller's memory (the filter's storage).
-    while (done < n) {
-        const std::size_t got = decompress(s + done, std::size_t(n - done));
-        if (got == 0) break;
-        done += std::streamsize(got);
-    }
-    return done;
 }
 
 }  // namespace batchbloom::io

@@ -10,8 +10,9 @@
 #include <ostream>
 #include <string>
 #include <string_view>
-#include <streambuf>
 #include <vector>
+
+#include "batchbloom/any_filter.hpp"
 
 namespace batchbloom::io {
 
@@ -37,16 +38,12 @@ void zstd_compress(std::ostream& out, int level, std::uint64_t size, const std::
 /// with the check every uncompressed file gets (expect_end, file_io.hpp). Errors (a corrupt or
 /// truncated frame) are thrown as FormatError from the reads: give the istream over it
 /// exceptions(badbit), or they become a failed read.
-class ZstdSource : public std::streambuf {
+class ZstdSource : public PullBuf {
 public:
     ZstdSource(std::istream& in, std::string_view already_read);
     ~ZstdSource() override;
     ZstdSource(const ZstdSource&) = delete;
     ZstdSource& operator=(const ZstdSource&) = delete;
-
-protected:
-    int_type underflow() override;
-    std::streamsize xsgetn(char* s, std::streamsize n) override;
 
 private:
     /// Up to n bytes of content into dst; 0 only at the frame's end.
@@ -56,7 +53,6 @@ private:
     void* dctx_;  // ZSTD_DCtx, kept out of this header
     std::vector<char> input_;
     std::size_t src_pos_ = 0, src_size_ = 0;
-    std::vector<char> block_;  // what underflow decompresses into
     // ZSTD_decompressStream's hint: how much input it wants next, never more than the rest of
     // the frame; 0 once the frame is complete. Reading no more than it asks keeps every byte
     // after the frame in the stream.
