@@ -7,6 +7,7 @@ import pickle
 import subprocess
 import sys
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -18,12 +19,12 @@ import batchbloom
 
 
 def test_snapshots_taken_while_views_insert_load_and_hold_earlier_keys(tmp_path):
-    n = 3_000_000  # a filter of a few MB: a save takes long enough for inserts to land in it
+    n = 4_000_000  # a filter of a few MB: a save takes long enough for inserts to land in it
     f = batchbloom.Filter(n=n, fpr=0.01)
     view = batchbloom.ConcurrentFilter(f)
     keys = np.arange(1, n + 1, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
     inserters = 3
-    step = 20_000
+    step = 10_000
     morsels = [np.ascontiguousarray(keys[t::inserters]) for t in range(inserters)]
     published = [0] * inserters
     errors = []
@@ -195,22 +196,52 @@ def test_loads_hold_one_copy_of_the_filter(tmp_path, how):
 # ---- row 11: one read of each input -----------------------------------------------------------
 
 
+LOAD_ANY = ("import sys, batchbloom; g = batchbloom.load_any(sys.argv[1]); "
+            "print(type(g).__name__, g == batchbloom.load_any(sys.argv[2]))")
+
+
+def load_any_through_fifo(fifo, path):
+    """load_any(fifo) in a child, fed path's bytes: a reader that opened the FIFO twice would
+    block in its second open(), so the child has a deadline rather than the test."""
+    child = subprocess.Popen([sys.executable, "-c", LOAD_ANY, str(fifo), str(path)], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 20
+        while True:  # a FIFO opened for writing without blocking fails (ENXIO) until a reader has it
+            try:
+                fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+                break
+            except OSError:
+                if child.poll() is not None or time.monotonic() > deadline:
+                    fd = None
+                    break
+                time.sleep(0.01)
+        if fd is not None:
+            os.set_blocking(fd, True)
+            try:
+                os.write(fd, path.read_bytes())
+            except BrokenPipeError:
+                pass  # the reader stopped early; its output says why
+            finally:
+                os.close(fd)
+        out, err = child.communicate(timeout=20)
+    finally:
+        child.kill()
+        child.wait()
+    return out.split(), err
+
+
 def test_load_any_reads_dev_stdin_and_fifos_once(tmp_path):
     f = batchbloom.CountingFilter(n=1000, fpr=0.01)
     f.insert(np.arange(500, dtype=np.uint64))
-    data = f.to_bytes()
-    code = "import sys, batchbloom; g = batchbloom.load_any('/dev/stdin'); print(type(g).__name__, g.count(range(500)))"
-    got = subprocess.run([sys.executable, "-c", code], input=data, check=True, capture_output=True).stdout
-    assert got.split() == [b"CountingFilter", b"500"]
-    fifo = tmp_path / "fifo"
-    os.mkfifo(fifo)
+    f.save(tmp_path / "c.bbf")
     spark = batchbloom.ClassicFilter.spark(1000, 0.01)
     spark.insert(["a", "b"])
-    for source, expect in ((data, f), (spark.to_spark_bytes(), spark)):
-        writer = threading.Thread(target=lambda: fifo.write_bytes(source))
-        writer.start()
-        try:
-            assert batchbloom.load_any(fifo) == expect
-        finally:
-            writer.join(timeout=20)
-        assert not writer.is_alive()
+    (tmp_path / "s.bin").write_bytes(spark.to_spark_bytes())
+    got = subprocess.run([sys.executable, "-c", LOAD_ANY, "/dev/stdin", tmp_path / "c.bbf"],
+                         input=(tmp_path / "c.bbf").read_bytes(), check=True, capture_output=True).stdout
+    assert got.split() == [b"CountingFilter", b"True"]
+    os.mkfifo(tmp_path / "fifo")
+    for path, kind in ((tmp_path / "c.bbf", b"CountingFilter"), (tmp_path / "s.bin", b"ClassicFilter")):
+        out, err = load_any_through_fifo(tmp_path / "fifo", path)
+        assert out == [kind, b"True"], err
