@@ -135,11 +135,13 @@ TEST(SaveMemory, LoadingSparksFormReadsInPlace) {
 }
 
 /// Asserts that `load` (which must load a filter of `bytes`) grew the peak resident size by
-/// less than the filter and a few buffers: no second copy of it.
+/// less than 1.5 times the filter: no second copy of it (which made it 2x and more). Beside the
+/// filter: the first eighth of an unsized stream's payload (format.md, step 6), zstd's window,
+/// and under AddressSanitizer its shadow of the filter (an eighth again).
 void expect_loaded_in_place(const char* what, std::uint64_t bytes, const std::function<void()>& load) {
     const std::int64_t growth = peak_growth(load);
     ASSERT_GE(growth, 0) << what << ": the load failed";
-    EXPECT_LT(growth, std::int64_t(bytes) + save_allowance)
+    EXPECT_LT(growth, std::int64_t(bytes) + std::int64_t(bytes / 2))
         << what << ": loading " << bytes << " bytes grew the peak resident size by " << growth << " bytes";
 }
 
