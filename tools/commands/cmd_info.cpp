@@ -16,7 +16,10 @@ CommandSpec info_spec() {
         .synopsis = "FILE",
         .summary = "Describe a saved filter: layout, hashing, fill, estimated cardinality and current FPR.",
         .options = {},
-        .positionals = {{"FILE", "a filter file of any type (batchbloom's, Spark's serialized form), or a Parquet file", true}},
+        .positionals = {{"FILE",
+                         "a filter file of any type (batchbloom's, Spark's serialized form; a pipe or FIFO too, read "
+                         "once), or a Parquet file (a regular file)",
+                         true}},
         .notes = {},
     };
 }
