@@ -145,12 +145,11 @@ AnyFilter load_any(const std::filesystem::path& path, const LoadOptions& options
         const std::size_t got = io::read_up_to(file, h.data(), h.size());
         const Form form = detect(h, got);
         if (form_out != nullptr) *form_out = io::sniff({h.data(), got}).form;
+        file.clear();  // a file shorter than a header ended the read above
         if (io::remaining(file) >= 0) {
-            file.clear();
             file.seekg(0);
             return io::load_stream<AnyFilter>(file, [&](std::istream& in) { return load_form(form, in); });
         }
-        file.clear();
         io::PrefixedBuf replay({h.data(), got}, *file.rdbuf());
         std::istream in(&replay);
         return io::load_stream<AnyFilter>(in, [&](std::istream& s) { return load_form(form, s); });
