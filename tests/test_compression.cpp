@@ -117,6 +117,35 @@ TEST(Compression, FrameAskingForAHugeWindowIsRejectedBeforeAllocating) {
     EXPECT_THROW(load_from_string(std::string(reinterpret_cast<const char*>(frame), sizeof frame)), FormatError);
 }
 
+// Issue 45, row 9: a zstd file of a few kilobytes expanded to a filter of a gigabyte with no way
+// to bound it. LoadOptions::max_bytes bounds what every load may allocate, checked against the
+// inner header before the filter is allocated.
+TEST(Compression, MaxBytesRefusesWhatASmallFrameWouldExpandTo) {
+    const Filter big(Params::make(Shape::word512, (std::uint64_t(16) << 20) / 64, 7));  // 16 MiB of zeros
+    const std::string z = save_to_string(big, zstd3);
+    ASSERT_LT(z.size(), std::size_t(64) << 10);
+    const batchbloom::LoadOptions small{std::uint64_t(1) << 20};
+    std::istringstream in(z, std::ios::binary);
+    const std::string msg = batchbloom::testing::message_of<FormatError>([&] { (void)Filter::load(in, small); });
+    EXPECT_NE(msg.find("needs 16777216 bytes of memory, more than the load limit of 1048576 bytes (max_bytes)"),
+              std::string::npos)
+        << msg;
+    const auto bytes = std::as_bytes(std::span(z.data(), z.size()));
+    EXPECT_THROW((void)batchbloom::load_any(bytes, small), FormatError);
+    EXPECT_THROW((void)batchbloom::load_exactly<Filter>(bytes, small), FormatError);
+    TempFile t;
+    std::ofstream(t.path, std::ios::binary) << z;
+    EXPECT_THROW((void)Filter::load(t.path, small), FormatError);
+    EXPECT_THROW((void)batchbloom::load_any(t.path, small), FormatError);
+    // At the size, and by default, it loads; the limit belongs to its load only.
+    const batchbloom::LoadOptions enough{big.bytes().size()};
+    EXPECT_TRUE(Filter::load(t.path, enough) == big);
+    EXPECT_TRUE(std::get<Filter>(batchbloom::load_any(bytes)) == big);
+    // Uncompressed files and the other kinds meet the same limit.
+    const std::string plain = save_to_string(big);
+    EXPECT_THROW((void)batchbloom::load_any(std::as_bytes(std::span(plain.data(), plain.size())), small), FormatError);
+}
+
 TEST(Compression, InvalidLevelIsAnError) {
     const Filter f(Params::for_bits_per_key(100, 10));
     std::ostringstream out;

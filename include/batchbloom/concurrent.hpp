@@ -26,6 +26,13 @@
 // it read or wrote) it reads that value or a later one; later values only add bits. A probe
 // that overlaps an insert in time may or may not see that key, as with any concurrent set.
 //
+// Saving while other threads insert. The view's save, snapshot and saved_size calls may run
+// while inserts are in flight: they read the words with relaxed atomic loads, a chunk at a
+// time, and checksum the bytes they read, so the file always loads, and it holds every key
+// whose insert returned before the save began (bits are only ever set; a key inserted during
+// the save may or may not be in it). Filter::save would checksum one state of the words and
+// write a later one: a file that fails its checksum.
+//
 // Only these calls may run concurrently with one another. The viewed Filter's own members
 // (insert, contains, clear, |=, save, ...) must not run while a ConcurrentFilter call is in
 // flight on another thread: they read and write the words without atomics. Once the threads
@@ -37,6 +44,8 @@
 // docs/architecture.md, "Engines"); they prefetch the blocks of the keys a few places ahead.
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
+#include <iosfwd>
 #include <span>
 #include <string>
 #include <string_view>
@@ -70,6 +79,21 @@ public:
     bool contains_hash(std::uint64_t hash) const;
     void contains_hashes(std::span<const std::uint64_t> hashes, std::span<std::uint8_t> out) const;
     std::size_t count_hashes(std::span<const std::uint64_t> hashes) const;
+
+    // ---- snapshots: safe while other threads insert (see above) --------------------------
+    /// Bytes of the uncompressed file (64-byte header + blocks): what save(span) fills.
+    std::size_t saved_size() const;
+    /// Writes the file Filter::save writes (uncompressed) into `out`, exactly saved_size() bytes
+    /// (else Error): the blocks first, a chunk at a time, then the header with their checksum.
+    /// No memory beyond `out`.
+    void save(std::span<std::byte> out) const;
+    /// A copy of the filter, read the same way.
+    Filter snapshot() const;
+    /// The file of snapshot(), as Filter::save writes it (with SaveOptions' compression too).
+    /// A stream needs the header, and so the checksum, before the blocks: these take the
+    /// snapshot first, which costs the filter's size in memory once more for the call.
+    void save(std::ostream& out, const SaveOptions& options = {}) const;
+    void save(const std::filesystem::path& path, const SaveOptions& options = {}) const;
 
 private:
     friend KeyForms<ConcurrentFilter>;

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <iosfwd>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -30,6 +31,17 @@ enum class Compression : std::uint8_t { none, zstd };
 struct SaveOptions {
     Compression compression = Compression::none;
     int zstd_level = 3;  ///< 1..22 (higher: smaller and slower), or negative for zstd's fast levels
+};
+
+/// What a load may allocate. A file's header says how much memory its filter needs; a load
+/// checks that against max_bytes before it allocates anything and throws FormatError ("more
+/// than the load limit") above it. This is what bounds a small input that asks for much: a
+/// zstd file of a few kilobytes can expand to a filter of gigabytes, and a pipe cannot say how
+/// much it holds. Default (nullopt): the machine's physical memory. A load holds one copy of
+/// the filter (its own storage), plus buffers of a few MiB (from a stream that cannot tell its
+/// size, such as a pipe or a zstd frame's content: its first eighth, docs/format.md).
+struct LoadOptions {
+    std::optional<std::uint64_t> max_bytes;  ///< bytes of filter memory a load may allocate
 };
 
 /// After a move. A filter that was moved from (by construction or assignment) is empty: it has
@@ -159,9 +171,9 @@ public:
     /// Writes to `path` atomically: a temporary file in the same directory, then rename.
     void save(const std::filesystem::path& path, const SaveOptions& options = {}) const;
     /// Reads and validates a filter, compressed or not; throws FormatError naming the problem.
-    static Filter load(std::istream& in);
+    static Filter load(std::istream& in, const LoadOptions& options = {});
     /// Like load(istream), and additionally rejects files with bytes after the payload.
-    static Filter load(const std::filesystem::path& path);
+    static Filter load(const std::filesystem::path& path, const LoadOptions& options = {});
     /// Opens a filter saved uncompressed at `path` read-only over a memory mapping, in O(1)
     /// apart from the verification (see "Mapped filters"): the header gets load()'s checks
     /// and the file's size must be exactly header + payload. With verify (the default) the

@@ -297,24 +297,31 @@ class Filter:
         """The filter in its file format (what save() writes)."""
 
     @staticmethod
-    def from_bytes(data: bytes) -> Filter:
+    def from_bytes(data: bytes, *, max_bytes: int | None = None) -> Filter:
         """
         A filter from to_bytes() output or a saved file's contents (any bytes-like object).
-        Raises FormatError if it is not exactly one valid filter.
+        Raises FormatError if it is not exactly one valid filter, or if it needs more memory
+        than max_bytes (as for load()).
         """
 
     def save(self, file: str | os.PathLike[str] | BinaryIO) -> None:
         """
         Writes the filter to a path (str or os.PathLike) atomically (a temporary file, then
         rename; a symbolic link's target is replaced and the link kept; a FIFO or character
-        device is written in place), or to a binary file object (its write()).
+        device is written in place), or to a binary file object: its write() is called until
+        every byte is written (a raw file may take fewer than it is given); OSError if it
+        returns None (a non-blocking file) or no progress. A Filter saved (or turned into
+        bytes, or pickled) while ConcurrentFilter views insert into it gives a snapshot that
+        loads and holds every key inserted before the call.
         """
 
     @staticmethod
-    def load(file: str | os.PathLike[str] | BinaryIO) -> Filter:
+    def load(file: str | os.PathLike[str] | BinaryIO, *, max_bytes: int | None = None) -> Filter:
         """
-        Reads a saved filter from a path or a binary file object (read to its end); FormatError
-        if it is corrupt, OSError if unreadable.
+        Reads a saved filter from a path or a binary file object (read to its end, into the
+        filter's own memory); FormatError if it is corrupt, OSError if unreadable. max_bytes:
+        the most memory the filter may need (its header is checked before anything is
+        allocated; FormatError above it); None (default): the machine's physical memory.
         """
 
     @property
@@ -447,24 +454,31 @@ class CountingFilter:
         """The filter in its file format (what save() writes)."""
 
     @staticmethod
-    def from_bytes(data: bytes) -> CountingFilter:
+    def from_bytes(data: bytes, *, max_bytes: int | None = None) -> CountingFilter:
         """
         A filter from to_bytes() output or a saved file's contents (any bytes-like object).
-        Raises FormatError if it is not exactly one valid filter.
+        Raises FormatError if it is not exactly one valid filter, or if it needs more memory
+        than max_bytes (as for load()).
         """
 
     def save(self, file: str | os.PathLike[str] | BinaryIO) -> None:
         """
         Writes the filter to a path (str or os.PathLike) atomically (a temporary file, then
         rename; a symbolic link's target is replaced and the link kept; a FIFO or character
-        device is written in place), or to a binary file object (its write()).
+        device is written in place), or to a binary file object: its write() is called until
+        every byte is written (a raw file may take fewer than it is given); OSError if it
+        returns None (a non-blocking file) or no progress. A Filter saved (or turned into
+        bytes, or pickled) while ConcurrentFilter views insert into it gives a snapshot that
+        loads and holds every key inserted before the call.
         """
 
     @staticmethod
-    def load(file: str | os.PathLike[str] | BinaryIO) -> CountingFilter:
+    def load(file: str | os.PathLike[str] | BinaryIO, *, max_bytes: int | None = None) -> CountingFilter:
         """
-        Reads a saved filter from a path or a binary file object (read to its end); FormatError
-        if it is corrupt, OSError if unreadable.
+        Reads a saved filter from a path or a binary file object (read to its end, into the
+        filter's own memory); FormatError if it is corrupt, OSError if unreadable. max_bytes:
+        the most memory the filter may need (its header is checked before anything is
+        allocated; FormatError above it); None (default): the machine's physical memory.
         """
 
     @property
@@ -635,24 +649,31 @@ class ScalableFilter:
         """The filter in its file format (what save() writes)."""
 
     @staticmethod
-    def from_bytes(data: bytes) -> ScalableFilter:
+    def from_bytes(data: bytes, *, max_bytes: int | None = None) -> ScalableFilter:
         """
         A filter from to_bytes() output or a saved file's contents (any bytes-like object).
-        Raises FormatError if it is not exactly one valid filter.
+        Raises FormatError if it is not exactly one valid filter, or if it needs more memory
+        than max_bytes (as for load()).
         """
 
     def save(self, file: str | os.PathLike[str] | BinaryIO) -> None:
         """
         Writes the filter to a path (str or os.PathLike) atomically (a temporary file, then
         rename; a symbolic link's target is replaced and the link kept; a FIFO or character
-        device is written in place), or to a binary file object (its write()).
+        device is written in place), or to a binary file object: its write() is called until
+        every byte is written (a raw file may take fewer than it is given); OSError if it
+        returns None (a non-blocking file) or no progress. A Filter saved (or turned into
+        bytes, or pickled) while ConcurrentFilter views insert into it gives a snapshot that
+        loads and holds every key inserted before the call.
         """
 
     @staticmethod
-    def load(file: str | os.PathLike[str] | BinaryIO) -> ScalableFilter:
+    def load(file: str | os.PathLike[str] | BinaryIO, *, max_bytes: int | None = None) -> ScalableFilter:
         """
-        Reads a saved filter from a path or a binary file object (read to its end); FormatError
-        if it is corrupt, OSError if unreadable.
+        Reads a saved filter from a path or a binary file object (read to its end, into the
+        filter's own memory); FormatError if it is corrupt, OSError if unreadable. max_bytes:
+        the most memory the filter may need (its header is checked before anything is
+        allocated; FormatError above it); None (default): the machine's physical memory.
         """
 
     @property
@@ -900,24 +921,31 @@ class ClassicFilter:
         """The filter in its file format (what save() writes)."""
 
     @staticmethod
-    def from_bytes(data: bytes) -> ClassicFilter:
+    def from_bytes(data: bytes, *, max_bytes: int | None = None) -> ClassicFilter:
         """
         A filter from to_bytes() output or a saved file's contents (any bytes-like object).
-        Raises FormatError if it is not exactly one valid filter.
+        Raises FormatError if it is not exactly one valid filter, or if it needs more memory
+        than max_bytes (as for load()).
         """
 
     def save(self, file: str | os.PathLike[str] | BinaryIO) -> None:
         """
         Writes the filter to a path (str or os.PathLike) atomically (a temporary file, then
         rename; a symbolic link's target is replaced and the link kept; a FIFO or character
-        device is written in place), or to a binary file object (its write()).
+        device is written in place), or to a binary file object: its write() is called until
+        every byte is written (a raw file may take fewer than it is given); OSError if it
+        returns None (a non-blocking file) or no progress. A Filter saved (or turned into
+        bytes, or pickled) while ConcurrentFilter views insert into it gives a snapshot that
+        loads and holds every key inserted before the call.
         """
 
     @staticmethod
-    def load(file: str | os.PathLike[str] | BinaryIO) -> ClassicFilter:
+    def load(file: str | os.PathLike[str] | BinaryIO, *, max_bytes: int | None = None) -> ClassicFilter:
         """
-        Reads a saved filter from a path or a binary file object (read to its end); FormatError
-        if it is corrupt, OSError if unreadable.
+        Reads a saved filter from a path or a binary file object (read to its end, into the
+        filter's own memory); FormatError if it is corrupt, OSError if unreadable. max_bytes:
+        the most memory the filter may need (its header is checked before anything is
+        allocated; FormatError above it); None (default): the machine's physical memory.
         """
 
     @property
@@ -1069,24 +1097,31 @@ class DeletableFilter:
         """The filter in its file format (what save() writes)."""
 
     @staticmethod
-    def from_bytes(data: bytes) -> DeletableFilter:
+    def from_bytes(data: bytes, *, max_bytes: int | None = None) -> DeletableFilter:
         """
         A filter from to_bytes() output or a saved file's contents (any bytes-like object).
-        Raises FormatError if it is not exactly one valid filter.
+        Raises FormatError if it is not exactly one valid filter, or if it needs more memory
+        than max_bytes (as for load()).
         """
 
     def save(self, file: str | os.PathLike[str] | BinaryIO) -> None:
         """
         Writes the filter to a path (str or os.PathLike) atomically (a temporary file, then
         rename; a symbolic link's target is replaced and the link kept; a FIFO or character
-        device is written in place), or to a binary file object (its write()).
+        device is written in place), or to a binary file object: its write() is called until
+        every byte is written (a raw file may take fewer than it is given); OSError if it
+        returns None (a non-blocking file) or no progress. A Filter saved (or turned into
+        bytes, or pickled) while ConcurrentFilter views insert into it gives a snapshot that
+        loads and holds every key inserted before the call.
         """
 
     @staticmethod
-    def load(file: str | os.PathLike[str] | BinaryIO) -> DeletableFilter:
+    def load(file: str | os.PathLike[str] | BinaryIO, *, max_bytes: int | None = None) -> DeletableFilter:
         """
-        Reads a saved filter from a path or a binary file object (read to its end); FormatError
-        if it is corrupt, OSError if unreadable.
+        Reads a saved filter from a path or a binary file object (read to its end, into the
+        filter's own memory); FormatError if it is corrupt, OSError if unreadable. max_bytes:
+        the most memory the filter may need (its header is checked before anything is
+        allocated; FormatError above it); None (default): the machine's physical memory.
         """
 
     @property
@@ -1201,12 +1236,15 @@ class JoinFilter:
 
     __hash__: None = None
 
-def load_any(source: str | os.PathLike[str] | bytes | bytearray | memoryview) -> Filter | CountingFilter | DeletableFilter | ScalableFilter | ClassicFilter:
+def load_any(source: str | os.PathLike[str] | bytes | bytearray | memoryview, *, max_bytes: int | None = None) -> Filter | CountingFilter | DeletableFilter | ScalableFilter | ClassicFilter:
     """
     The filter a saved file holds, as its own type: Filter, CountingFilter, DeletableFilter,
     ScalableFilter or ClassicFilter (batchbloom's files, and Apache Spark's serialized
-    BloomFilter). source: a path, or the file's bytes (any bytes-like object). FormatError
-    if it is no filter, OSError if the file cannot be read.
+    BloomFilter). source: a path, or the file's bytes (any bytes-like object); a path is
+    read once, so '/dev/stdin', a pipe or a FIFO loads like a file. max_bytes: the most
+    memory the filter may need, checked against its header before anything is allocated
+    (None, the default: the machine's physical memory). FormatError if it is no filter or
+    needs more than max_bytes, OSError if the file cannot be read.
     """
 
 class ConcurrentFilter:

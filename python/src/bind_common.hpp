@@ -8,12 +8,15 @@
 #include <nanobind/stl/string_view.h>
 
 #include <filesystem>
+#include <type_traits>
 #include <limits>
 #include <memory>
 #include <vector>
 #include <optional>
 #include <string>
 #include <variant>
+
+#include <batchbloom/concurrent.hpp>
 
 #include "args.hpp"
 #include "keys.hpp"
@@ -242,6 +245,11 @@ inline bool is_file_object(nb::handle obj, const char* method) {
     return nb::hasattr(obj, method) && !PyUnicode_Check(obj.ptr()) && !nb::hasattr(obj, "__fspath__");
 }
 
+/// LoadOptions from a max_bytes argument (None: the library's default).
+inline LoadOptions load_options(nb::handle max_bytes) {
+    return LoadOptions{optional_int_arg(max_bytes, "max_bytes", 1)};
+}
+
 template <class F>
 Locked<F> copy_of(const Locked<F>& self) {
     return read_locked(self, false, [](const F& f) { return Locked<F>(f); });
@@ -262,8 +270,9 @@ template <class F>
 void def_value(nb::class_<Locked<F>>& cls) {
     using L = Locked<F>;
     // A static method returns the class by name (typing.Self is for methods only).
-    static const std::string load_sig = "def load(file: str | os.PathLike[str] | typing.BinaryIO) -> " +
-                                        nb::cast<std::string>(cls.attr("__name__"));
+    static const std::string load_sig =
+        "def load(file: str | os.PathLike[str] | typing.BinaryIO, *, max_bytes: int | None = None) -> " +
+        nb::cast<std::string>(cls.attr("__name__"));
     cls.def(
            "__eq__",
            [](const L& a, const L& b) { return pair_locked<std::shared_lock>(a, b, [](const F& x, const F& y) { return x == y; }); },
@@ -276,36 +285,55 @@ void def_value(nb::class_<Locked<F>>& cls) {
         .def("__copy__", &copy_of<F>)
         .def("__deepcopy__", [](const L& self, nb::handle) { return copy_of(self); }, nb::arg("memo"))
         .def("to_bytes", &locked_bytes<F>, "The filter in its file format (what save() writes).")
-        .def_static("from_bytes", [](Typed<nb::bytes> data) { return L(from_bytes<F>(data)); }, nb::arg("data"),
-                    "A filter from to_bytes() output or a saved file's contents (any bytes-like object).\n"
-                    "Raises FormatError if it is not exactly one valid filter.")
+        .def_static(
+            "from_bytes",
+            [](Typed<nb::bytes> data, Typed<int> max_bytes) { return L(from_bytes<F>(data, load_options(max_bytes))); },
+            nb::arg("data"), nb::kw_only(), nb::arg("max_bytes").none() = nb::none(),
+            "A filter from to_bytes() output or a saved file's contents (any bytes-like object).\n"
+            "Raises FormatError if it is not exactly one valid filter, or if it needs more memory\n"
+            "than max_bytes (as for load()).")
         .def(
             "save",
             [](const L& self, nb::handle target) {
                 if (is_file_object(target, "write")) {
-                    target.attr("write")(locked_bytes(self));
+                    write_all(target, locked_bytes(self));
                     return;
                 }
                 const auto path = nb::cast<std::filesystem::path>(target);
-                file_op([&] { read_locked(self, false, [&](const F& f) { f.save(path); }); });
+                file_op([&] {
+                    read_locked(self, false, [&](const F& f) {
+                        // A ConcurrentFilter view may insert under the same shared lock: then
+                        // a snapshot, whose checksum is of what it read (costs a copy).
+                        if constexpr (std::is_same_v<F, Filter>)
+                            if (self.viewed) return ConcurrentFilter(const_cast<Filter&>(f)).save(path);
+                        f.save(path);
+                    });
+                });
             },
             nb::arg("file"), nb::sig("def save(self, file: str | os.PathLike[str] | typing.BinaryIO) -> None"),
             "Writes the filter to a path (str or os.PathLike) atomically (a temporary file, then\n"
             "rename; a symbolic link's target is replaced and the link kept; a FIFO or character\n"
-            "device is written in place), or to a binary file object (its write()).")
+            "device is written in place), or to a binary file object: its write() is called until\n"
+            "every byte is written (a raw file may take fewer than it is given); OSError if it\n"
+            "returns None (a non-blocking file) or no progress. A Filter saved (or turned into\n"
+            "bytes, or pickled) while ConcurrentFilter views insert into it gives a snapshot that\n"
+            "loads and holds every key inserted before the call.")
         .def_static(
             "load",
-            [](nb::handle source) {
-                if (is_file_object(source, "read")) return L(from_bytes<F>(source.attr("read")()));
+            [](nb::handle source, Typed<int> max_bytes) {
+                const LoadOptions options = load_options(max_bytes);
+                if (is_file_object(source, "read")) return L(load_file_object<F>(source, options));
                 const auto path = nb::cast<std::filesystem::path>(source);
                 return file_op([&] {
                     nb::gil_scoped_release release;
-                    return L(F::load(path));
+                    return L(load_exactly<F>(path, options));
                 });
             },
-            nb::arg("file"), nb::sig(load_sig.c_str()),
-            "Reads a saved filter from a path or a binary file object (read to its end); FormatError\n"
-            "if it is corrupt, OSError if unreadable.")
+            nb::arg("file"), nb::kw_only(), nb::arg("max_bytes").none() = nb::none(), nb::sig(load_sig.c_str()),
+            "Reads a saved filter from a path or a binary file object (read to its end, into the\n"
+            "filter's own memory); FormatError if it is corrupt, OSError if unreadable. max_bytes:\n"
+            "the most memory the filter may need (its header is checked before anything is\n"
+            "allocated; FormatError above it); None (default): the machine's physical memory.")
         .def_prop_ro(
             "key_kinds",
             [](const L& self) -> nb::object {

@@ -47,7 +47,14 @@ void bind_concurrent(nb::module_& m) {
             [](PyConcurrent* self, Typed<PyFilter> filter) {
                 if (!nb::isinstance<PyFilter>(filter))
                     throw nb::type_error("ConcurrentFilter(filter): filter must be a batchbloom.Filter");
-                new (self) PyConcurrent{nb::borrow(filter), &nb::cast<PyFilter&>(filter)};
+                auto& target = nb::cast<PyFilter&>(filter);
+                {
+                    // Exclusive: a save(path) in flight finishes before this view's inserts can start.
+                    nb::gil_scoped_release release;
+                    const std::unique_lock lock(target.mutex);
+                    target.viewed = true;
+                }
+                new (self) PyConcurrent{nb::borrow(filter), &target};
             },
             "filter"_a, "A view of `filter` (a batchbloom.Filter), which it keeps alive.")
         .def_prop_ro("filter", [](const PyConcurrent& self) { return nb::borrow<nb::typed<nb::object, PyFilter>>(self.owner); },

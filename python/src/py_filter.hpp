@@ -22,6 +22,9 @@ struct Locked {
 
     F filter;
     mutable std::shared_mutex mutex;
+    /// A ConcurrentFilter view was made of it (set under the exclusive lock, read under the
+    /// shared one): its inserts may run under a shared lock, so save(path) takes a snapshot.
+    bool viewed = false;
 };
 
 using PyFilter = Locked<Filter>;

@@ -4,13 +4,16 @@
 #include <nanobind/nanobind.h>
 
 #include <cstddef>
+#include <istream>
 #include <ostream>
 #include <span>
 #include <streambuf>
 #include <string>
+#include <vector>
 
 #include <batchbloom/any_filter.hpp>
 #include <batchbloom/error.hpp>
+#include <batchbloom/filter.hpp>
 
 namespace batchbloom::python {
 
@@ -74,16 +77,52 @@ nb::bytes to_bytes(const F& f) {
     return nb::borrow<nb::bytes>(out);
 }
 
+/// A Filter's saved-file bytes, from a snapshot (ConcurrentFilter::save): the shared lock that
+/// to_bytes, save and pickling hold lets ConcurrentFilter views insert meanwhile
+/// (bind_concurrent.cpp), and a snapshot's checksum is of the bytes it wrote, so the bytes
+/// always load. Written straight into the bytes object: no second copy.
+nb::bytes to_bytes(const Filter& f);
+
 /// Reads a filter from any contiguous buffer (bytes, bytearray, memoryview, NumPy uint8) in
 /// place; throws FormatError unless it is exactly one valid filter, by the library's own check
 /// (load_exactly), so from_bytes refuses what load_any and the CLI refuse. Checksums run
 /// without the GIL.
 template <class F>
-F from_bytes(nb::handle obj) {
+F from_bytes(nb::handle obj, const LoadOptions& options = {}) {
     BufferView view(obj);
     const std::span<const std::byte> bytes(reinterpret_cast<const std::byte*>(view.data()), view.size());
     nb::gil_scoped_release release;
-    return load_exactly<F>(bytes);
+    return load_exactly<F>(bytes, options);
+}
+
+/// Writes all of `data` with file.write(), which may write less than it is given (a raw file
+/// object, io.RawIOBase): writes the rest until done; raises OSError if write() returns None
+/// (a non-blocking file that would block) or a count that is no progress.
+void write_all(nb::handle file, const nb::bytes& data);
+
+/// A binary file object's bytes as a stream, read with its readinto() (else read()), so that a
+/// loader reads them into the filter's own storage; Python's exceptions propagate. The GIL must
+/// be held while it is read.
+class FileObjectBuf : public PullBuf {
+public:
+    explicit FileObjectBuf(nb::handle file);
+
+private:
+    /// Up to n bytes into dst from the file; 0 at its end.
+    std::size_t read_some(char* dst, std::size_t n);
+
+    nb::handle file_;
+    bool readinto_;
+};
+
+/// A filter of type F from the rest of a file object (FileObjectBuf), by load_exactly: nothing
+/// may follow it.
+template <class F>
+F load_file_object(nb::handle file, const LoadOptions& options) {
+    FileObjectBuf buf(file);
+    std::istream in(&buf);
+    in.exceptions(std::ios::badbit);  // Python's exceptions reach the caller as they are
+    return load_exactly<F>(in, options);
 }
 
 }  // namespace batchbloom::python

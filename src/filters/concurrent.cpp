@@ -3,12 +3,16 @@
 #include "batchbloom/concurrent.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <cstring>
 #include <string>
 
 #include "engine/engine.hpp"
 #include "filters/key_forms_impl.hpp"
 #include "filters/key_hashes.hpp"
 #include "filters/storage.hpp"
+#include "format/file_header.hpp"
+#include "format/file_io.hpp"
 
 namespace batchbloom {
 
@@ -99,6 +103,63 @@ void ConcurrentFilter::contains_hashes(std::span<const std::uint64_t> hashes, st
 }
 std::size_t ConcurrentFilter::count_hashes(std::span<const std::uint64_t> hashes) const {
     return count_keys<std::uint64_t, true>(hashes);
+}
+
+namespace {
+
+/// Copies the filter's words into dst (of the same size) with relaxed atomic loads, as probes
+/// read them, calling chunk(piece) for each piece copied: a piece is never read again, so
+/// what the checksum covers is what was written.
+template <class Chunk>
+void copy_words(const Filter& f, std::span<std::byte> dst, Chunk&& chunk) {
+    constexpr std::size_t piece_bytes = std::size_t(1) << 20;
+    const std::span<const std::byte> src = f.bytes();
+    if (dst.size() != src.size()) throw Error("internal error: snapshot of the wrong size");
+    auto* words = const_cast<std::uint64_t*>(reinterpret_cast<const std::uint64_t*>(src.data()));
+    for (std::size_t begin = 0; begin < src.size(); begin += piece_bytes) {
+        const std::size_t len = std::min(piece_bytes, src.size() - begin);
+        for (std::size_t w = begin / 8; w < (begin + len) / 8; ++w) {
+            const std::uint64_t v = std::atomic_ref<std::uint64_t>(words[w]).load(std::memory_order_relaxed);
+            std::memcpy(dst.data() + w * 8, &v, 8);  // dst may be any caller memory: unaligned
+        }
+        chunk(dst.subspan(begin, len));
+    }
+}
+
+}  // namespace
+
+std::size_t ConcurrentFilter::saved_size() const { return io::header_size + filter_->bytes().size(); }
+
+void ConcurrentFilter::save(std::span<std::byte> out) const {
+    if (filter_->params().blocks == 0) detail::throw_moved_from("save");
+    if (out.size() != saved_size())
+        throw Error("save needs " + std::to_string(saved_size()) + " bytes of output, got " + std::to_string(out.size()));
+    io::PayloadDigest digest;
+    copy_words(*filter_, out.subspan(io::header_size), [&](std::span<const std::byte> piece) { digest.update(piece); });
+    io::FileHeader h = io::FileHeader::blocked(filter_->params(), filter_->hashing(), filter_->key_kinds());
+    h.payload_bytes = filter_->bytes().size();
+    h.payload_hash = digest.value();
+    const io::HeaderBytes b = io::encode(h);
+    std::memcpy(out.data(), b.data(), b.size());
+}
+
+Filter ConcurrentFilter::snapshot() const {
+    if (filter_->params().blocks == 0) return *filter_;  // an empty filter, as its copy is
+    Filter copy(filter_->params(), filter_->hashing(), filter_->backend());
+    copy.set_threads(filter_->threads());
+    copy.add_key_kinds(filter_->key_kinds());
+    copy_words(*filter_, copy.mutable_bytes(), [](std::span<const std::byte>) {});
+    return copy;
+}
+
+void ConcurrentFilter::save(std::ostream& out, const SaveOptions& options) const {
+    if (filter_->params().blocks == 0) detail::throw_moved_from("save");
+    snapshot().save(out, options);
+}
+
+void ConcurrentFilter::save(const std::filesystem::path& path, const SaveOptions& options) const {
+    if (filter_->params().blocks == 0) detail::throw_moved_from("save");  // before the path is touched
+    snapshot().save(path, options);
 }
 
 template class KeyForms<ConcurrentFilter>;

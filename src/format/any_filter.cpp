@@ -81,64 +81,120 @@ protected:
 }  // namespace
 
 template <class F>
-F load_exactly(std::span<const std::byte> bytes) {
-    SpanBuf buf(bytes);
-    std::istream in(&buf);
+F load_exactly(std::istream& in, const LoadOptions& options) {
+    const io::LoadLimit limit(options);
     F f = F::load(in);
     io::expect_end(in);
     return f;
 }
 
-template Filter load_exactly<Filter>(std::span<const std::byte>);
-template CountingFilter load_exactly<CountingFilter>(std::span<const std::byte>);
-template DeletableFilter load_exactly<DeletableFilter>(std::span<const std::byte>);
-template ScalableFilter load_exactly<ScalableFilter>(std::span<const std::byte>);
-template ClassicFilter load_exactly<ClassicFilter>(std::span<const std::byte>);
+template <class F>
+F load_exactly(std::span<const std::byte> bytes, const LoadOptions& options) {
+    SpanBuf buf(bytes);
+    std::istream in(&buf);
+    return load_exactly<F>(in, options);
+}
 
-AnyFilter load_any(const std::filesystem::path& path) {
-    io::HeaderBytes h{};
-    std::size_t got = 0;
-    {
-        auto in = io::open_for_load(path);
-        got = io::read_up_to(in, h.data(), h.size());
-    }
-    Form form;
-    try {
-        form = detect(h, got);
-    } catch (const FormatError& e) {
-        throw FormatError("'" + path.string() + "': " + e.what());
-    }
+template <class F>
+F load_exactly(const std::filesystem::path& path, const LoadOptions& options) {
+    const io::LoadLimit limit(options);
+    return F::load(path);
+}
+
+#define BATCHBLOOM_LOAD_EXACTLY(F)                                              \
+    template F load_exactly<F>(std::span<const std::byte>, const LoadOptions&); \
+    template F load_exactly<F>(std::istream&, const LoadOptions&);              \
+    template F load_exactly<F>(const std::filesystem::path&, const LoadOptions&);
+BATCHBLOOM_LOAD_EXACTLY(Filter)
+BATCHBLOOM_LOAD_EXACTLY(CountingFilter)
+BATCHBLOOM_LOAD_EXACTLY(DeletableFilter)
+BATCHBLOOM_LOAD_EXACTLY(ScalableFilter)
+BATCHBLOOM_LOAD_EXACTLY(ClassicFilter)
+#undef BATCHBLOOM_LOAD_EXACTLY
+
+namespace {
+
+/// The loader of `form` on `in`; the whole stream must be that one filter.
+AnyFilter load_form(Form form, std::istream& in) {
+    const auto exactly = [&](auto loaded) -> AnyFilter {
+        io::expect_end(in);
+        return loaded;
+    };
     switch (form) {
         case Form::blocked:
-        case Form::zstd: return Filter::load(path);
-        case Form::counting: return CountingFilter::load(path);
-        case Form::deletable: return DeletableFilter::load(path);
-        case Form::scalable: return ScalableFilter::load(path);
-        case Form::classic:
-        case Form::spark: return load_classic_filter_file(path);
+        case Form::zstd: return exactly(Filter::load(in));
+        case Form::counting: return exactly(CountingFilter::load(in));
+        case Form::deletable: return exactly(DeletableFilter::load(in));
+        case Form::scalable: return exactly(ScalableFilter::load(in));
+        case Form::classic: return exactly(ClassicFilter::load(in));
+        case Form::spark: return exactly(ClassicFilter::read_spark(in));
     }
     throw Error("internal error: unhandled filter form");
 }
 
-AnyFilter load_any(std::span<const std::byte> bytes) {
+}  // namespace
+
+AnyFilter load_any(const std::filesystem::path& path, const LoadOptions& options, FileForm* form_out) {
+    const io::LoadLimit limit(options);
+    auto file = io::open_for_load(path);
+    try {
+        // One open and one pass: the first bytes tell the kind, and its loader goes on from
+        // them, so a pipe, a FIFO or /dev/stdin loads like a file. A seekable file is read
+        // again from its start instead, so that its loader can size its reads from it.
+        io::HeaderBytes h{};
+        const std::size_t got = io::read_up_to(file, h.data(), h.size());
+        const Form form = detect(h, got);
+        if (form_out != nullptr) *form_out = io::sniff({h.data(), got}).form;
+        file.clear();  // a file shorter than a header ended the read above
+        if (io::remaining(file) >= 0) {
+            file.seekg(0);
+            return io::load_stream<AnyFilter>(file, [&](std::istream& in) { return load_form(form, in); });
+        }
+        io::PrefixedBuf replay({h.data(), got}, *file.rdbuf());
+        std::istream in(&replay);
+        return io::load_stream<AnyFilter>(in, [&](std::istream& s) { return load_form(form, s); });
+    } catch (const FormatError& e) {
+        throw FormatError("'" + path.string() + "': " + e.what());
+    }
+}
+
+AnyFilter load_any(std::span<const std::byte> bytes, const LoadOptions& options) {
+    const io::LoadLimit limit(options);
     io::HeaderBytes h{};
     const std::size_t got = std::min(bytes.size(), h.size());
     if (got != 0) std::memcpy(h.data(), bytes.data(), got);
     const Form form = detect(h, got);
     try {
-        switch (form) {
-            case Form::blocked:
-            case Form::zstd: return load_exactly<Filter>(bytes);
-            case Form::counting: return load_exactly<CountingFilter>(bytes);
-            case Form::deletable: return load_exactly<DeletableFilter>(bytes);
-            case Form::scalable: return load_exactly<ScalableFilter>(bytes);
-            case Form::classic: return load_exactly<ClassicFilter>(bytes);
-            case Form::spark: return ClassicFilter::from_spark_bytes(bytes);
-        }
+        SpanBuf buf(bytes);
+        std::istream in(&buf);
+        return load_form(form, in);
     } catch (const FormatError& e) {
         throw FormatError(std::string(name_of(form)) + ": " + e.what());
     }
-    throw Error("internal error: unhandled filter form");
+}
+
+PullBuf::PullBuf(Read read, std::size_t block) : read_(std::move(read)), block_(block) {}
+
+PullBuf::int_type PullBuf::underflow() {
+    if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
+    const std::size_t got = read_(block_.data(), block_.size());
+    if (got == 0) return traits_type::eof();
+    setg(block_.data(), block_.data(), block_.data() + got);
+    return traits_type::to_int_type(*gptr());
+}
+
+std::streamsize PullBuf::xsgetn(char* s, std::streamsize n) {
+    std::streamsize done = std::min<std::streamsize>(n, egptr() - gptr());
+    if (done > 0) {
+        std::memcpy(s, gptr(), std::size_t(done));
+        setg(eback(), gptr() + done, egptr());
+    }
+    while (done < n) {
+        const std::size_t got = read_(s + done, std::size_t(n - done));
+        if (got == 0) break;
+        done += std::streamsize(got);
+    }
+    return done;
 }
 
 FileKind kind_of(const AnyFilter& filter) noexcept {

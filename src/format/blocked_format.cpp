@@ -3,7 +3,6 @@
 #include <cstring>
 #include <istream>
 #include <ostream>
-#include <sstream>
 #include <string>
 
 #include "batchbloom/atomic_file.hpp"
@@ -34,14 +33,9 @@ Filter load_blocked(std::istream& in) {
     HeaderBytes b{};
     std::size_t got = read_up_to(in, b.data(), 4);
     if (sniff({b.data(), got}).form == FileForm::zstd) {
-        std::string file = io::zstd_decompress(
-            in, std::string_view(reinterpret_cast<const char*>(b.data()), got), header_size,
-            [](std::string_view header) {
-                HeaderBytes inner{};
-                std::memcpy(inner.data(), header.data(), header_size);
-                return header_size + parse_blocked_header(inner, header_size).payload_bytes;
-            });
-        std::istringstream content(std::move(file));
+        io::ZstdSource source(in, std::string_view(reinterpret_cast<const char*>(b.data()), got));
+        std::istream content(&source);
+        content.exceptions(std::ios::badbit);  // the frame's errors reach the caller as they are
         Filter f = load_blocked(content);
         expect_end(content);
         return f;
@@ -74,8 +68,14 @@ void Filter::save(const std::filesystem::path& path, const SaveOptions& options)
     write_file(path, [&](std::ostream& out) { save(out, options); });
 }
 
-Filter Filter::load(std::istream& in) { return io::load_stream<Filter>(in, load_blocked); }
+Filter Filter::load(std::istream& in, const LoadOptions& options) {
+    const io::LoadLimit limit(options);
+    return io::load_stream<Filter>(in, load_blocked);
+}
 
-Filter Filter::load(const std::filesystem::path& path) { return io::load_file<Filter>(path, load_blocked); }
+Filter Filter::load(const std::filesystem::path& path, const LoadOptions& options) {
+    const io::LoadLimit limit(options);
+    return io::load_file<Filter>(path, load_blocked);
+}
 
 }  // namespace batchbloom

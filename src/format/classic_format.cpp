@@ -171,6 +171,7 @@ ClassicFilter ClassicFilter::read_spark(std::istream& in) {
     const std::uint64_t n = std::uint64_t(words);
     const std::int64_t left = io::remaining(in);
     if (left >= 0 && std::uint64_t(left) < n * 8) throw truncated_spark(std::uint64_t(left), n);
+    io::check_load_limit(n * 8);
     std::vector<std::uint64_t> arrived;
     if (left < 0) arrived = read_spark_words_as_they_come(in, n);
     ClassicFilter f(p, h);

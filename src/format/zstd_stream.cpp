@@ -129,59 +129,41 @@ void zstd_compress(std::ostream& out, int level, std::uint64_t size, const std::
     buf.finish();
 }
 
-std::string zstd_decompress(std::istream& in, std::string_view already_read, std::size_t header_bytes,
-                            const std::function<std::uint64_t(std::string_view header)>& expected_size) {
+ZstdSource::ZstdSource(std::istream& in, std::string_view already_read)
+    : PullBuf([this](char* dst, std::size_t n) { return decompress(dst, n); }, ZSTD_DStreamOutSize()),
+      in_(in),
+      input_(std::max(ZSTD_DStreamInSize(), already_read.size())) {
     std::unique_ptr<ZSTD_DCtx, DctxFree> dctx(ZSTD_createDCtx());
     if (!dctx) throw std::bad_alloc();
     // The decoder allocates the window a frame header asks for before any content is checked,
     // so a 30-byte frame could cost gigabytes; our frames never ask for more (zstd_compress).
     check(ZSTD_DCtx_setParameter(dctx.get(), ZSTD_d_windowLogMax, max_window_log), "zstd");
+    std::memcpy(input_.data(), already_read.data(), already_read.size());
+    src_size_ = already_read.size();
+    dctx_ = dctx.release();
+}
 
-    std::vector<char> input(std::max(ZSTD_DStreamInSize(), already_read.size()));
-    std::memcpy(input.data(), already_read.data(), already_read.size());
-    std::string out;
-    std::uint64_t limit = header_bytes;  // until the inner header is read
-    bool limit_known = false;
-    std::size_t produced = 0;
-    // ZSTD_decompressStream's hint: how much input it wants next, never more than the rest of
-    // the frame; 0 once the frame is complete. Reading no more than it asks keeps every byte
-    // after the frame in the stream.
-    std::size_t frame_left = 1;
-    ZSTD_inBuffer src{input.data(), already_read.size(), 0};
-    bool output_was_full = false;  // then the decoder may hold output without needing input
+ZstdSource::~ZstdSource() { ZSTD_freeDCtx(static_cast<ZSTD_DCtx*>(dctx_)); }
 
-    while (frame_left != 0) {
-        if (src.pos == src.size && !output_was_full) {
-            in.read(input.data(), static_cast<std::streamsize>(std::min(input.size(), frame_left)));
-            const auto got = static_cast<std::size_t>(in.gcount());
+std::size_t ZstdSource::decompress(char* dst, std::size_t n) {
+    ZSTD_outBuffer out{dst, n, 0};
+    while (out.pos == 0 && frame_left_ != 0 && n != 0) {
+        if (src_pos_ == src_size_ && !output_was_full_) {
+            in_.read(input_.data(), static_cast<std::streamsize>(std::min(input_.size(), frame_left_)));
+            const auto got = static_cast<std::size_t>(in_.gcount());
             if (got == 0) throw FormatError("truncated compressed filter: the zstd frame ends early");
-            src = ZSTD_inBuffer{input.data(), got, 0};
+            src_pos_ = 0, src_size_ = got;
         }
-        // Room for the rest of what the header allows, plus one byte to notice an overrun.
-        const std::uint64_t room = limit + 1 - produced;
-        const std::size_t step = static_cast<std::size_t>(std::min<std::uint64_t>(room, std::uint64_t(1) << 20));
-        out.resize(produced + step);
-        ZSTD_outBuffer dst{out.data() + produced, step, 0};
-        frame_left = ZSTD_decompressStream(dctx.get(), &dst, &src);
-        if (ZSTD_isError(frame_left))
-            throw FormatError(std::string("corrupt compressed filter: ") + ZSTD_getErrorName(frame_left));
-        produced += dst.pos;
-        output_was_full = dst.pos == dst.size;
-        out.resize(produced);
-        if (!limit_known && produced >= header_bytes) {
-            limit = expected_size(std::string_view(out.data(), header_bytes));
-            limit_known = true;
-        }
-        if (produced > limit)
-            throw FormatError(limit_known ? "corrupt compressed filter: more data than its header describes"
-                                          : "corrupt compressed filter");
+        ZSTD_inBuffer src{input_.data(), src_size_, src_pos_};
+        frame_left_ = ZSTD_decompressStream(static_cast<ZSTD_DCtx*>(dctx_), &out, &src);
+        if (ZSTD_isError(frame_left_))
+            throw FormatError(std::string("corrupt compressed filter: ") + ZSTD_getErrorName(frame_left_));
+        src_pos_ = src.pos;
+        output_was_full_ = out.pos == out.size;
     }
-    if (!limit_known || produced != limit)
-        throw FormatError("truncated compressed filter: " + std::to_string(produced) + " of " +
-                          std::to_string(limit) + " bytes");
-
-    if (src.pos != src.size) throw Error("internal error: the zstd decoder left input unread after the frame");
-    return out;
+    if (frame_left_ == 0 && src_pos_ != src_size_)
+        throw Error("internal error: the zstd decoder left input unread after the frame");
+    return out.pos;
 }
 
 }  // namespace batchbloom::io

@@ -63,7 +63,7 @@ KeyTyping::KeyTyping(const FilterFile& f, std::string path, const ParsedArgs& ar
     }
     if (!kinds.recorded) {
         type_ = KeyType::per_line;
-        warn_ = true;
+        refuse_decimal_ = true;
     } else if (kinds.integers && kinds.bytes) {
         if (use == KeyUse::erase)
             throw UsageError(in_quotes(path_) + " holds both integer and string keys: give --key-type int or string "
@@ -74,17 +74,16 @@ KeyTyping::KeyTyping(const FilterFile& f, std::string path, const ParsedArgs& ar
     }
 }
 
-void KeyTyping::check(const TypedKeys& keys) {
-    if (!warn_ || keys.decimal == 0) return;
-    warn_ = false;
-    std::fprintf(stderr,
-                 "batchbloom: warning: %s does not record whether its keys are integers or strings; decimal lines "
-                 "are read as integers (give --key-type string if they were inserted as strings)\n",
-                 in_quotes(path_).c_str());
+void KeyTyping::check(const TypedKeys& keys) const {
+    if (!refuse_decimal_ || keys.decimal == 0) return;
+    throw UsageError(in_quotes(path_) + " does not record whether its keys are integers or strings, and line " +
+                     std::to_string(keys.first_line + keys.int_at.front()) + " of " + keys.source +
+                     " is a decimal number: give --key-type int or string (as the keys were inserted)");
 }
 
 std::unique_ptr<FilterFile> open_filter_file(const std::filesystem::path& path) {
-    AnyFilter any = load_any(path);
+    FileForm form = FileForm::unknown;
+    AnyFilter any = load_any(path, {}, &form);
     return std::visit(
         [&]<class F>(F& f) -> std::unique_ptr<FilterFile> {
             if constexpr (std::is_same_v<F, Filter>)
@@ -96,7 +95,7 @@ std::unique_ptr<FilterFile> open_filter_file(const std::filesystem::path& path) 
             else if constexpr (std::is_same_v<F, ScalableFilter>)
                 return open_scalable(std::move(f));
             else
-                return open_classic(std::move(f), path);
+                return open_classic(std::move(f), form == FileForm::spark);
         },
         any);
 }

@@ -136,8 +136,8 @@ const FilterType classic_type = classic_form_type("classic", KeyType::string);
 const FilterType spark_type = classic_form_type("spark", KeyType::per_line);
 const FilterType spark_v1_type = classic_form_type("spark-v1", KeyType::per_line);
 
-std::unique_ptr<FilterFile> open_classic(ClassicFilter f, const std::filesystem::path& path) {
-    const Form form = file_form(path) != FileForm::spark                ? Form::classic
+std::unique_ptr<FilterFile> open_classic(ClassicFilter f, bool spark_form) {
+    const Form form = !spark_form                                       ? Form::classic
                       : f.hashing().scheme == ClassicScheme::spark_v1 ? Form::spark_v1
                                                                       : Form::spark_v2;
     return std::make_unique<ClassicFile>(std::move(f), form);

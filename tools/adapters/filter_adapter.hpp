@@ -127,13 +127,13 @@ extern const FilterType blocked_type, counting_type, deletable_type, scalable_ty
     spark_v1_type;
 
 // The adapter of each loaded filter type (open_filter_file loads a file with batchbloom::load_any
-// and picks one). `path`: the file a classic filter came from, whose form (Spark's or
-// batchbloom's) is the type's name.
+// and picks one). `spark_form`: whether a classic filter came in Spark's form rather than
+// batchbloom's (the form is the type's name).
 std::unique_ptr<FilterFile> open_blocked(Filter f);
 std::unique_ptr<FilterFile> open_counting(CountingFilter f);
 std::unique_ptr<FilterFile> open_deletable(DeletableFilter f);
 std::unique_ptr<FilterFile> open_scalable(ScalableFilter f);
-std::unique_ptr<FilterFile> open_classic(ClassicFilter f, const std::filesystem::path& path);
+std::unique_ptr<FilterFile> open_classic(ClassicFilter f, bool spark_form);
 
 enum class KeyUse { probe, insert, erase };
 
@@ -141,18 +141,19 @@ enum class KeyUse { probe, insert, erase };
 /// key kinds the filter records decide: only integers: auto; only strings, or none yet:
 /// string; both: both for probes and inserts (a decimal line is tried as either, so a key
 /// inserted by any front end is found) and a usage error for erase (erasing a key that was
-/// never inserted can remove another); no record: auto, with a warning once a decimal line is
-/// read as an integer.
+/// never inserted can remove another); no record (Spark's form, files from before the record):
+/// a decimal line is an error that asks for --key-type, since reading it either way would miss
+/// the keys inserted the other way; other lines are strings.
 class KeyTyping {
 public:
     KeyTyping(const FilterFile& f, std::string path, const ParsedArgs& args, KeyUse use);
     KeyType type() const { return type_; }
-    /// Call after split_keys with each batch (the warning above).
-    void check(const TypedKeys& keys);
+    /// Call after split_keys with each batch (the refusal above).
+    void check(const TypedKeys& keys) const;
 
 private:
     KeyType type_ = KeyType::per_line;
-    bool warn_ = false;
+    bool refuse_decimal_ = false;
     std::string path_;
 };
 

@@ -26,7 +26,9 @@ CommandSpec query_spec() {
         .notes = "Without --key-type the filter's record of its key kinds decides how a line is read: a\n"
                  "filter of integer keys reads a decimal line as an integer, one of string keys every line\n"
                  "as a string, one of both kinds tries a decimal line as either. Files that do not record\n"
-                 "their key kinds (Spark's form) read a decimal line as an integer.",
+                 "their key kinds (Spark's form) need --key-type for decimal lines: without it a decimal\n"
+                 "line is an error, as reading it the wrong way would miss the keys. FILE may be a pipe,\n"
+                 "a FIFO or /dev/stdin (it is read once).",
     };
 }
 

@@ -25,7 +25,8 @@ OptionSpec key_type_option() {
     return {"key-type", "T",
             "text lines are int (decimal integers), string (byte strings) or auto (a decimal line is an "
             "integer, any other a string); default: build string (auto for Spark filters), other "
-            "commands the kinds the filter records"};
+            "commands the kinds the filter records (a file that records none, as Spark's form, needs it "
+            "for decimal lines)"};
 }
 
 Params Sizing::params(std::uint64_t n, Shape shape) const {

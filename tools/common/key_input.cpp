@@ -53,6 +53,8 @@ void split_keys(const KeyBatch& batch, KeyType type, const KeyReader& reader, Ty
     out.ints.clear(), out.int_at.clear(), out.strings.clear(), out.str_at.clear();
     out.size = batch.size();
     out.decimal = 0;
+    out.first_line = reader.keys_read() - batch.size() + 1;
+    if (out.source.empty()) out.source = reader.name();
     if (batch.format == KeyFormat::u64) {
         out.ints = batch.values;
         out.int_at.resize(batch.values.size());
@@ -67,7 +69,7 @@ void split_keys(const KeyBatch& batch, KeyType type, const KeyReader& reader, Ty
             out.int_at.push_back(i);
             ++out.decimal;
         } else if (type == KeyType::integer) {
-            const std::uint64_t number = reader.keys_read() - batch.size() + i + 1;
+            const std::uint64_t number = out.first_line + i;
             std::string shown(line.substr(0, 40));
             if (line.size() > 40) shown += "...";
             throw std::runtime_error("line " + std::to_string(number) + " of " + reader.name() + " is not a decimal " +

@@ -64,6 +64,8 @@ struct TypedKeys {
     std::vector<std::size_t> str_at;
     std::size_t size = 0;      ///< keys in the batch
     std::size_t decimal = 0;   ///< text lines that were read as integers
+    std::uint64_t first_line = 0;  ///< the line (or value) number of the batch's first key, from 1
+    std::string source;            ///< the input's name in messages (KeyReader::name)
 };
 
 class KeyReader;
