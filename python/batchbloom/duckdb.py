@@ -16,8 +16,12 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from . import arrow as _arrow
-from ._core import load_any
+from ._extra import require
+
+require("batchbloom.duckdb", "duckdb", "pyarrow")
+
+from . import arrow as _arrow  # noqa: E402 - after the check that names the extra
+from ._core import load_any  # noqa: E402
 
 __all__ = ["register"]
 
