@@ -4,6 +4,7 @@ Blocked Bloom filters built and probed in batches (C++ core of the batchbloom pa
 
 from collections.abc import Iterable
 import os
+import pathlib
 from typing import Any, BinaryIO, Literal, Self
 
 import numpy
@@ -186,8 +187,8 @@ class Filter:
     @property
     def backend(self) -> str:
         """
-        Engine of the bulk calls: 'auto' (resolved on each call) or an engine name. Not part of
-        the filter's value: not saved, pickled or compared.
+        Engine of the bulk calls as set: 'auto' (resolved on each call) or an engine name. Not
+        part of the filter's value: not saved, pickled or compared. `engine` names the one that runs.
         """
 
     @backend.setter
@@ -199,6 +200,13 @@ class Filter:
 
     @threads.setter
     def threads(self, value: int | None) -> None: ...
+
+    @property
+    def engine(self) -> str:
+        """
+        The engine the bulk calls run on now, e.g. 'avx512': `backend` resolved (for 'auto',
+        BATCHBLOOM_BACKEND as last read, else the best engine of this machine; see resolve_backend).
+        """
 
     @property
     def scratch_limit(self) -> int:
@@ -1277,3 +1285,41 @@ class ConcurrentFilter:
 
     def count(self, keys: numpy.typing.ArrayLike | Iterable[int | bytes | str], *, nulls: Literal['error', 'skip'] = 'error') -> int:
         """Number of keys in the batch that may be present."""
+
+class FileLock:
+    """
+    An exclusive lock on a saved filter's file, the one `batchbloom insert`, `erase`,
+    `union`/`intersect`/`fold` onto an input and `parquet add` in place take: writers
+    that each hold it while they load, change and save the file take turns, so none
+    loses another's keys. Use it as a context manager (`with batchbloom.lock(path):`),
+    or through batchbloom.update(path). Advisory (flock): it orders the writers that
+    take it, on one machine (not over NFS); readers need none, as every save replaces
+    the file atomically. A path that names no regular file yet gives no lock
+    (`held` is False): there is nothing to order until the first save creates it.
+    """
+
+    def __init__(self, path: str | os.PathLike) -> None:
+        """A lock on `path`, not yet taken: `with` (or acquire()) takes it."""
+
+    def acquire(self) -> None:
+        """
+        Blocks until the file is locked (the GIL is released while waiting). Error if the file
+        system refuses locks.
+        """
+
+    def release(self) -> None:
+        """Releases the lock (nothing if it is not held)."""
+
+    @property
+    def held(self) -> bool:
+        """
+        Whether a lock on the file is held (False for a path that named no regular file).
+        """
+
+    @property
+    def path(self) -> pathlib.Path:
+        """The path the lock is for."""
+
+    def __enter__(self) -> FileLock: ...
+
+    def __exit__(self, exc_type: object | None, exc: object | None, traceback: object | None) -> None: ...

@@ -8,7 +8,8 @@
 DuckDB calls the function once per vector of rows (2048 by default) with an Arrow array; the
 filter answers the whole vector in one batched call (batchbloom.arrow.mask), so no Python code
 runs per row. A NULL key gives NULL (SQL's rule; WHERE drops it). The function is
-deterministic, so DuckDB may reorder it like any other predicate.
+deterministic, so DuckDB may reorder it like any other predicate. Needs the [duckdb] extra
+(pip install 'batchbloom[duckdb]').
 """
 
 from __future__ import annotations
@@ -16,8 +17,12 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from . import arrow as _arrow
-from ._core import load_any
+from ._extra import require
+
+require("batchbloom.duckdb", "duckdb", "pyarrow")
+
+from . import arrow as _arrow  # noqa: E402 - after the check that names the extra
+from ._core import load_any  # noqa: E402
 
 __all__ = ["register"]
 

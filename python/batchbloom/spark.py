@@ -28,20 +28,25 @@
 
 Key columns: long, int, short, byte, string and binary (Spark's putLong, putString,
 putBinary keys). A null key is never inserted and never matches (as in an SQL join).
-batchbloom must be importable on every executor (see docs/spark.md).
+batchbloom must be importable on every executor (see docs/spark.md), with its [spark] extra
+(pip install 'batchbloom[spark]': PySpark, pyarrow and pandas).
 """
 
 from __future__ import annotations
 
 from typing import Any, Union
 
-from pyspark.broadcast import Broadcast
-from pyspark.sql import Column, DataFrame
-from pyspark.sql import functions as F
-from pyspark.sql import types as T
+from ._extra import require
 
-from . import arrow as _arrow
-from ._core import ClassicFilter, ClassicParams, Filter
+require("batchbloom.spark", "spark", "pyspark", "pyarrow", "pandas")
+
+from pyspark.broadcast import Broadcast  # noqa: E402 - after the check that names the extra
+from pyspark.sql import Column, DataFrame  # noqa: E402
+from pyspark.sql import functions as F  # noqa: E402
+from pyspark.sql import types as T  # noqa: E402
+
+from . import arrow as _arrow  # noqa: E402
+from ._core import ClassicFilter, ClassicParams, Filter  # noqa: E402
 
 __all__ = ["build", "build_native", "build_spark", "filter", "may_contain", "semi_join"]
 

@@ -1,4 +1,6 @@
 // batchbloom.Filter: the blocked Bloom filter, with bulk calls that release the GIL.
+#include <batchbloom/backend.hpp>
+
 #include <string>
 
 #include "bind_common.hpp"
@@ -67,8 +69,12 @@ void bind_filter(nb::module_& m) {
                      "Whether the filter is a read-only mapping of a file (Filter.map).");
     def_hashing(cls);
     def_engine(cls,
-               "Engine of the bulk calls: 'auto' (resolved on each call) or an engine name. Not part of\n"
-               "the filter's value: not saved, pickled or compared.");
+               "Engine of the bulk calls as set: 'auto' (resolved on each call) or an engine name. Not\n"
+               "part of the filter's value: not saved, pickled or compared. `engine` names the one that runs.");
+    cls.def_prop_ro(
+        "engine", [](const PyFilter& self) { return std::string(to_string(resolve_backend(self.filter.backend()))); },
+        "The engine the bulk calls run on now, e.g. 'avx512': `backend` resolved (for 'auto',\n"
+        "BATCHBLOOM_BACKEND as last read, else the best engine of this machine; see resolve_backend).");
     def_scratch(cls,
                 "Bytes the partitioned batch path (large batches on filters beyond the cache) may keep\n"
                 "between calls, all threads together; default: the filter's size, at least 256 MiB.\n"

@@ -113,11 +113,14 @@ std::optional<IntFormat> int_format(const char* format, Py_ssize_t itemsize) {
         "numpy.ascontiguousarray(keys) (a copy)");
 }
 
-// The pyarrow array behind a pandas Series or array backed by Arrow, or an invalid object.
+// The pyarrow array behind a pandas Series or array backed by Arrow, or of a nullable integer
+// type (Int64, UInt32, ...: NumPy values and a mask, which Arrow takes as values and nulls), or
+// an invalid object. NumPy would turn the latter into float64 with NaN for NA.
 nb::object pandas_arrow(nb::handle obj) {
     if (!nb::hasattr(obj, "dtype")) return {};
     nb::object dtype = obj.attr("dtype");
-    if (!nb::hasattr(dtype, "storage") && !nb::hasattr(dtype, "pyarrow_dtype")) return {};
+    if (!nb::hasattr(dtype, "storage") && !nb::hasattr(dtype, "pyarrow_dtype") && !nb::hasattr(dtype, "numpy_dtype"))
+        return {};
     nb::object array = nb::hasattr(obj, "__arrow_array__") ? nb::borrow(obj) : nb::getattr(obj, "array", nb::none());
     if (!nb::hasattr(array, "__arrow_array__")) return {};
     return array.attr("__arrow_array__")();
@@ -136,7 +139,7 @@ bool KeyBatch::take_array(nb::handle keys, Nulls nulls) {
         owners_.push_back(nb::borrow(keys));
         return true;
     }
-    // pandas' Arrow-backed columns (ArrowDtype, string[pyarrow]): their pyarrow data, in place.
+    // pandas' Arrow-backed and nullable integer columns: their pyarrow data (in place for the former).
     if (nb::object arrow_array = pandas_arrow(keys); arrow_array.is_valid()) return take_array(arrow_array, nulls);
 
     nb::object source = nb::borrow(keys);

@@ -48,6 +48,7 @@ NB_MODULE(_core, m) {
     batchbloom::python::bind_concurrent(m);
     batchbloom::python::bind_parquet(m);
     batchbloom::python::bind_lock(m);
+    batchbloom::python::bind_sketch(m);
 
     // inspect.signature() reads obj.__signature__ before anything else, and nanobind's function
     // types (nb_func, nb_method, nb_bound_method) and its metaclass nb_type have none; being

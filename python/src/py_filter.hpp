@@ -85,5 +85,6 @@ void bind_load_any(nb::module_& m);
 void bind_concurrent(nb::module_& m);
 void bind_parquet(nb::module_& m);
 void bind_lock(nb::module_& m);
+void bind_sketch(nb::module_& m);
 
 }  // namespace batchbloom::python

@@ -1,7 +1,10 @@
 """Every ```python block of README.md and docs/*.md runs (in a temporary directory): the
 examples stay true.
 A block that uses PySpark runs after the session-wide local Spark session exists, so its
-SparkSession.builder.getOrCreate() is that session (skipped without PySpark and Java)."""
+SparkSession.builder.getOrCreate() is that session (skipped without PySpark and Java).
+BATCHBLOOM_DOC_PAGES=README.md (names, comma-separated) runs those pages' blocks only: ./dev's
+wheel stage runs README's in a venv holding what README's install line installs."""
+import os
 import re
 from pathlib import Path
 
@@ -9,6 +12,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+if os.environ.get("BATCHBLOOM_DOC_PAGES"):
+    PAGES = [page for page in PAGES if page.name in os.environ["BATCHBLOOM_DOC_PAGES"].split(",")]
 BLOCKS = [
     (f"{page.name}:block{i + 1}", code)
     for page in PAGES

@@ -23,6 +23,7 @@ INSTANCES = {
     batchbloom.ConcurrentFilter: lambda: batchbloom.ConcurrentFilter(batchbloom.Filter(100, 0.01)),
     batchbloom.Params: lambda: batchbloom.Params.for_fpr(100, 0.01),
     batchbloom.ClassicParams: lambda: batchbloom.ClassicFilter(100, 0.01).params,
+    batchbloom.FileLock: lambda: batchbloom.FileLock("unlocked.bbf"),
 }
 ERRORS = (batchbloom.Error, batchbloom.FormatError)
 
