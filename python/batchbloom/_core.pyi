@@ -5,6 +5,7 @@ Blocked Bloom filters built and probed in batches (C++ core of the batchbloom pa
 from collections.abc import Iterable
 import os
 import pathlib
+import types
 from typing import Any, BinaryIO, Literal, Self
 
 import numpy
@@ -1322,4 +1323,4 @@ class FileLock:
 
     def __enter__(self) -> FileLock: ...
 
-    def __exit__(self, exc_type: object | None, exc: object | None, traceback: object | None) -> None: ...
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, traceback: types.TracebackType | None) -> None: ...

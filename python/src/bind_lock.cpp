@@ -63,7 +63,9 @@ void bind_lock(nb::module_& m) {
             nb::rv_policy::reference)
         .def(
             "__exit__", [](PyFileLock& self, nb::handle, nb::handle, nb::handle) { self.release(); }, nb::arg("exc_type").none(),
-            nb::arg("exc").none(), nb::arg("traceback").none());
+            nb::arg("exc").none(), nb::arg("traceback").none(),
+            nb::sig("def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, "
+                    "traceback: types.TracebackType | None) -> None"));
 }
 
 }  // namespace batchbloom::python

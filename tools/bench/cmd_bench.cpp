@@ -348,7 +348,7 @@ CommandSpec bench_spec() {
             "batches (large batches on filters beyond L3) can exceed both.\n"
             "\n"
             "--paths runs each engine on each batch path; 'auto(p/d)' is the automatic path and what it\n"
-            "chose for insert/probe once measured (p: partitioned, d: direct, ?: not measured).",
+            "takes for insert/probe by its rule (p: partitioned, d: direct; docs/design.md, \"Two batch paths\").",
     };
 }
 
