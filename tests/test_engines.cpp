@@ -767,7 +767,8 @@ TEST(BatchPathChoice, TheRuleFollowsTheMachinesCaches) {
     ASSERT_EQ(unsetenv("BATCHBLOOM_BATCH_PATH"), 0);
     bb::reload_environment();
     const auto& m = bb::detail::machine();
-    const std::uint64_t llc = std::max(m.l2_bytes, m.l3_bytes);
+    const std::uint64_t llc = bb::detail::shared_cache_bytes();
+    EXPECT_LE(llc, std::max(m.l2_bytes, m.l3_bytes));
     const auto ref_of = [](std::uint64_t bytes) { return bb::detail::FilterRef{nullptr, bytes / 64, Shape::word512, 8}; };
     const auto choose = [](const bb::detail::FilterRef& f, std::size_t n, unsigned t, Op op) {
         return bb::detail::choose_path(f, n, t, bb::BatchPath::automatic, op);

@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "batchbloom/error.hpp"
+#include "batchbloom/parallel.hpp"
 #include "core/environment.hpp"
 #include "engine/machine.hpp"
 #include "batch/threads.hpp"
@@ -27,9 +28,15 @@ std::uint64_t filter_bytes(const FilterRef& f) { return f.blocks * layout::info(
 
 }  // namespace
 
+std::uint64_t shared_cache_bytes() {
+    const auto& m = machine();
+    const std::uint64_t share = 16 * m.l2_bytes * hardware_threads();
+    return std::max(m.l2_bytes, m.l3_bytes == 0 ? m.l2_bytes : std::min(m.l3_bytes, share));
+}
+
 bool private_copies_pay(const FilterRef& f, unsigned t, std::size_t n) {
     const std::uint64_t bytes = filter_bytes(f);
-    return t > 1 && t * bytes <= std::max(machine().l2_bytes, machine().l3_bytes) && copies_affordable(t, bytes, n);
+    return t > 1 && t * bytes <= shared_cache_bytes() && copies_affordable(t, bytes, n);
 }
 
 BatchPath choose_path(const FilterRef& f, std::size_t n, unsigned threads, BatchPath path, Op op) {
@@ -37,7 +44,7 @@ BatchPath choose_path(const FilterRef& f, std::size_t n, unsigned threads, Batch
     if (const auto& env = environment().batch_path; env)
         if (const BatchPath e = parse_env(*env); e != BatchPath::automatic) return e;
     if (op == Op::probe || threads < 2 || n < min_partitioned_keys) return BatchPath::direct;
-    if (private_copies_pay(f, threads, n) || filter_bytes(f) <= machine().l3_bytes) return BatchPath::direct;
+    if (private_copies_pay(f, threads, n) || filter_bytes(f) <= shared_cache_bytes()) return BatchPath::direct;
     return BatchPath::partitioned;
 }
 
