@@ -8,8 +8,8 @@
 //               is streamed into the cache in address order and its bucket processed there,
 //               and answers are put back in the caller's order. It pays when a large batch
 //               meets a filter much larger than the cache, so that each cache line is visited
-//               by several keys of the batch; `automatic` takes it where it measured faster
-//               on this machine (batch/path_choice.hpp).
+//               by several keys of the batch; `automatic` takes it by a rule over this
+//               machine's caches (batch/path_choice.hpp).
 //
 // Threads split a probe's batch into contiguous ranges. Inserts on several threads split the
 // filter by block range (each thread owns whole blocks, on either path), so no two threads

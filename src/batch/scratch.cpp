@@ -13,8 +13,7 @@ std::byte* ScratchArena::get(std::size_t bytes) {
     buf_.reset();  // before the new allocation: never both at once
     buf_ = AlignedBuffer(bytes, AlignedBuffer::Init::uninitialized);
     // Its pages are faulted in now, in address order, rather than by the scatter's first
-    // stores at random: a call that measures the partitioned path grows the arena before it
-    // starts the clock (batch/blocked_paths.cpp), so this cost is then charged to neither path.
+    // stores at random.
     constexpr std::size_t page = 4096;
     for (std::size_t at = 0; at < bytes; at += page) static_cast<volatile std::byte*>(buf_.data())[at] = std::byte{0};
     return buf_.data();
