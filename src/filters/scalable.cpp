@@ -41,38 +41,145 @@ void hash_keys(const Hashing& h, const detail::BlockedKernels& kernels, std::spa
     });
 }
 
-/// A random probe's chance of passing one block, from the bits the block holds: that all k of
-/// a random pattern's bits are set (the model's fpr_in_block from the block's real fill rather
-/// than from the load it expects).
+/// A random probe's chance of passing one block, from how many bits each word holds: that all k
+/// of a random pattern's bits are set (the model's fpr_in_block from the block's real fill
+/// rather than from the load it expects). The counts' product is exact in integers (at most
+/// 64^8 per eight factors), so it is one rounding and a few independent multiplies.
 template <Shape S>
-double block_fpr(const typename layout::shape_traits<S>::word_type* w, unsigned k) {
+[[gnu::always_inline]] inline double block_fpr(const unsigned* c, unsigned k) {
     using T = layout::shape_traits<S>;
-    double q = 1.0;
+    static_assert(T::words == 8);
     if constexpr (T::one_bit_per_word) {
-        for (unsigned i = 0; i < k; ++i) q *= double(std::popcount(w[i % T::words])) / T::word_bits;
+        // Pattern bit i lands in word i % 8: words 0-7 once each, then again from word 0.
+        std::uint64_t first = 1, second = 1;
+        if (k >= T::words) {
+            first = (std::uint64_t(c[0]) * c[1] * (std::uint64_t(c[2]) * c[3])) *
+                    (std::uint64_t(c[4]) * c[5] * (std::uint64_t(c[6]) * c[7]));
+            for (unsigned j = 0; j + T::words < k; ++j) second *= c[j];
+        } else {
+            for (unsigned j = 0; j < k; ++j) first *= c[j];
+        }
+        // x 2^-(position_bits k), built as the double's exponent (at most 2^-96 here).
+        const double scale = std::bit_cast<double>(std::uint64_t(1023 - T::position_bits * k) << 52);
+        return double(first) * double(second) * scale;
     } else {
-        unsigned set = 0;
-        for (unsigned j = 0; j < T::words; ++j) set += unsigned(std::popcount(w[j]));
+        const unsigned set = c[0] + c[1] + c[2] + c[3] + c[4] + c[5] + c[6] + c[7];
         const double fill = double(set) / (T::words * T::word_bits);
+        double q = 1.0;
         for (unsigned i = 0; i < k; ++i) q *= fill;
+        return q;
     }
-    return q;
 }
 
 /// The sum over a stage's blocks of block_fpr: the stage's FPR for random probes, times blocks.
-double stage_fpr_sum(const Filter& stage) {
-    const Params& p = stage.params();
-    return layout::visit_shape(p.shape, [&](auto tag) {
-        using T = layout::shape_traits<decltype(tag)::value>;
-        typename T::word_type w[T::words];
-        double sum = 0.0;
-        const std::byte* at = stage.bytes().data();
-        for (std::uint64_t b = 0; b < p.blocks; ++b, at += T::block_bytes) {
-            std::memcpy(w, at, sizeof w);
-            sum += block_fpr<decltype(tag)::value>(w, p.k);
+template <Shape S>
+[[gnu::always_inline]] inline double stage_fpr_sum(const detail::FilterRef& ref) {
+    using T = layout::shape_traits<S>;
+    const auto* w = reinterpret_cast<const typename T::word_type*>(ref.data);
+    double sum = 0.0;
+    unsigned count[T::words];
+    for (std::uint64_t b = 0; b < ref.blocks; ++b, w += T::words) {
+        for (unsigned j = 0; j < T::words; ++j) count[j] = unsigned(__builtin_popcountll(w[j]));
+        sum += block_fpr<S>(count, ref.k);
+    }
+    return sum;
+}
+
+/// The open stage's running sum of block FPRs and the bound it must stay under.
+struct StageFill {
+    double sum;          // NaN: not known yet (read from the bits first)
+    double limit;        // the stage's FPR target x its blocks
+    std::uint64_t held;  // keys the stage holds
+};
+
+/// Inserts hashed keys into an open stage one at a time, with the block of the key
+/// pipeline_window places ahead prefetched (as cpu/scalar/pipelined.hpp does), each block's FPR
+/// read before and after the key's bits, until the next key would put the sum above the limit;
+/// returns how many went in. A key whose bits are all set (a repeat) changes nothing. The
+/// running sum is recomputed from the bits before the stage closes, so rounding cannot close it
+/// early. A stage takes at least one key, so a stage too small for its first key cannot close
+/// empty and make every later stage close the same way. The loop is written out here rather
+/// than taken from pipelined() so that all of it is compiled with the caller's target (below).
+template <Shape S>
+[[gnu::always_inline]] inline std::size_t fill_stage_body(const detail::FilterRef& ref, const std::uint64_t* keys,
+                                                          std::size_t n, detail::KeyMode mode, StageFill& s) {
+    using T = layout::shape_traits<S>;
+    using word = typename T::word_type;
+    constexpr std::size_t window = detail::pipeline_window;
+    if (std::isnan(s.sum)) s.sum = stage_fpr_sum<S>(ref);
+    auto* const base = reinterpret_cast<word*>(ref.data);
+    const auto hash_of = [&](std::size_t i) {
+        return mode.kind == detail::KeyMode::mix64 ? mix64(keys[i], mode.seed) : keys[i];
+    };
+    std::uint64_t h[window];
+    for (std::size_t i = 0; i < n && i < window; ++i) {
+        h[i] = hash_of(i);
+        __builtin_prefetch(base + layout::block_index(h[i], ref.blocks) * T::words, 1, 3);
+    }
+    unsigned before[T::words], after[T::words];
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::uint64_t hi = h[i % window];
+        if (i + window < n) {
+            h[i % window] = hash_of(i + window);
+            __builtin_prefetch(base + layout::block_index(h[i % window], ref.blocks) * T::words, 1, 3);
         }
-        return sum;
-    });
+        word* const block = base + layout::block_index(hi, ref.blocks) * T::words;
+        const auto pattern = layout::make_pattern<S>(static_cast<std::uint32_t>(hi), ref.k);
+        word missing[T::words], any = 0;  // the pattern's bits the block lacks
+        for (unsigned j = 0; j < T::words; ++j) {
+            missing[j] = pattern.w[j] & ~block[j];
+            any |= missing[j];
+        }
+        if (any != 0) {
+            for (unsigned j = 0; j < T::words; ++j) {
+                before[j] = unsigned(__builtin_popcountll(block[j]));
+                after[j] = before[j] + unsigned(__builtin_popcountll(missing[j]));
+            }
+            const double change = block_fpr<S>(after, ref.k) - block_fpr<S>(before, ref.k);
+            if (s.sum + change > s.limit && s.held > 0) {
+                s.sum = stage_fpr_sum<S>(ref);
+                if (s.sum + change > s.limit) return i;
+            }
+            for (unsigned j = 0; j < T::words; ++j) block[j] |= missing[j];
+            s.sum += change;
+        }
+        ++s.held;
+    }
+    return n;
+}
+
+template <class... A>
+[[gnu::always_inline]] inline std::size_t fill_stage_any(const detail::FilterRef& ref, A&&... a) {
+    switch (ref.shape) {
+        case Shape::split256: return fill_stage_body<Shape::split256>(ref, a...);
+        case Shape::word512: return fill_stage_body<Shape::word512>(ref, a...);
+        case Shape::line512: return fill_stage_body<Shape::line512>(ref, a...);
+    }
+    return 0;
+}
+
+// The same code twice, the second compiled to count bits with the POPCNT instruction (without
+// it, a bit count is a library call, and it took a quarter of a stage's insert). All of it is
+// inlined into each (always_inline, flatten), so no code built for POPCNT is shared.
+[[gnu::flatten]] std::size_t fill_stage_portable(const detail::FilterRef& ref, const std::uint64_t* h, std::size_t n,
+                                                 detail::KeyMode mode, StageFill& s) {
+    return fill_stage_any(ref, h, n, mode, s);
+}
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(__POPCNT__)
+#define BATCHBLOOM_POPCNT_CLONE 1
+[[gnu::flatten, gnu::target("popcnt")]] std::size_t fill_stage_popcnt(const detail::FilterRef& ref, const std::uint64_t* h,
+                                                                      std::size_t n, detail::KeyMode mode, StageFill& s) {
+    return fill_stage_any(ref, h, n, mode, s);
+}
+#endif
+
+std::size_t fill_stage(const detail::FilterRef& ref, const std::uint64_t* h, std::size_t n, detail::KeyMode mode,
+                       StageFill& s) {
+#ifdef BATCHBLOOM_POPCNT_CLONE
+    static const bool popcnt = __builtin_cpu_supports("popcnt");
+    if (popcnt) return fill_stage_popcnt(ref, h, n, mode, s);
+#endif
+    return fill_stage_portable(ref, h, n, mode, s);
 }
 
 }  // namespace
@@ -243,63 +350,37 @@ void ScalableFilter::insert_keys(std::span<const Key> keys) {
 // random probes, measured from its bits (block_fpr), above its target: keys that crowd into
 // few of its blocks (an order that follows the stage's hash, which anyone can compute from
 // the default seeds) fill those blocks past the model's load, and their stage measured 4-5x its
-// target where closing on the key count alone. So the keys go in one at a time, on the scalar
-// layout with the blocks ahead prefetched (cpu/scalar/pipelined.hpp), each block's FPR read
-// before and after; a key whose bits are all set already (a repeat) changes nothing. The running sum is recomputed from the bits before a stage closes,
-// so rounding cannot close it early.
+// target where closing on the key count alone. So the keys go in one at a time (fill_stage), on
+// the scalar layout with the blocks ahead prefetched (cpu/scalar/pipelined.hpp).
 template <class Key, bool Hashed>
 std::size_t ScalableFilter::insert_into_stage(std::size_t i, std::span<const Key> keys) {
     Filter& stage = stages_[i];
     if constexpr (!Hashed) stage.add_key_kinds(detail::kinds_of<Key>(keys.size()));
-    if (newest_fpr_stage_ != i) {
-        newest_fpr_sum_ = stage_fpr_sum(stage);
-        newest_fpr_stage_ = i;
-    }
     const Params p = stage.params();
-    const double limit = stage_fpr(i) * double(p.blocks);
+    StageFill fill{newest_fpr_stage_ == i ? newest_fpr_sum_ : std::numeric_limits<double>::quiet_NaN(),
+                   stage_fpr(i) * double(p.blocks), sizes_[i]};
     const auto& kernels = detail::blocked_kernels(backend_);
     const std::size_t chunk = std::min<std::size_t>(keys.size(), std::size_t(1) << 16);
     const auto hashes = std::make_unique_for_overwrite<std::uint64_t[]>(Hashed ? 0 : chunk);
-    std::uint64_t held = sizes_[i];
     const detail::FilterRef ref = detail::filter_ref(p, stage.mutable_bytes().data());
     const detail::KeyMode mode = stage_mode(stages_remixed_, i);
-    return layout::visit_shape(p.shape, [&](auto tag) -> std::size_t {
-        constexpr Shape S = decltype(tag)::value;
-        using word = typename layout::shape_traits<S>::word_type;
-        const auto take = [&](std::size_t, word* block, std::uint32_t h32) {
-            const auto pattern = layout::make_pattern<S>(h32, p.k);
-            if (!layout::test_pattern<S>(block, pattern)) {
-                const double before = block_fpr<S>(block, p.k);
-                word grown[layout::shape_traits<S>::words];
-                std::copy_n(block, layout::shape_traits<S>::words, grown);
-                layout::set_pattern<S>(grown, pattern);
-                const double change = block_fpr<S>(grown, p.k) - before;
-                // A stage takes at least one key, so a stage too small for its first key
-                // cannot close empty and make every later stage close the same way.
-                if (newest_fpr_sum_ + change > limit && held > 0) {
-                    newest_fpr_sum_ = stage_fpr_sum(stage);
-                    if (newest_fpr_sum_ + change > limit) return false;
-                }
-                layout::set_pattern<S>(block, pattern);
-                newest_fpr_sum_ += change;
-            }
-            ++held;
-            return true;
-        };
-        for (std::size_t b = 0; b < keys.size(); b += chunk) {
-            const std::size_t n = std::min(chunk, keys.size() - b);
-            const std::uint64_t* h = nullptr;
-            if constexpr (Hashed) {
-                h = keys.data() + b;
-            } else {
-                hash_keys(hashing_, kernels, keys.subspan(b, n), hashes.get());
-                h = hashes.get();
-            }
-            const std::size_t took = detail::pipelined<S, true>(ref, h, n, mode, take);
-            if (took < n) return b + took;
+    std::size_t done = 0;
+    while (done < keys.size()) {
+        const std::size_t n = std::min(chunk, keys.size() - done);
+        const std::uint64_t* h = nullptr;
+        if constexpr (Hashed) {
+            h = keys.data() + done;
+        } else {
+            hash_keys(hashing_, kernels, keys.subspan(done, n), hashes.get());
+            h = hashes.get();
         }
-        return keys.size();
-    });
+        const std::size_t took = fill_stage(ref, h, n, mode, fill);
+        newest_fpr_sum_ = fill.sum;
+        newest_fpr_stage_ = i;
+        done += took;
+        if (took < n) break;
+    }
+    return done;
 }
 
 // Probes. The stages share the hashing, so each key is hashed once for all of them, and the

@@ -1,8 +1,9 @@
 #pragma once
 // Key by key over a blocked filter, with the block of the key `pipeline_window` places ahead
 // prefetched meanwhile, as the SIMD engines' pipelines do, for filters beyond the cache: the
-// concurrent filter's atomic kernels and the scalable filter's measured insert
-// (filters/scalable.cpp) go one key at a time, which no SIMD engine does.
+// concurrent filter's atomic kernels go one key at a time, which no SIMD engine does (the
+// scalable filter's measured insert, filters/scalable.cpp, writes the same loop out so that it
+// compiles whole for the POPCNT instruction).
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
