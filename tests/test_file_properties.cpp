@@ -23,6 +23,7 @@
 #include <variant>
 #include <vector>
 
+#include "filter_types.hpp"
 #include "format/file_header.hpp"
 #include "support.hpp"
 
@@ -189,8 +190,7 @@ struct Kind<bb::ClassicFilter> {
     }
 };
 
-using FileTypes =
-    ::testing::Types<bb::Filter, bb::CountingFilter, bb::DeletableFilter, bb::ScalableFilter, bb::ClassicFilter>;
+using FileTypes = bb::testing::FilterTypes;
 
 template <class F>
 std::string saved(const F& f) {

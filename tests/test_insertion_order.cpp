@@ -88,7 +88,7 @@ TEST(InsertionOrder, EveryFilterTypeKeepsItsPredictionInAnyOrder) {
         SCOPED_TRACE(order.name);
         const auto in = order.arrange(keys);
         const bool twice = in.size() > keys.size();
-        // The blocked family: each filter of `p` built from `in` predicts the blocked model's FPR.
+        // The blocked filter types: each filter of `p` built from `in` predicts the blocked model's FPR.
         const auto check_blocked = [&](const char* type, const bb::Params& p, auto filter) {
             SCOPED_TRACE(std::string(type) + " " + std::string(bb::to_string(p.shape)));
             filter.insert(in);

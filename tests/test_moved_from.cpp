@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "filter_types.hpp"
 #include "support.hpp"
 
 namespace bb = batchbloom;
@@ -267,8 +268,7 @@ struct Type<bb::ClassicFilter> {
 
 template <class F>
 class MovedFromType : public ::testing::Test {};
-using FilterTypes =
-    ::testing::Types<bb::Filter, bb::CountingFilter, bb::DeletableFilter, bb::ScalableFilter, bb::ClassicFilter>;
+using FilterTypes = bb::testing::FilterTypes;
 TYPED_TEST_SUITE(MovedFromType, FilterTypes);
 
 }  // namespace

@@ -6,7 +6,7 @@
 #include <new>
 #include <vector>
 
-#include "cpu/partition_kernel.hpp"
+#include "engine/buckets.hpp"
 #include "engine/machine.hpp"
 #include "batch/path_choice.hpp"
 #include "batch/scratch.hpp"
@@ -52,7 +52,7 @@ struct Geometry {
     }
 };
 
-/// Hashes per region in the scatter's write-combining entries (partition_kernel.hpp): 32, else
+/// Hashes per region in the scatter's write-combining entries (cpu/partition_kernel.hpp): 32, else
 /// 16, else 8, the first whose entries take at most an eighth of L2. An entry costs one
 /// mispredicted branch when it fills, so wider ones save most of the scatter's misses, but
 /// all regions' entries must stay in L2 beside what streams through it: 32-hash entries lost

@@ -88,7 +88,7 @@ inline void run(const CountingRef& f, const std::uint64_t* hashes, std::size_t n
     }
 }
 
-/// The three bulk operations for a family of lanes policies Lanes<S>.
+/// The three bulk operations for lanes policies Lanes<S> (one per shape S).
 template <template <Shape> class Lanes>
 struct kernels {
     template <class Body>

@@ -59,11 +59,11 @@ struct KeyMode {
 };
 
 namespace partition {
-struct Buckets;  // cpu/partition_kernel.hpp
+struct Buckets;  // engine/buckets.hpp
 }
 
 /// The partitioned batch path's kernels (batch/blocked_paths.cpp): the scatter of a round of keys into
-/// one bucket per filter region (cpu/partition_kernel.hpp), and the kernels that then insert or
+/// one bucket per filter region (engine/buckets.hpp), and the kernels that then insert or
 /// test a bucket's hashes, whose blocks all lie in one region already brought into the cache
 /// (so they prefetch nothing).
 struct PartitionKernels {

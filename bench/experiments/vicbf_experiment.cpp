@@ -5,7 +5,7 @@
 // rest of c cannot be a sum of other increments). Counters saturate at 15 and then always answer
 // "may be present". For scale, the table also shows a plain (one-bit) Bloom filter given the same
 // memory (4m bits).
-//   build/bench/batchbloom_vicbf [keys]      (default 100000; m = 10 counters per key)
+//   build/bench/experiments/batchbloom_vicbf [keys]      (default 100000; m = 10 counters per key)
 // Scalar and independent of the library's blocked layout: positions and increments come
 // from double hashing of the library's 64-bit mixer.
 #include <batchbloom/hash.hpp>

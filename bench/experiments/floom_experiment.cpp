@@ -3,7 +3,7 @@
 // key's k bits fell in. A probe first asks the table for the key's signature, then the
 // filter. Compared at equal total memory with a standard classic filter (m + 2^b bits, its own
 // optimal k), at b = 16 and a 1% FPR target, for several key counts.
-//   build/bench/batchbloom_floom [keys...]      (default: 10000 100000 1000000)
+//   build/bench/experiments/batchbloom_floom [keys...]      (default: 10000 100000 1000000)
 // Classic filters here are scalar and independent of the library's blocked layout: positions
 // come from double hashing of the library's 64-bit mixer (h1 + i * h2 mod m).
 #include <batchbloom/hash.hpp>

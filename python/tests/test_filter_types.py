@@ -13,7 +13,7 @@ from test_zero_copy import peak_allocation
 
 N = 20_000
 
-FAMILY = {
+FILTER_TYPES = {
     "Filter": lambda n: batchbloom.Filter(n, 0.01),
     "CountingFilter": lambda n: batchbloom.CountingFilter(n, 0.01),
     "DeletableFilter": lambda n: batchbloom.DeletableFilter(n, 0.01),
@@ -24,9 +24,9 @@ FAMILY = {
 }
 
 
-@pytest.fixture(params=sorted(FAMILY))
+@pytest.fixture(params=sorted(FILTER_TYPES))
 def make(request):
-    return FAMILY[request.param]
+    return FILTER_TYPES[request.param]
 
 
 def test_every_key_form_is_the_same_key(make, keys):

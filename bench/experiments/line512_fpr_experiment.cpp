@@ -3,7 +3,7 @@
 // the library's line512 filter at k = 6, 7, 8 and, on the same blocks and keys, the same layout
 // with *ideal* bit positions: each drawn independently from a separate 64-bit mix of the key's
 // hash. If the ideal positions cannot reach a target, no choice of salts or position hashing can.
-//   build/bench/batchbloom_line512_fpr [keys (default 10M)] [queries (default 20M)]
+//   build/bench/experiments/batchbloom_line512_fpr [keys (default 10M)] [queries (default 20M)]
 #include <batchbloom/filter.hpp>
 #include <batchbloom/params.hpp>
 

@@ -1,7 +1,7 @@
 // Deletability of the deletable Bloom filter: the fraction of n inserted keys
 // that erase() removes, measured, beside predicted_deletability() (deletable.hpp), per shape,
 // region size and bits per key. k = 8 for the one-bit-per-word shapes, the model's k for line512.
-//   build/bench/batchbloom_deletability [keys]      (default 100000)
+//   build/bench/experiments/batchbloom_deletability [keys]      (default 100000)
 #include <batchbloom/deletable.hpp>
 #include <cstdio>
 #include <cstdlib>

@@ -1,10 +1,10 @@
-// Google Benchmark rows for the filter family at 1M keys, 1% FPR (word512), one thread (and
+// Google Benchmark rows for the filter types at 1M keys, 1% FPR (word512), one thread (and
 // two, in the rows ending "/t2"):
 // counting filter insert / erase / probe per kernel (scalar, avx2) beside the plain filter's
 // insert / probe per engine, and the scalable filter grown from 1,000 to 1M keys (10 stages)
 // beside a plain filter sized for 1M keys up front and beside its own stages probed alone
 // (scalable/stages_alone: every stage asked for every key, one after the other).
-//   build/bench/batchbloom_bench --benchmark_filter='^family/'
+//   build/bench/batchbloom_bench --benchmark_filter='^types/'
 // Probes are 50% hits ("_miss": all absent). Counter: ns_per_key.
 #include <benchmark/benchmark.h>
 
@@ -184,7 +184,7 @@ int register_all() {
             // avx512 runs the AVX2 counting kernels (docs/architecture.md): no separate rows.
             if (b == bb::Backend::avx512 && std::string_view(name).starts_with("counting")) continue;
             for (unsigned threads : {1u, 2u}) {  // one thread: "/1M" (CPU time); two: "/1M/t2" (real time)
-                const std::string label = "family/" + std::string(name) + "/" + e + "/1M" + (threads == 1 ? "" : "/t2");
+                const std::string label = "types/" + std::string(name) + "/" + e + "/1M" + (threads == 1 ? "" : "/t2");
                 auto* bm = benchmark::RegisterBenchmark(label.c_str(), body, b, threads)->Unit(benchmark::kMillisecond);
                 if (threads > 1) bm->UseRealTime();
             }
