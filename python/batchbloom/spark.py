@@ -204,6 +204,11 @@ def _spark_scheme(spark) -> str:
 _RUNTIME_BITS_CONF = "spark.sql.optimizer.runtime.bloomFilter.numBits"
 
 
+# build_native grows its filter to Spark's runtime filter size, but to no more than this many
+# bits per key.
+_MAX_GROWN_BITS_PER_KEY = 64
+
+
 def _runtime_filter_bits(spark) -> int:
     return int(spark.conf.get(_RUNTIME_BITS_CONF, str(8 << 20)))
 
@@ -220,7 +225,8 @@ def build_native(df: DataFrame, column: Union[str, Column], *, fpr: float = 0.01
     number of hash functions: the spare bits lower the FPR below fpr and let most absent keys
     stop at the first bit, which the join pays back (each false positive is a row through the
     shuffle; docs/which-path.md). min_bits defaults to the bits of Spark's own runtime join
-    filter (spark.sql.optimizer.runtime.bloomFilter.numBits, 8 Mbit unless set); 0 sizes for
+    filter (spark.sql.optimizer.runtime.bloomFilter.numBits, 8 Mbit unless set) or 64 bits per
+    key, whichever is fewer (a few keys need no megabyte filter in every task); 0 sizes for
     fpr alone. n defaults to the rows with a non-null key (an upper bound of the distinct keys;
     pass n from approx_count_distinct when keys repeat a lot)."""
     return _native_filter(df, column, fpr, n, min_bits, depth)[0]
@@ -237,9 +243,12 @@ def _native_filter(df, column, fpr, n, min_bits, depth):
 
     def make(n):
         f = ClassicFilter.spark(n, fpr, scheme=scheme)
-        if f.bits >= floor:
+        # Past 64 bits per key the spare bits buy nothing a join would notice (the FPR at the
+        # k of 1% is then about 1e-7), and a filter travels in every task that probes it.
+        target = floor if min_bits is not None else min(floor, _MAX_GROWN_BITS_PER_KEY * max(n, 1))
+        if f.bits >= target:
             return f
-        bits = -(-floor // 64) * 64  # Spark's BloomFilter holds whole 64-bit words
+        bits = -(-target // 64) * 64  # Spark's BloomFilter holds whole 64-bit words
         return ClassicFilter.from_params(ClassicParams(bits=bits, k=f.k), scheme=scheme)
 
     return _filled(keys, "key", n, make, depth)

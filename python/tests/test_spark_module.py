@@ -181,24 +181,28 @@ def test_native_filter_equals_sparks_runtime_hashing(spark, sides, way):
 
 
 def test_native_filter_takes_at_least_the_runtime_filters_bits(spark, sides):
-    # Grown to Spark's runtime filter size with the k of the FPR asked: a lower FPR for free.
+    # Grown to Spark's runtime filter size, or 64 bits per key where that is fewer, with the k
+    # of the FPR asked: a lower FPR for free, and no megabyte filter for a few keys.
     build, probe, _ = sides
     n = len(build_keys(build, "k"))
     f = bbs.build_native(build, "k", fpr=0.01)
     exact = batchbloom.ClassicFilter.spark(n, 0.01, scheme=f.scheme)
-    assert exact.bits < f.bits == int(spark.conf.get("spark.sql.optimizer.runtime.bloomFilter.numBits"))
+    runtime_bits = int(spark.conf.get("spark.sql.optimizer.runtime.bloomFilter.numBits"))
+    assert 64 * n < runtime_bits and exact.bits < f.bits == 64 * n
     assert f.k == exact.k and f.predicted_fpr(n) < 0.01 / 100
+    few = bbs.build_native(spark.range(4), "id")
+    assert few.bits == 4 * 64 and few.predicted_fpr(4) < 0.01 / 100
     assert bbs.build_native(build, "k", fpr=0.01, min_bits=0).bits == exact.bits
     assert bbs.build_native(build, "k", fpr=0.01, min_bits=exact.bits + 1).bits == exact.bits + 64  # whole words
     with pytest.raises(ValueError, match="min_bits"):
         bbs.build_native(build, "k", min_bits=-1)
     old = spark.conf.get("spark.sql.optimizer.runtime.bloomFilter.numBits")
     try:
-        spark.conf.set("spark.sql.optimizer.runtime.bloomFilter.numBits", str(1 << 20))
+        spark.conf.set("spark.sql.optimizer.runtime.bloomFilter.numBits", str(1 << 19))
         grown = bbs.build_native(build, "k", fpr=0.01)
     finally:
         spark.conf.set("spark.sql.optimizer.runtime.bloomFilter.numBits", old)
-    assert grown.bits == 1 << 20 and grown.k == exact.k
+    assert exact.bits < grown.bits == 1 << 19 < 64 * n and grown.k == exact.k
     keys = set(build_keys(build, "k"))
     assert {r["k"] for r in bbs.filter(probe, "k", grown).collect() if r["k"] in keys} == keys & {
         r["k"] for r in probe.select("k").collect()}
