@@ -10,17 +10,18 @@
 // Both plans run the probe side in chunks of 64K rows on T threads, the way an engine's
 // pipeline does: (a) probes the hash table with every row; (b) runs the chunk through the
 // filter into a selection vector and probes the table with the survivors only. Each engine's
-// plan (b) first decides whether its filter pays (adaptive_bloom_join) and runs (a) where it
-// does not; "<engine> always" runs (b) whatever it pays. End-to-end time = building the hash
-// table + the filter (b only) + the probe; median of N runs, taken in rounds of every plan.
+// plan (b) first asks the library's join plan (batchbloom::JoinPlan, planned_bloom_join) whether
+// its filter pays and runs (a) where it does not; "<engine> always" runs (b) whatever it pays.
+// End-to-end time = building the hash table + the filter (b only) + the probe; median of N runs,
+// taken in rounds of every plan.
 #include <absl/container/flat_hash_map.h>
 
 #include <batchbloom/backend.hpp>
 #include <batchbloom/join.hpp>
+#include <batchbloom/join_plan.hpp>
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
@@ -33,6 +34,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -131,18 +133,18 @@ private:
     std::vector<std::uint32_t> next_;
 };
 
-/// Runs chunk_fn(begin, n, result) over probe rows [first, rows) in 64K-row chunks on `threads`
+/// Runs chunk_fn(begin, n, result) over probe rows [0, rows) in 64K-row chunks on `threads`
 /// threads.
 template <class Fn>
-Result over_chunks(std::size_t first, std::size_t rows, unsigned threads, Fn&& chunk_fn) {
+Result over_chunks(std::size_t rows, unsigned threads, Fn&& chunk_fn) {
     Result total;
-    const auto chunks = static_cast<std::ptrdiff_t>((rows - first + chunk_rows - 1) / chunk_rows);
+    const auto chunks = static_cast<std::ptrdiff_t>((rows + chunk_rows - 1) / chunk_rows);
 #pragma omp parallel num_threads(threads)
     {
         Result mine;
 #pragma omp for schedule(dynamic, 1)
         for (std::ptrdiff_t c = 0; c < chunks; ++c) {
-            const std::size_t begin = first + static_cast<std::size_t>(c) * chunk_rows;
+            const std::size_t begin = static_cast<std::size_t>(c) * chunk_rows;
             chunk_fn(begin, std::min(chunk_rows, rows - begin), mine);
         }
 #pragma omp critical
@@ -154,9 +156,8 @@ Result over_chunks(std::size_t first, std::size_t rows, unsigned threads, Fn&& c
 using Clock = std::chrono::steady_clock;
 double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
 
-/// What the sample tells: the fraction of probe rows that match, and a thread's time per row for
-/// a hash-table miss and a filter probe (with every thread at work) and per build key for a
-/// filter insert.
+/// What the plan decided from: the fraction of the host's sample of probe rows that matched its
+/// table, and the library's costs (JoinCosts, ns per row on one thread).
 struct Costs {
     double matched = 0, miss_ns = 0, filter_ns = 0, insert_ns = 0;
 };
@@ -166,11 +167,11 @@ struct Run {
     double total_ms, build_ms;  // end to end; of which filter + table build
     double predicted_fpr = 0;
     bool filtered = true;       // the filter ran on the probe side
-    std::optional<Costs> sample;  // what the adaptive plan decided from
+    std::optional<Costs> sample;  // what the planned join decided from
 };
 
 /// Probe rows [begin, begin + n) straight into the table: the hash join's probe, and the
-/// bloom+hash plan's where its filter does not pay (and in its trial). One function for all, not
+/// bloom+hash plan's where its filter does not pay. One function for all, not
 /// inlined into any: the same machine code for the same work (the same loop inlined in two
 /// places measured up to a fifth apart).
 template <class Key>
@@ -180,10 +181,10 @@ template <class Key>
     for (std::size_t i = begin; i < begin + n; ++i) table.probe(probe.keys[i], probe.payload[i], out);
 }
 
-/// Probe rows [first, end) straight into the table, in chunks on `threads` threads.
+/// Every probe row straight into the table, in chunks on `threads` threads.
 template <class Key>
-Result probe_directly(const HashTable<Key>& table, const Side<Key>& probe, std::size_t first, unsigned threads) {
-    return over_chunks(first, probe.keys.size(), threads, [&](std::size_t begin, std::size_t n, Result& out) {
+Result probe_directly(const HashTable<Key>& table, const Side<Key>& probe, unsigned threads) {
+    return over_chunks(probe.keys.size(), threads, [&](std::size_t begin, std::size_t n, Result& out) {
         probe_rows(table, probe, begin, n, out);
     });
 }
@@ -193,31 +194,8 @@ Run hash_join(const Side<Key>& build, const Side<Key>& probe, unsigned threads) 
     const auto t0 = Clock::now();
     const HashTable<Key> table(build);
     const double build_ms = ms_since(t0);
-    const Result r = probe_directly(table, probe, 0, threads);
+    const Result r = probe_directly(table, probe, threads);
     return {r, ms_since(t0), build_ms, 0, false, {}};
-}
-
-/// How much a join filter saves for what it costs (Lang et al., VLDB 2019: a filter pays when the
-/// hash-table probes it saves cost more than the filter does): the rows it drops (those without
-/// a match, but for its false positives) each save a hash-table miss; it costs its build plus a
-/// filter probe per row. Times in ns of one thread's work, from a sample that times each side on
-/// a few rows (sample_costs). Over this machine's TPC-H joins the sample's ratio was up to a
-/// quarter off the filter's real one, either way (strings at 50%: 1.12 sampled, 0.90 real).
-double filter_gain(double rows, double matched_fraction, double fpr, double miss_ns, double filter_ns_per_row,
-                   double build_ns) {
-    const double saved = rows * (1 - matched_fraction) * (1 - fpr) * miss_ns;
-    return saved / std::max(build_ns + rows * filter_ns_per_row, 1.0);
-}
-
-/// Below this gain the filter is never built; from the upper one on it is built and kept without a
-/// trial; in between, a trial on the join's first rows decides (filter_wins_trial). The band is
-/// wider than the sample's error, so that only a borderline filter pays for a build it may reject:
-/// a trial's build and slices cost 7-12% of a join of 100k string keys where it rejected the filter,
-/// and short trial slices misjudged filters that win 1.2x.
-constexpr double skip_below = 1.25, keep_from = 1.5;
-
-double ns_per(Clock::time_point t, std::size_t n) {
-    return std::chrono::duration<double, std::nano>(Clock::now() - t).count() / double(std::max<std::size_t>(n, 1));
 }
 
 /// The filter options of a build side of `distinct` keys.
@@ -230,195 +208,59 @@ bb::JoinFilterOptions filter_options(std::size_t distinct, unsigned threads, bb:
     return o;
 }
 
-/// One chunk of the bloom+hash plan: the filter selects the rows that may match, and only those
-/// probe the table.
+/// One chunk of a bloom+hash plan: the rows the plan selects probe the table, or every row where
+/// the plan passes the chunk through.
 template <class Key>
-void filter_then_probe(const bb::JoinFilter& filter, const HashTable<Key>& table, const Side<Key>& probe,
-                       std::size_t begin, std::size_t n, Result& out) {
+void plan_then_probe(const bb::JoinPlan& plan, const HashTable<Key>& table, const Side<Key>& probe, std::size_t begin,
+                     std::size_t n, Result& out) {
     thread_local std::vector<std::uint32_t> sel(chunk_rows);
-    const std::size_t survivors = filter.select_chunk(std::span<const Key>(probe.keys).subspan(begin, n), sel);
-    out.survivors += survivors;
-    for (std::size_t j = 0; j < survivors; ++j) table.probe(probe.keys[begin + sel[j]], probe.payload[begin + sel[j]], out);
+    const bb::JoinBatch batch = plan.probe_batch(std::span<const Key>(probe.keys).subspan(begin, n), sel);
+    if (!batch.filtered) return probe_rows(table, probe, begin, n, out);
+    out.survivors += batch.rows;
+    for (std::size_t j = 0; j < batch.rows; ++j) table.probe(probe.keys[begin + sel[j]], probe.payload[begin + sel[j]], out);
 }
 
-/// `n` probe rows (a multiple of run_rows) in runs of run_rows consecutive rows: run `slot` of each
-/// of n / run_rows equal parts of the column. Read in order as the join reads them (what the
-/// caches and prefetchers see), and spread over the column (a column sorted by key would fool a
-/// sample of its head).
-constexpr std::size_t run_rows = 32;
+/// Probe rows the host samples: its own table tells how many of them match (filter_may_pay), and
+/// the filter how many it passes (JoinPlan). Taken at a stride over the whole column, as a column
+/// sorted by key would fool a sample of its head.
+constexpr std::size_t sample_rows = 4096;
 
 template <class Key>
-std::vector<Key> spread(const std::vector<Key>& keys, std::size_t slot, std::size_t n) {
-    const std::size_t parts = n / run_rows, part = keys.size() / parts;
+std::vector<Key> sample_of(const std::vector<Key>& keys) {
+    const std::size_t step = std::max<std::size_t>(keys.size() / sample_rows, 1);
     std::vector<Key> out;
-    out.reserve(n);
-    for (std::size_t p = 0; p < parts; ++p) {
-        const auto run = keys.begin() + static_cast<std::ptrdiff_t>(p * part + slot * run_rows);
-        out.insert(out.end(), run, run + run_rows);
-    }
+    for (std::size_t i = 0; i < keys.size() && out.size() < sample_rows; i += step) out.push_back(keys[i]);
     return out;
 }
 
-/// Keys that the table almost surely lacks but that cost it what a real key's miss does (the
-/// same hashing, a bucket elsewhere): each sample key changed. String keys get a byte appended,
-/// in `arena`, which the views point into.
-std::vector<std::uint64_t> misses_of(const std::vector<std::uint64_t>& keys, std::string&) {
-    std::vector<std::uint64_t> out(keys);
-    for (auto& k : out) k ^= 0x5bd1e995u;
-    return out;
-}
-std::vector<std::string_view> misses_of(const std::vector<std::string_view>& keys, std::string& arena) {
-    arena.clear();
-    for (const auto k : keys) arena.append(k).push_back('\x01');
-    std::vector<std::string_view> out;
-    out.reserve(keys.size());
-    std::size_t at = 0;
-    for (const auto k : keys) {
-        out.push_back(std::string_view(arena).substr(at, k.size() + 1));
-        at += k.size() + 1;
-    }
-    return out;
-}
-
-/// The sample behind the bloom+hash plan's decision, taken before any probe row is joined, on
-/// every thread at once as in the join itself (where threads share a core or the memory bus, a
-/// filter's and a table's costs grow by different factors). The filter has the full one's size
-/// (its probe cost depends on where its lines sit in the caches, not on its k or the keys it
-/// holds) but only a sample of the build keys. Each thread takes probe rows spread over the
-/// column (spread): warm_rows of them probe the table (the matched fraction) and the filter
-/// untimed, which warms both as the join's first rows would; then two slices of timed_rows other
-/// rows probe the table with keys that miss (the saving a dropped row brings) and run through the
-/// filter, and the faster slice counts, so a preempted moment on a shared machine does not decide.
-constexpr std::size_t warm_rows = 1024, timed_rows = 256;
-
+/// The bloom+hash plan that decides whether its filter pays, with the library's plan: before the
+/// build, JoinPlan::filter_may_pay from the matched fraction of the sample in the host's table;
+/// after it, a JoinPlan from the sample, which filters every chunk or passes every chunk through.
 template <class Key>
-Costs sample_costs(const HashTable<Key>& table, const Side<Key>& build, const Side<Key>& probe, unsigned threads,
-                   bb::Backend backend, double fpr) {
-    Costs c;
-    const std::size_t rows = probe.keys.size();
-    const std::size_t inserted = std::min(timed_rows, build.keys.size());
-    // The size a filter needs, from the classic n log2(1/p) / ln 2 bits (the exact sizing search,
-    // a fraction of a millisecond, is left to the full filter, where it pays).
-    const double bits = double(std::max<std::size_t>(table.distinct(), 1)) * std::log2(1 / fpr) / std::log(2.0);
-    const std::uint64_t blocks = static_cast<std::uint64_t>(std::ceil(bits / 512));
-    bb::Filter f(bb::Params::make(bb::Shape::word512, blocks, 8), {}, backend);
-    f.set_threads(1);
-    const auto t = Clock::now();
-    f.insert(std::span<const Key>(build.keys).first(inserted));
-    c.insert_ns = ns_per(t, inserted);
-    const bb::JoinFilter filter(std::move(f), table.distinct(), filter_options(table.distinct(), 1, backend, fpr));
-    // Each thread and slice its own slot: me, threads + me, 2 threads + me.
-    if (rows / (warm_rows / run_rows) < 3 * std::size_t{threads} * run_rows) {
-        c.matched = 1;  // too few probe rows for a filter to pay: none
-        return c;
-    }
-    std::uint64_t matched = 0, team = 0;
-    double miss_ns = 0, filter_ns = 0;
-#pragma omp parallel num_threads(threads) reduction(+ : matched, team, miss_ns, filter_ns)
-    {
-        ++team;
-        std::size_t me = 0;
-#ifdef _OPENMP
-        me = static_cast<std::size_t>(omp_get_thread_num());
-#endif
-        std::vector<std::uint32_t> sel(warm_rows);
-        const std::vector<Key> warm = spread(probe.keys, me, warm_rows);
-        Result r;
-        for (const Key& k : warm) table.probe(k, 0, r);
-        (void)filter.select_chunk(std::span<const Key>(warm), sel);
-        matched += r.matched;
-        double miss = std::numeric_limits<double>::infinity(), filtered = miss;
-        for (std::size_t h = 1; h <= 2; ++h) {
-            const std::vector<Key> keys = spread(probe.keys, h * threads + me, timed_rows);
-            std::string arena;
-            const std::vector<Key> misses = misses_of(keys, arena);
-            Result ignored;
-            auto t0 = Clock::now();
-            for (const Key& k : misses) table.probe(k, 0, ignored);
-            miss = std::min(miss, ns_per(t0, timed_rows));
-            t0 = Clock::now();
-            (void)filter.select_chunk(std::span<const Key>(keys), sel);
-            filtered = std::min(filtered, ns_per(t0, timed_rows));
-        }
-        miss_ns += miss, filter_ns += filtered;
-    }
-    c.matched = double(matched) / double(team * warm_rows);
-    c.miss_ns = miss_ns / double(team);
-    c.filter_ns = filter_ns / double(team);
-    return c;
-}
-
-/// Whether the filtered plan beats the direct one on the join's own first rows, where the sample
-/// cannot tell: what the filter costs among the join's other work (the probe column streaming
-/// in, the survivors gathered through the selection vector). Each thread joins two pairs of
-/// slices, one direct and one through the filter, and the faster slice of each kind counts. A
-/// slice is 1/64 of a thread's rows (4K to 64K rows): the trial joins 1/16 of the rows, half of
-/// them the slower way. The rows joined go into `total`; `done` tells how many (from row 0 on).
-std::size_t trial_rows(std::size_t rows, unsigned threads) {
-    return std::clamp<std::size_t>(rows / (64 * std::size_t{threads}), 4096, 65536);
-}
-
-template <class Direct, class Filtered>
-bool filter_wins_trial(std::size_t slice, unsigned threads, Direct&& direct, Filtered&& filtered, Result& total,
-                       std::size_t& done) {
-    double direct_ns = 0, filtered_ns = 0;
-    std::size_t team = 0;
-#pragma omp parallel num_threads(threads) reduction(+ : direct_ns, filtered_ns, team)
-    {
-        ++team;
-        std::size_t me = 0;
-#ifdef _OPENMP
-        me = static_cast<std::size_t>(omp_get_thread_num());
-#endif
-        Result mine;
-        double d = std::numeric_limits<double>::infinity(), f = d;
-        std::size_t begin = me * 4 * slice;
-        for (int pair = 0; pair < 2; ++pair, begin += 2 * slice) {
-            auto t = Clock::now();
-            direct(begin, slice, mine);
-            d = std::min(d, ns_per(t, slice));
-            t = Clock::now();
-            filtered(begin + slice, slice, mine);
-            f = std::min(f, ns_per(t, slice));
-        }
-        direct_ns += d, filtered_ns += f;
-#pragma omp critical
-        total.add(mine);
-    }
-    done = team * 4 * slice;
-    return filtered_ns < direct_ns;
-}
-
-/// The bloom+hash plan that decides whether its filter pays: the sample (sample_costs) rules the
-/// filter out where it cannot pay (filter_gain) before anything is built, or in where it clearly
-/// does; otherwise the filter is built and a trial on the join's first rows (filter_wins_trial)
-/// picks the plan for the rest.
-template <class Key>
-Run adaptive_bloom_join(const Side<Key>& build, const Side<Key>& probe, unsigned threads, bb::Backend backend, double fpr) {
+Run planned_bloom_join(const Side<Key>& build, const Side<Key>& probe, unsigned threads, bb::Backend backend, double fpr) {
     const auto t0 = Clock::now();
     const HashTable<Key> table(build);
     double build_ms = ms_since(t0);
-    const std::size_t rows = probe.keys.size();
-    const Costs c = sample_costs(table, build, probe, threads, backend, fpr);
-    const auto direct = [&](std::size_t begin, std::size_t n, Result& out) { probe_rows(table, probe, begin, n, out); };
-    const double gain = filter_gain(double(rows), c.matched, fpr, c.miss_ns, c.filter_ns,
-                                    c.insert_ns * double(build.keys.size()));
-    if (gain < skip_below) return {probe_directly(table, probe, 0, threads), ms_since(t0), build_ms, 0, false, c};
+    const std::vector<Key> sample = sample_of(probe.keys);
+    Result in_table;
+    for (const Key& k : sample) table.probe(k, 0, in_table);
+    const bb::JoinFilterOptions o = filter_options(table.distinct(), threads, backend, fpr);
+    const bool strings = !std::is_integral_v<Key>;
+    const std::uint64_t filter_bytes = bb::Params::for_fpr(o.expected_keys, fpr).bytes();
+    const bb::JoinCosts model = bb::measured_join_costs(table.distinct(), filter_bytes, strings);
+    Costs c{sample.empty() ? 1.0 : double(in_table.matched) / double(sample.size()), model.table_miss_ns,
+            model.filter_ns, model.insert_ns};
+    if (!bb::JoinPlan::filter_may_pay(table.distinct(), filter_bytes, strings, probe.keys.size(), c.matched))
+        return {probe_directly(table, probe, threads), ms_since(t0), build_ms, 0, false, c};
 
     const auto t = Clock::now();
-    const bb::JoinFilter filter(std::span<const Key>(build.keys), filter_options(table.distinct(), threads, backend, fpr));
+    const bb::JoinFilter filter(std::span<const Key>(build.keys), o);
     build_ms += ms_since(t);
-    const auto filtered = [&](std::size_t begin, std::size_t n, Result& out) {
-        filter_then_probe(filter, table, probe, begin, n, out);
-    };
-    // A join of fewer rows than twice the trial's keeps the filter the sample chose.
-    Result r;
-    std::size_t done = 0;
-    const std::size_t slice = trial_rows(rows, threads);
-    const bool keep = gain >= keep_from || rows < 8 * slice * threads ||
-                      filter_wins_trial(slice, threads, direct, filtered, r, done);
-    r.add(keep ? over_chunks(done, rows, threads, filtered) : probe_directly(table, probe, done, threads));
-    return {r, ms_since(t0), build_ms, keep ? filter.predicted_fpr() : 0, keep, c};
+    const bb::JoinPlan plan(filter, std::span<const Key>(sample));
+    const Result r = over_chunks(probe.keys.size(), threads, [&](std::size_t begin, std::size_t n, Result& out) {
+        plan_then_probe(plan, table, probe, begin, n, out);
+    });
+    return {r, ms_since(t0), build_ms, plan.filters() ? filter.predicted_fpr() : 0, plan.filters(), c};
 }
 
 template <class Key>
@@ -427,8 +269,11 @@ Run bloom_join(const Side<Key>& build, const Side<Key>& probe, unsigned threads,
     const HashTable<Key> table(build);
     const bb::JoinFilter filter(std::span<const Key>(build.keys), filter_options(table.distinct(), threads, backend, fpr));
     const double build_ms = ms_since(t0);
-    const Result r = over_chunks(0, probe.keys.size(), threads, [&](std::size_t begin, std::size_t n, Result& out) {
-        filter_then_probe(filter, table, probe, begin, n, out);
+    bb::JoinPlanOptions always;
+    always.mode = bb::JoinPlanMode::always;
+    const bb::JoinPlan plan(filter, std::span<const Key>(), always);
+    const Result r = over_chunks(probe.keys.size(), threads, [&](std::size_t begin, std::size_t n, Result& out) {
+        plan_then_probe(plan, table, probe, begin, n, out);
     });
     return {r, ms_since(t0), build_ms, filter.predicted_fpr(), true, {}};
 }
@@ -474,7 +319,7 @@ void measure(const Config& cfg, const char* join, const std::string& selectivity
         for (const std::size_t p : order) {
             const Plan& plan = plans[p];
             runs[p] = !plan.backend   ? hash_join(build, probe, cfg.threads)
-                      : plan.adaptive ? adaptive_bloom_join(build, probe, cfg.threads, *plan.backend, cfg.fpr)
+                      : plan.adaptive ? planned_bloom_join(build, probe, cfg.threads, *plan.backend, cfg.fpr)
                                       : bloom_join(build, probe, cfg.threads, *plan.backend, cfg.fpr);
             totals[p].push_back(runs[p].total_ms);
             builds[p].push_back(runs[p].build_ms);

@@ -17,6 +17,7 @@
 #include "filter.hpp"
 #include "hash.hpp"
 #include "join.hpp"
+#include "join_plan.hpp"
 #include "key_forms.hpp"
 #include "layout.hpp"
 #include "params.hpp"

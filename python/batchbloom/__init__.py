@@ -16,7 +16,7 @@ their UTF-8 bytes; a None among them is a null, as in Arrow data).
 Filter types: Filter (blocked), CountingFilter (erase by counters), DeletableFilter (erase by
 collision bits), ScalableFilter (grows; fpr= holds for the whole), ClassicFilter (classic
 layout; Apache Spark's BloomFilter with scheme='spark_v1'/'spark_v2'), JoinFilter (a hash
-join's pre-filter). Modules (import them explicitly): batchbloom.arrow (pyarrow, polars, DuckDB
+join's pre-filter; JoinFilter.plan decides, as a JoinPlan, whether it pays). Modules (import them explicitly): batchbloom.arrow (pyarrow, polars, DuckDB
 tables), batchbloom.parquet (Bloom filters of Parquet files), batchbloom.spark (PySpark),
 batchbloom.duckdb (DuckDB SQL functions).
 
@@ -35,12 +35,14 @@ from ._core import (
     Filter,
     FormatError,
     JoinFilter,
+    JoinPlan,
     Params,
     ScalableFilter,
     __version__,
     available_backends,
     estimated_jaccard,
     load_any,
+    measured_join_costs,
     reload_environment,
     resolve_backend,
 )
@@ -61,6 +63,7 @@ __all__ = [
     "Filter",
     "FormatError",
     "JoinFilter",
+    "JoinPlan",
     "Params",
     "ScalableFilter",
     "__version__",
@@ -68,6 +71,7 @@ __all__ = [
     "estimated_jaccard",
     "load_any",
     "lock",
+    "measured_join_costs",
     "reload_environment",
     "resolve_backend",
     "update",

@@ -1190,6 +1190,17 @@ class JoinFilter:
 
     def __contains__(self, key: int | bytes | str) -> bool: ...
 
+    def plan(self, sample: numpy.typing.ArrayLike | Iterable[int | bytes | str] | None = None, *, mode: Literal['auto', 'always', 'never'] = 'auto', min_gain: float = 1.25, table_miss_ns: float | None = None, costs: dict[str, float] | None = None) -> JoinPlan:
+        """
+        Decides whether this filter pays in front of a hash join (a JoinPlan; call its
+        probe_batch for every probe batch). sample: probe-side keys (the first batch, a few
+        thousand rows; None only with a forced mode); the filter pays where the fraction p of the
+        sample it passes gives (1 - p) * table_miss_ns / filter_ns >= min_gain. The costs are this
+        machine's, measured once per process (measured_join_costs), unless given: table_miss_ns,
+        the host's own time per probe row that misses its hash table, or costs, the whole model
+        (the keys of measured_join_costs). mode: 'always' / 'never' force the answer.
+        """
+
     def to_filter(self) -> Filter:
         """A copy of the filter (a blocked Filter: save it, OR it, probe it)."""
 
@@ -1244,6 +1255,69 @@ class JoinFilter:
     def __repr__(self) -> str: ...
 
     __hash__: None = None
+
+class JoinPlan:
+    """
+    Whether a JoinFilter pays in front of a hash join, decided once (JoinFilter.plan) from
+    a probe-side sample and this machine's costs; probe_batch applies it to each probe
+    batch. Deterministic given the same sample, options and costs; no threads of its own.
+    """
+
+    def __init__(self, join_filter: JoinFilter, sample: numpy.typing.ArrayLike | Iterable[int | bytes | str] | None = None, *, mode: Literal['auto', 'always', 'never'] = 'auto', min_gain: float = 1.25, table_miss_ns: float | None = None, costs: dict[str, float] | None = None) -> None:
+        """The same as join_filter.plan(sample, ...)."""
+
+    def probe_batch(self, keys: numpy.typing.ArrayLike | Iterable[int | bytes | str], *, nulls: Literal['error', 'skip'] = 'error') -> numpy.typing.NDArray[numpy.uint64] | None:
+        """
+        One probe batch: the 0-based positions of the rows that may match, ascending (NumPy
+        uint64; exactly JoinFilter.select's) where the plan filters, or None where it passes the
+        batch through (every row goes on to the hash table).
+        """
+
+    @property
+    def filters(self) -> bool:
+        """Whether probe batches go through the filter."""
+
+    @property
+    def mode(self) -> Literal['auto', 'always', 'never']:
+        """'auto', 'always' or 'never'."""
+
+    @property
+    def gain(self) -> float:
+        """
+        Estimated table misses saved over filter probes paid (0 with a forced mode and no sample).
+        """
+
+    @property
+    def sample_pass_fraction(self) -> float:
+        """
+        The fraction of the sample that the filter passes (matches and false positives).
+        """
+
+    @property
+    def costs(self) -> dict[str, float]:
+        """
+        The costs the decision used, ns per row on one thread (zeros with a forced mode and no sample).
+        """
+
+    @property
+    def join_filter(self) -> JoinFilter:
+        """The JoinFilter the plan applies."""
+
+    @staticmethod
+    def filter_may_pay(build_keys: int, filter_bytes: int, string_keys: bool, probe_rows: int, matched_fraction: float, *, mode: Literal['auto', 'always', 'never'] = 'auto', min_gain: float = 1.25, table_miss_ns: float | None = None, costs: dict[str, float] | None = None) -> bool:
+        """
+        Before building a JoinFilter: whether one of filter_bytes over build_keys keys may pay in
+        front of a join of probe_rows rows of which matched_fraction (the host's estimate, from
+        its own hash table) have a match, its build counted. Options as JoinFilter.plan's.
+        """
+
+def measured_join_costs(build_keys: int, filter_bytes: int, string_keys: bool = False) -> dict[str, float]:
+    """
+    This machine's costs for a join plan, ns per row on one thread: filter_ns (a probe row
+    through a join filter of filter_bytes), table_miss_ns (a probe row that misses a hash table
+    of build_keys keys), insert_ns (a build key into the filter). Measured at the first call
+    for a size class (powers of two) and key kind, a few milliseconds, then cached for the process.
+    """
 
 def load_any(source: str | os.PathLike[str] | bytes | bytearray | memoryview, *, max_bytes: int | None = None) -> Filter | CountingFilter | DeletableFilter | ScalableFilter | ClassicFilter:
     """

@@ -1,6 +1,8 @@
 // batchbloom.JoinFilter: the semi-join pre-filter of a hash join, built over the build side's
-// keys and probed with whole columns (include/batchbloom/join.hpp).
+// keys and probed with whole columns (include/batchbloom/join.hpp); batchbloom.JoinPlan: whether
+// it pays, per probe batch (include/batchbloom/join_plan.hpp).
 #include <batchbloom/join.hpp>
+#include <batchbloom/join_plan.hpp>
 
 #include <type_traits>
 #include <vector>
@@ -129,6 +131,64 @@ PyFilter filter_copy(const JoinFilter& j) {
     return PyFilter(std::move(f));
 }
 
+
+// A join plan and the JoinFilter it refers to, kept alive by it.
+struct PyPlan {
+    nb::object owner;
+    JoinPlan plan;
+};
+
+JoinPlanMode mode_arg(Typed<nb::str> mode) {
+    if (!nb::isinstance<nb::str>(mode)) throw nb::type_error("mode must be a str: 'auto', 'always' or 'never'");
+    const std::string m = nb::cast<std::string>(mode);
+    if (m == "auto") return JoinPlanMode::automatic;
+    if (m == "always") return JoinPlanMode::always;
+    if (m == "never") return JoinPlanMode::never;
+    throw Error("join plan: mode must be 'auto', 'always' or 'never', got '" + m + "'");
+}
+
+const char* mode_name(JoinPlanMode m) {
+    return m == JoinPlanMode::always ? "always" : m == JoinPlanMode::never ? "never" : "auto";
+}
+
+nb::dict costs_dict(const JoinCosts& c) {
+    nb::dict d;
+    d["filter_ns"] = c.filter_ns;
+    d["table_miss_ns"] = c.table_miss_ns;
+    d["insert_ns"] = c.insert_ns;
+    return d;
+}
+
+JoinCosts costs_from(nb::handle costs) {
+    if (!nb::isinstance<nb::dict>(costs))
+        throw nb::type_error("costs must be a dict with the keys filter_ns, table_miss_ns and insert_ns");
+    const nb::dict d = nb::borrow<nb::dict>(costs);
+    if (d.size() != 3 || !d.contains("filter_ns") || !d.contains("table_miss_ns") || !d.contains("insert_ns"))
+        throw Error("join plan: costs must have exactly the keys filter_ns, table_miss_ns and insert_ns");
+    return {real_arg(d["filter_ns"], "costs['filter_ns']"), real_arg(d["table_miss_ns"], "costs['table_miss_ns']"),
+            real_arg(d["insert_ns"], "costs['insert_ns']")};
+}
+
+JoinPlanOptions plan_options(Typed<nb::str> mode, Typed<float> min_gain, nb::handle table_miss_ns, nb::handle costs) {
+    JoinPlanOptions o;
+    o.mode = mode_arg(mode);
+    o.min_gain = real_arg(min_gain, "min_gain");
+    o.table_miss_ns = optional_real_arg(table_miss_ns, "table_miss_ns").value_or(0.0);
+    if (!costs.is_none()) o.costs = costs_from(costs);
+    return o;
+}
+
+// The sample gathered into one span of its key kind (none: an empty one, for a forced mode).
+JoinPlan make_plan(const JoinFilter& filter, nb::handle sample, const JoinPlanOptions& o) {
+    Gathered all;
+    if (!sample.is_none()) for_each_batch(sample, [&](const KeyBatch& b, std::size_t) { all.add(b, true); });
+    nb::gil_scoped_release release;
+    all.views.insert(all.views.end(), all.copies.begin(), all.copies.end());
+    if (!all.views.empty()) return JoinPlan(filter, std::span<const std::string_view>(all.views), o);
+    if (!all.narrow.empty()) return JoinPlan(filter, std::span<const std::uint32_t>(all.narrow), o);
+    return JoinPlan(filter, std::span<const std::uint64_t>(all.ints), o);
+}
+
 }  // namespace
 
 void bind_join(nb::module_& m) {
@@ -243,6 +303,26 @@ void bind_join(nb::module_& m) {
             },
             "key"_a.none(), BATCHBLOOM_SIG_KEY("__contains__", "bool"))
         .def(
+            "plan",
+            [](nb::handle self, nb::handle sample, Typed<nb::str> mode, Typed<float> min_gain, nb::handle table_miss_ns,
+               nb::handle costs) {
+                const JoinPlanOptions o = plan_options(mode, min_gain, table_miss_ns, costs);
+                const PyJoin& join = nb::cast<const PyJoin&>(self);
+                return PyPlan{nb::borrow(self), make_plan(join.filter, sample, o)};
+            },
+            "sample"_a.none() = nb::none(), nb::kw_only(), "mode"_a.none() = "auto", "min_gain"_a.none() = 1.25,
+            "table_miss_ns"_a.none() = nb::none(), "costs"_a.none() = nb::none(),
+            nb::sig("def plan(self, sample: numpy.typing.ArrayLike | collections.abc.Iterable[int | bytes | str] | None = None, "
+                    "*, mode: typing.Literal['auto', 'always', 'never'] = 'auto', min_gain: float = 1.25, "
+                    "table_miss_ns: float | None = None, costs: dict[str, float] | None = None) -> JoinPlan"),
+            "Decides whether this filter pays in front of a hash join (a JoinPlan; call its\n"
+            "probe_batch for every probe batch). sample: probe-side keys (the first batch, a few\n"
+            "thousand rows; None only with a forced mode); the filter pays where the fraction p of the\n"
+            "sample it passes gives (1 - p) * table_miss_ns / filter_ns >= min_gain. The costs are this\n"
+            "machine's, measured once per process (measured_join_costs), unless given: table_miss_ns,\n"
+            "the host's own time per probe row that misses its hash table, or costs, the whole model\n"
+            "(the keys of measured_join_costs). mode: 'always' / 'never' force the answer.")
+        .def(
             "to_filter", [](const PyJoin& self) { return filter_copy(self.filter); },
             "A copy of the filter (a blocked Filter: save it, OR it, probe it).")
         .def_prop_ro(
@@ -295,6 +375,106 @@ void bind_join(nb::module_& m) {
             nb::sig("def __deepcopy__(self, memo: typing.Any) -> JoinFilter"))
         .def("__repr__", &repr);
     cls.attr("__hash__") = nb::none();
+
+    nb::class_<PyPlan>(m, "JoinPlan",
+                       "Whether a JoinFilter pays in front of a hash join, decided once (JoinFilter.plan) from\n"
+                       "a probe-side sample and this machine's costs; probe_batch applies it to each probe\n"
+                       "batch. Deterministic given the same sample, options and costs; no threads of its own.")
+        .def(
+            "__init__",
+            [](PyPlan* self, nb::handle join, nb::handle sample, Typed<nb::str> mode, Typed<float> min_gain,
+               nb::handle table_miss_ns, nb::handle costs) {
+                if (!nb::isinstance<PyJoin>(join)) throw nb::type_error("join_filter must be a batchbloom.JoinFilter");
+                const JoinPlanOptions o = plan_options(mode, min_gain, table_miss_ns, costs);
+                const PyJoin& filter = nb::cast<const PyJoin&>(join);
+                new (self) PyPlan{nb::borrow(join), make_plan(filter.filter, sample, o)};
+            },
+            "join_filter"_a, "sample"_a.none() = nb::none(), nb::kw_only(), "mode"_a.none() = "auto",
+            "min_gain"_a.none() = 1.25, "table_miss_ns"_a.none() = nb::none(), "costs"_a.none() = nb::none(),
+            nb::sig("def __init__(self, join_filter: JoinFilter, sample: numpy.typing.ArrayLike | "
+                    "collections.abc.Iterable[int | bytes | str] | None = None, *, "
+                    "mode: typing.Literal['auto', 'always', 'never'] = 'auto', min_gain: float = 1.25, "
+                    "table_miss_ns: float | None = None, costs: dict[str, float] | None = None) -> None"),
+            "The same as join_filter.plan(sample, ...).")
+        .def(
+            "probe_batch",
+            [](const PyPlan& self, nb::handle keys, nb::handle nulls) -> nb::object {
+                std::vector<std::uint64_t> rows;
+                const bool filters = self.plan.filters();
+                // A batch passed through is read too, so that bad keys raise whatever the decision.
+                for_each_batch(
+                    keys,
+                    [&](const KeyBatch& batch, std::size_t at) {
+                        if (!filters) return;
+                        nb::gil_scoped_release release;
+                        for_each_span(batch, [&](const auto& k, std::size_t pos) {
+                            for (const auto r : self.plan.filter().select(k)) rows.push_back(r + at + pos);
+                        });
+                    },
+                    nulls_arg(nulls));
+                if (!filters) return nb::none();
+                return nb::cast(to_numpy(std::move(rows)));
+            },
+            "keys"_a.none(), nb::kw_only(), "nulls"_a.none() = "error",
+            BATCHBLOOM_SIG_BATCH("probe_batch", "numpy.typing.NDArray[numpy.uint64] | None"),
+            "One probe batch: the 0-based positions of the rows that may match, ascending (NumPy\n"
+            "uint64; exactly JoinFilter.select's) where the plan filters, or None where it passes the\n"
+            "batch through (every row goes on to the hash table).")
+        .def_prop_ro(
+            "filters", [](const PyPlan& self) { return self.plan.filters(); }, "Whether probe batches go through the filter.")
+        .def_prop_ro(
+            "mode", [](const PyPlan& self) { return std::string(mode_name(self.plan.options().mode)); },
+            nb::sig("def mode(self) -> typing.Literal['auto', 'always', 'never']"), "'auto', 'always' or 'never'.")
+        .def_prop_ro(
+            "gain", [](const PyPlan& self) { return self.plan.gain(); },
+            "Estimated table misses saved over filter probes paid (0 with a forced mode and no sample).")
+        .def_prop_ro(
+            "sample_pass_fraction", [](const PyPlan& self) { return self.plan.sample_pass_fraction(); },
+            "The fraction of the sample that the filter passes (matches and false positives).")
+        .def_prop_ro(
+            "costs", [](const PyPlan& self) { return costs_dict(self.plan.costs()); },
+            nb::sig("def costs(self) -> dict[str, float]"),
+            "The costs the decision used, ns per row on one thread (zeros with a forced mode and no sample).")
+        .def_prop_ro(
+            "join_filter", [](const PyPlan& self) { return self.owner; },
+            nb::sig("def join_filter(self) -> JoinFilter"), "The JoinFilter the plan applies.")
+        .def_static(
+            "filter_may_pay",
+            [](Typed<int> build_keys, Typed<int> filter_bytes, bool string_keys, Typed<int> probe_rows,
+               Typed<float> matched_fraction, Typed<nb::str> mode, Typed<float> min_gain, nb::handle table_miss_ns,
+               nb::handle costs) {
+                const JoinPlanOptions o = plan_options(mode, min_gain, table_miss_ns, costs);
+                return JoinPlan::filter_may_pay(int_arg(build_keys, "build_keys"), int_arg(filter_bytes, "filter_bytes"),
+                                                string_keys, int_arg(probe_rows, "probe_rows"),
+                                                real_arg(matched_fraction, "matched_fraction"), o);
+            },
+            "build_keys"_a, "filter_bytes"_a, "string_keys"_a, "probe_rows"_a, "matched_fraction"_a, nb::kw_only(),
+            "mode"_a.none() = "auto", "min_gain"_a.none() = 1.25, "table_miss_ns"_a.none() = nb::none(),
+            "costs"_a.none() = nb::none(),
+            nb::sig("def filter_may_pay(build_keys: int, filter_bytes: int, string_keys: bool, probe_rows: int, "
+                    "matched_fraction: float, *, mode: typing.Literal['auto', 'always', 'never'] = 'auto', "
+                    "min_gain: float = 1.25, table_miss_ns: float | None = None, "
+                    "costs: dict[str, float] | None = None) -> bool"),
+            "Before building a JoinFilter: whether one of filter_bytes over build_keys keys may pay in\n"
+            "front of a join of probe_rows rows of which matched_fraction (the host's estimate, from\n"
+            "its own hash table) have a match, its build counted. Options as JoinFilter.plan's.");
+    m.def(
+        "measured_join_costs",
+        [](Typed<int> build_keys, Typed<int> filter_bytes, bool string_keys) {
+            const std::uint64_t keys = int_arg(build_keys, "build_keys"), bytes = int_arg(filter_bytes, "filter_bytes");
+            JoinCosts c;
+            {
+                nb::gil_scoped_release release;
+                c = measured_join_costs(keys, bytes, string_keys);
+            }
+            return costs_dict(c);
+        },
+        "build_keys"_a, "filter_bytes"_a, "string_keys"_a = false,
+        nb::sig("def measured_join_costs(build_keys: int, filter_bytes: int, string_keys: bool = False) -> dict[str, float]"),
+        "This machine's costs for a join plan, ns per row on one thread: filter_ns (a probe row\n"
+        "through a join filter of filter_bytes), table_miss_ns (a probe row that misses a hash table\n"
+        "of build_keys keys), insert_ns (a build key into the filter). Measured at the first call\n"
+        "for a size class (powers of two) and key kind, a few milliseconds, then cached for the process.");
 }
 
 }  // namespace batchbloom::python

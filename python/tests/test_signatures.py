@@ -20,6 +20,7 @@ INSTANCES = {
     batchbloom.ScalableFilter: lambda: batchbloom.ScalableFilter(100, 0.01),
     batchbloom.ClassicFilter: lambda: batchbloom.ClassicFilter(100, 0.01),
     batchbloom.JoinFilter: lambda: batchbloom.JoinFilter([1, 2, 3]),
+    batchbloom.JoinPlan: lambda: batchbloom.JoinFilter([1, 2, 3]).plan(mode="always"),
     batchbloom.ConcurrentFilter: lambda: batchbloom.ConcurrentFilter(batchbloom.Filter(100, 0.01)),
     batchbloom.Params: lambda: batchbloom.Params.for_fpr(100, 0.01),
     batchbloom.ClassicParams: lambda: batchbloom.ClassicFilter(100, 0.01).params,

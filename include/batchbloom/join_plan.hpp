@@ -1,0 +1,149 @@
+#pragma once
+// The join plan: whether a JoinFilter pays in front of a hash join, and the per-batch call that
+// applies the answer.
+//
+// A filter in front of a hash join saves a hash-table probe for every probe row it drops and
+// costs a filter probe for every row. It pays where most probe rows have no match and a table
+// probe that misses costs more than a filter probe (a table of the build side far out of cache,
+// a filter in cache); where most rows match, it only adds work (0.85-0.88x of the plain hash
+// join at 50% matching rows on TPC-H, docs/which-path.md). The plan decides once, before the
+// join's first batch, from:
+//   - a cost model of this machine (JoinCosts): a filter probe's and a cache-missing table
+//     probe's time per row, measured once per process for each size class and key kind
+//     (measured_join_costs: a few milliseconds at first use, then cached), or given by the host,
+//     which knows its own hash table's cost better than any model;
+//   - a sample of the probe side (the first batch, or rows taken from across the column): the
+//     fraction p of it that the filter passes. A dropped row saves a table miss, so the filter
+//     pays by gain = (1 - p) * table_miss_ns / filter_ns; the plan filters where gain >=
+//     min_gain.
+// The filter's build is not in the gain: it is paid before the plan exists. A host that wants
+// to skip the build where the filter cannot pay estimates the matched fraction with its own
+// table and asks filter_may_pay() before building.
+//
+// Then the host calls probe_batch() for every probe batch, on any of its threads: the plan
+// either filters the batch into a selection vector (exactly the rows JoinFilter::select_chunk
+// selects) or passes it through ("every row, the filter was skipped"), and the host probes its
+// table with the rows it gets. The join result is the same either way.
+//
+// No threads of its own, nothing timed per join: given the same filter, sample, options and
+// costs, the decision is the same. To make it independent of the machine too (tests, replays),
+// pass JoinPlanOptions::costs. JoinPlanMode::always / never force the decision.
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "join.hpp"
+
+namespace batchbloom {
+
+/// Time per probe row on one thread, in ns: what the plan weighs.
+struct JoinCosts {
+    /// A row through the join filter into a selection vector (JoinFilter::select_chunk).
+    double filter_ns = 0;
+    /// A row that probes the host's hash table and misses: a random read of a table of the
+    /// build side's size.
+    double table_miss_ns = 0;
+    /// A build key into the filter (filter_may_pay counts the build).
+    double insert_ns = 0;
+};
+
+/// This machine's costs for a join filter of `filter_bytes` in front of a hash table of
+/// `build_keys` keys, integers or byte strings (`string_keys`). Measured on the calling thread
+/// at the first call for a size class (both sizes rounded up to a power of two; tables above
+/// 32 MiB measured at 32 MiB, to keep the measurement within a few milliseconds) and key kind,
+/// then cached for the process: later calls with the same class return the same costs. The
+/// modelled table is an open-addressing array of 16-byte slots at most half full, probed with
+/// keys it lacks; a host whose table costs differently passes its own table_miss_ns.
+/// Thread-safe.
+JoinCosts measured_join_costs(std::uint64_t build_keys, std::uint64_t filter_bytes, bool string_keys);
+
+enum class JoinPlanMode {
+    automatic,  ///< filter where the sample and the costs say the filter pays
+    always,     ///< filter every batch (JoinFilter's behaviour without a plan)
+    never,      ///< pass every batch through
+};
+
+struct JoinPlanOptions {
+    JoinPlanMode mode = JoinPlanMode::automatic;
+    /// The filter runs where gain >= min_gain. Above 1 because the cost model and a sample of a
+    /// few thousand rows are only estimates (the benchmark's sample was up to a quarter off
+    /// the real gain, either way): where the gain is borderline the plain join's cost is the
+    /// safer one to pay.
+    double min_gain = 1.25;
+    /// The host's own time per probe row that misses its hash table (ns, one thread), where it
+    /// knows it; 0 uses the model's (costs, or measured_join_costs).
+    double table_miss_ns = 0;
+    /// The whole cost model, instead of measured_join_costs (table_miss_ns > 0 still replaces
+    /// its table_miss_ns). Makes the decision independent of the machine.
+    std::optional<JoinCosts> costs;
+};
+
+/// One probe batch's answer: filtered (the first `rows` entries of the selection vector are the
+/// batch-local indices of the rows that may match, ascending) or passed through (every row of
+/// the batch goes on to the table, rows == the batch's size, the selection vector untouched).
+struct JoinBatch {
+    bool filtered = false;
+    std::size_t rows = 0;
+};
+
+class JoinPlan {
+public:
+    /// Decides whether `filter` pays in front of the host's hash join, from a sample of the probe
+    /// side's keys (the same key kind as the probe batches; a few thousand rows suffice; the
+    /// first batch will do unless the probe side is sorted by key) and the options. The plan
+    /// refers to `filter`, which must outlive it. Throws Error for an empty sample (unless the
+    /// mode is forced: always / never need none), a sample of 2^32 rows or more, min_gain or
+    /// cost overrides that are negative or not finite.
+    JoinPlan(const JoinFilter& filter, std::span<const std::uint64_t> sample, const JoinPlanOptions& options = {});
+    JoinPlan(const JoinFilter& filter, std::span<const std::uint32_t> sample, const JoinPlanOptions& options = {});
+    JoinPlan(const JoinFilter& filter, std::span<const std::string_view> sample, const JoinPlanOptions& options = {});
+    JoinPlan(const JoinFilter& filter, std::span<const std::string> sample, const JoinPlanOptions& options = {});
+
+    /// Whether probe batches go through the filter.
+    bool filters() const noexcept { return filters_; }
+    /// The estimated gain: table misses saved over filter probes paid (0 where the mode was
+    /// forced and no sample was given).
+    double gain() const noexcept { return gain_; }
+    /// The fraction of the sample's rows that the filter passes (matches and false positives).
+    double sample_pass_fraction() const noexcept { return pass_fraction_; }
+    /// The costs the decision used (zeros where the mode was forced).
+    const JoinCosts& costs() const noexcept { return costs_; }
+    const JoinPlanOptions& options() const noexcept { return options_; }
+    const JoinFilter& filter() const noexcept { return *filter_; }
+
+    /// One probe batch, on the calling thread (const: call it from every worker at once).
+    /// `sel` must have at least keys.size() entries whatever the decision, so that a host's
+    /// buffers do not depend on it, and a batch must have fewer than 2^32 rows (throws Error
+    /// otherwise). An empty batch gives 0 rows.
+    JoinBatch probe_batch(std::span<const std::uint64_t> keys, std::span<std::uint32_t> sel) const;
+    JoinBatch probe_batch(std::span<const std::uint32_t> keys, std::span<std::uint32_t> sel) const;
+    JoinBatch probe_batch(std::span<const std::string_view> keys, std::span<std::uint32_t> sel) const;
+    JoinBatch probe_batch(std::span<const std::string> keys, std::span<std::uint32_t> sel) const;
+
+    /// Whether a filter is worth building at all, before building it: the rows it would drop
+    /// (those without a match, `matched_fraction` of `probe_rows` having one, the host's
+    /// estimate from its own table, e.g. of the first batch) save a table miss each, against
+    /// the filter probe per row plus the build (`build_keys` inserts). The same min_gain and
+    /// forced modes as the plan; costs from options or measured_join_costs for a filter of
+    /// `filter_bytes`. Throws Error for a matched_fraction outside [0, 1].
+    static bool filter_may_pay(std::uint64_t build_keys, std::uint64_t filter_bytes, bool string_keys,
+                               std::uint64_t probe_rows, double matched_fraction, const JoinPlanOptions& options = {});
+
+private:
+    template <class Key>
+    JoinPlan(const JoinFilter& filter, std::span<const Key> sample, const JoinPlanOptions& options, int);
+    template <class Key>
+    JoinBatch probe(std::span<const Key> keys, std::span<std::uint32_t> sel) const;
+
+    const JoinFilter* filter_;
+    JoinPlanOptions options_;
+    JoinCosts costs_;
+    double pass_fraction_ = 0;
+    double gain_ = 0;
+    bool filters_ = true;
+};
+
+}  // namespace batchbloom

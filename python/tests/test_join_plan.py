@@ -1,0 +1,113 @@
+"""JoinFilter.plan: the decision (filter a low-match probe side, pass an all-match one through,
+forced modes), batches bit-exact against JoinFilter.select, the cost model, and bad input."""
+
+import math
+
+import numpy as np
+import pytest
+
+import batchbloom
+
+BUILD = np.arange(10_000, dtype=np.uint64) * 7 + 3
+# A dropped row saves four filter probes' worth: the decision is the same on any machine.
+COSTS = {"filter_ns": 2.0, "table_miss_ns": 8.0, "insert_ns": 5.0}
+
+
+def probe_keys(n, match_every):
+    """n probe keys, every match_every-th of them a build key."""
+    keys = np.arange(n, dtype=np.uint64) + (1 << 40)
+    keys[::match_every] = BUILD[: len(keys[::match_every])]
+    return keys
+
+
+@pytest.fixture(scope="module")
+def join():
+    return batchbloom.JoinFilter(BUILD)
+
+
+def test_filters_a_low_match_probe_side(join):
+    plan = join.plan(probe_keys(4096, 100), costs=COSTS)
+    assert plan.filters and plan.mode == "auto"
+    assert plan.sample_pass_fraction < 0.05 and plan.gain > 3.5
+    assert plan.costs == COSTS
+    assert plan.join_filter is join
+    assert batchbloom.JoinPlan(join, probe_keys(4096, 100), costs=COSTS).gain == plan.gain
+
+
+def test_passes_an_all_match_probe_side_through(join):
+    plan = join.plan(probe_keys(4096, 1), costs=COSTS)
+    assert not plan.filters
+    assert plan.sample_pass_fraction == 1.0 and plan.gain == 0.0
+    keys = probe_keys(1000, 3)
+    assert plan.probe_batch(keys) is None
+
+
+def test_measured_model_is_cached_and_decides_alike(join):
+    a = batchbloom.measured_join_costs(10_000, join.nbytes)
+    assert a == batchbloom.measured_join_costs(10_001, join.nbytes + 1)  # the same size class
+    assert all(math.isfinite(v) and v > 0 for v in a.values())
+    assert batchbloom.measured_join_costs(10_000, join.nbytes, string_keys=True)["table_miss_ns"] > 0
+    assert not join.plan(probe_keys(4096, 1)).filters
+    few = probe_keys(4096, 100)
+    assert join.plan(few).gain == join.plan(few).gain
+
+
+def test_host_table_cost(join):
+    plan = join.plan(probe_keys(4096, 100), costs=COSTS, table_miss_ns=1.0)
+    assert not plan.filters and plan.costs["table_miss_ns"] == 1.0
+
+
+def test_forced_modes(join):
+    assert join.plan(probe_keys(4096, 1), mode="always", costs=COSTS).filters
+    assert join.plan(mode="always").filters  # a forced mode needs no sample
+    assert not join.plan(probe_keys(4096, 100), mode="never", costs=COSTS).filters
+    assert not join.plan(mode="never").filters
+    assert batchbloom.JoinPlan.filter_may_pay(1000, 16384, False, 10**6, 1.0, mode="always")
+    assert not batchbloom.JoinPlan.filter_may_pay(1000, 16384, False, 10**6, 0.0, mode="never")
+
+
+@pytest.mark.parametrize("keys", [probe_keys(10_000, 3), [f"k{i}" for i in range(3000)]])
+def test_batches_are_bit_exact(keys):
+    build = BUILD if isinstance(keys, np.ndarray) else [f"k{i}" for i in range(0, 3000, 5)]
+    join = batchbloom.JoinFilter(build)
+    rows = join.plan(mode="always").probe_batch(keys)
+    assert rows.dtype == np.uint64
+    np.testing.assert_array_equal(rows, join.select(keys))
+    assert join.plan(mode="never").probe_batch(keys) is None
+
+
+def test_filter_may_pay_counts_the_build():
+    pay = batchbloom.JoinPlan.filter_may_pay
+    assert pay(1000, 16384, False, 10**6, 0.01, costs=COSTS)
+    assert not pay(1000, 16384, False, 10**6, 0.9, costs=COSTS)
+    assert not pay(10**6, 1 << 20, False, 10**6, 0.5, costs=COSTS)
+
+
+def test_bad_input(join):
+    with pytest.raises(batchbloom.Error, match="sample is empty"):
+        join.plan([], costs=COSTS)
+    with pytest.raises(batchbloom.Error, match="sample is empty"):
+        join.plan(costs=COSTS)
+    with pytest.raises(batchbloom.Error, match="mode"):
+        join.plan(mode="sometimes")
+    with pytest.raises(batchbloom.Error, match="min_gain"):
+        join.plan(probe_keys(64, 2), min_gain=-1.0, costs=COSTS)
+    with pytest.raises(batchbloom.Error, match="table_miss_ns"):
+        join.plan(probe_keys(64, 2), table_miss_ns=math.inf, costs=COSTS)
+    with pytest.raises(batchbloom.Error, match="filter_ns"):
+        join.plan(probe_keys(64, 2), costs={**COSTS, "filter_ns": math.nan})
+    with pytest.raises(batchbloom.Error, match="exactly the keys"):
+        join.plan(probe_keys(64, 2), costs={"filter_ns": 1.0})
+    with pytest.raises(TypeError):
+        join.plan(probe_keys(64, 2), costs=[1.0, 2.0, 3.0])
+    with pytest.raises(batchbloom.Error, match="matched_fraction"):
+        batchbloom.JoinPlan.filter_may_pay(1000, 16384, False, 1000, 1.5)
+    for plan in (join.plan(mode="always"), join.plan(mode="never")):
+        with pytest.raises(TypeError):
+            plan.probe_batch(object())
+        with pytest.raises(ValueError):
+            plan.probe_batch([1, None, 3])
+        empty = plan.probe_batch(np.array([], dtype=np.uint64))
+        assert empty is None or len(empty) == 0
+    with pytest.raises(TypeError):
+        batchbloom.JoinPlan(BUILD)  # a JoinFilter, not keys

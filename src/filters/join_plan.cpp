@@ -1,0 +1,223 @@
+#include "batchbloom/join_plan.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <mutex>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+namespace batchbloom {
+
+namespace {
+
+// Enough rows per timed pass that a timer's granularity does not count, few enough that every
+// pass is a fraction of a millisecond.
+constexpr std::size_t timed_rows = 2048;
+constexpr int passes = 3;
+// Out of every cache but the largest last-level ones; touching a larger table costs more than
+// the measurement it serves.
+constexpr std::uint64_t max_model_bytes = std::uint64_t(32) << 20;
+constexpr std::size_t string_key_bytes = 24;  // a typical name or identifier
+
+std::uint64_t size_class(std::uint64_t bytes) {
+    return std::min(std::bit_ceil(std::max<std::uint64_t>(bytes, 64)), max_model_bytes);
+}
+
+std::uint64_t splitmix(std::uint64_t& s) {
+    std::uint64_t z = (s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+using Clock = std::chrono::steady_clock;
+
+double ns_per_row(Clock::time_point t) {
+    return std::chrono::duration<double, std::nano>(Clock::now() - t).count() / double(timed_rows);
+}
+
+/// `passes` batches of distinct keys, so that no pass finds its lines cached by the one before.
+/// String keys are views into `arena`.
+template <class Key>
+std::vector<std::vector<Key>> key_batches(std::uint64_t seed, std::string& arena) {
+    std::vector<std::vector<Key>> batches(passes + 1);  // + 1: the build's inserts
+    if constexpr (std::is_same_v<Key, std::string_view>) arena.resize((passes + 1) * timed_rows * string_key_bytes, 'k');
+    std::size_t at = 0;
+    for (auto& b : batches) {
+        for (std::size_t i = 0; i < timed_rows; ++i, ++at) {
+            const std::uint64_t x = splitmix(seed);
+            if constexpr (std::is_same_v<Key, std::string_view>) {
+                char* p = arena.data() + at * string_key_bytes;
+                std::memcpy(p, &x, sizeof x);
+                b.emplace_back(p, string_key_bytes);
+            } else {
+                b.push_back(x);
+            }
+        }
+    }
+    return batches;
+}
+
+template <class Key>
+JoinCosts measure(std::uint64_t table_bytes, std::uint64_t filter_bytes) {
+    std::string arena;
+    const auto batches = key_batches<Key>(0x6a6f696e, arena);
+    const Hashing hashing;
+    JoinCosts c;
+    c.filter_ns = c.table_miss_ns = c.insert_ns = std::numeric_limits<double>::infinity();
+
+    // Key and row slots, every one written (a table's memory is resident, unlike fresh pages
+    // that all map the zero page); the probe keys are not among them.
+    const std::uint64_t slots = table_bytes / 16;
+    std::vector<std::uint64_t> table(2 * slots);
+    for (std::uint64_t i = 0; i < table.size(); ++i) table[i] = i | 1;
+    std::uint64_t sink = 0;
+    for (int p = 0; p < passes; ++p) {
+        const auto t = Clock::now();
+        for (const Key& k : batches[p]) {
+            const std::uint64_t h = hash_key(hashing, k);
+            const std::uint64_t slot = h & (slots - 1);
+            sink += table[2 * slot] == h ? table[2 * slot + 1] : 0;
+        }
+        c.table_miss_ns = std::min(c.table_miss_ns, ns_per_row(t));
+    }
+
+    Filter f(Params::make(Shape::word512, filter_bytes / 64, 8), hashing);
+    f.set_threads(1);
+    auto t = Clock::now();
+    f.insert(std::span<const Key>(batches[passes]));
+    c.insert_ns = ns_per_row(t);
+    JoinFilterOptions o;
+    o.threads = 1;
+    const JoinFilter join(std::move(f), timed_rows, o);
+    std::vector<std::uint32_t> sel(timed_rows);
+    for (int p = 0; p < passes; ++p) {
+        t = Clock::now();
+        sink += join.select_chunk(std::span<const Key>(batches[p]), sel);
+        c.filter_ns = std::min(c.filter_ns, ns_per_row(t));
+    }
+    // Keeps the table probes from being optimised away.
+    if (sink == std::numeric_limits<std::uint64_t>::max()) c.table_miss_ns += 1e-9;
+    return c;
+}
+
+bool finite_non_negative(double x) { return std::isfinite(x) && x >= 0; }
+
+void check_cost(double x, const char* name) {
+    if (!finite_non_negative(x))
+        throw Error(std::string("join plan: ") + name + " must be a finite number >= 0, got " + std::to_string(x));
+}
+
+const JoinPlanOptions& checked(const JoinPlanOptions& o) {
+    check_cost(o.min_gain, "min_gain");
+    check_cost(o.table_miss_ns, "table_miss_ns");
+    if (o.costs) {
+        check_cost(o.costs->filter_ns, "costs.filter_ns");
+        check_cost(o.costs->table_miss_ns, "costs.table_miss_ns");
+        check_cost(o.costs->insert_ns, "costs.insert_ns");
+    }
+    return o;
+}
+
+JoinCosts costs_for(const JoinPlanOptions& o, std::uint64_t build_keys, std::uint64_t filter_bytes, bool strings) {
+    JoinCosts c = o.costs ? *o.costs : measured_join_costs(build_keys, filter_bytes, strings);
+    if (o.table_miss_ns > 0) c.table_miss_ns = o.table_miss_ns;
+    return c;
+}
+
+/// Saved over paid, where paying nothing for a saving is an infinite gain and saving nothing
+/// none.
+double ratio(double saved, double paid) {
+    if (saved <= 0) return 0;
+    return paid > 0 ? saved / paid : std::numeric_limits<double>::infinity();
+}
+
+template <class Key>
+constexpr bool string_key = !std::is_integral_v<Key>;
+
+}  // namespace
+
+JoinCosts measured_join_costs(std::uint64_t build_keys, std::uint64_t filter_bytes, bool string_keys) {
+    // A table of 16-byte slots at most half full.
+    const std::uint64_t table = size_class(std::max<std::uint64_t>(build_keys, 1) * 32);
+    const std::uint64_t filter = size_class(filter_bytes);
+    static std::mutex mutex;
+    static std::map<std::tuple<bool, std::uint64_t, std::uint64_t>, JoinCosts> cache;
+    // Measured under the lock: callers racing for one class measure it once, and no two
+    // measurements share the caches.
+    const std::lock_guard lock(mutex);
+    const auto key = std::make_tuple(string_keys, table, filter);
+    if (const auto it = cache.find(key); it != cache.end()) return it->second;
+    const JoinCosts c = string_keys ? measure<std::string_view>(table, filter) : measure<std::uint64_t>(table, filter);
+    cache.emplace(key, c);
+    return c;
+}
+
+template <class Key>
+JoinPlan::JoinPlan(const JoinFilter& filter, std::span<const Key> sample, const JoinPlanOptions& options, int)
+    : filter_(&filter), options_(checked(options)) {
+    if (options_.mode != JoinPlanMode::automatic && sample.empty()) {
+        filters_ = options_.mode == JoinPlanMode::always;
+        return;
+    }
+    if (sample.empty())
+        throw Error("join plan: the probe-side sample is empty; give it the first probe batch's keys "
+                    "(or force the mode: always / never)");
+    std::vector<std::uint32_t> sel(sample.size());
+    const std::size_t passed = filter.select_chunk(sample, sel);  // throws for 2^32 rows or more
+    pass_fraction_ = double(passed) / double(sample.size());
+    costs_ = costs_for(options_, filter.sized_for(), filter.filter().params().bytes(), string_key<Key>);
+    gain_ = ratio((1 - pass_fraction_) * costs_.table_miss_ns, costs_.filter_ns);
+    filters_ = options_.mode == JoinPlanMode::always ||
+               (options_.mode == JoinPlanMode::automatic && gain_ >= options_.min_gain);
+}
+
+JoinPlan::JoinPlan(const JoinFilter& f, std::span<const std::uint64_t> s, const JoinPlanOptions& o) : JoinPlan(f, s, o, 0) {}
+JoinPlan::JoinPlan(const JoinFilter& f, std::span<const std::uint32_t> s, const JoinPlanOptions& o) : JoinPlan(f, s, o, 0) {}
+JoinPlan::JoinPlan(const JoinFilter& f, std::span<const std::string_view> s, const JoinPlanOptions& o)
+    : JoinPlan(f, s, o, 0) {}
+JoinPlan::JoinPlan(const JoinFilter& f, std::span<const std::string> s, const JoinPlanOptions& o) : JoinPlan(f, s, o, 0) {}
+
+template <class Key>
+JoinBatch JoinPlan::probe(std::span<const Key> keys, std::span<std::uint32_t> sel) const {
+    if (keys.size() > std::numeric_limits<std::uint32_t>::max())
+        throw Error("join plan: a probe batch holds at most 2^32 - 1 rows, got " + std::to_string(keys.size()));
+    if (sel.size() < keys.size())
+        throw Error("join plan: the selection vector has " + std::to_string(sel.size()) + " entries for a batch of " +
+                    std::to_string(keys.size()) + " rows");
+    if (!filters_) return {false, keys.size()};
+    return {true, filter_->select_chunk(keys, sel)};
+}
+
+JoinBatch JoinPlan::probe_batch(std::span<const std::uint64_t> keys, std::span<std::uint32_t> sel) const {
+    return probe(keys, sel);
+}
+JoinBatch JoinPlan::probe_batch(std::span<const std::uint32_t> keys, std::span<std::uint32_t> sel) const {
+    return probe(keys, sel);
+}
+JoinBatch JoinPlan::probe_batch(std::span<const std::string_view> keys, std::span<std::uint32_t> sel) const {
+    return probe(keys, sel);
+}
+JoinBatch JoinPlan::probe_batch(std::span<const std::string> keys, std::span<std::uint32_t> sel) const {
+    return probe(keys, sel);
+}
+
+bool JoinPlan::filter_may_pay(std::uint64_t build_keys, std::uint64_t filter_bytes, bool string_keys,
+                              std::uint64_t probe_rows, double matched_fraction, const JoinPlanOptions& options) {
+    checked(options);
+    if (!(matched_fraction >= 0 && matched_fraction <= 1))
+        throw Error("join plan: matched_fraction must be in [0, 1], got " + std::to_string(matched_fraction));
+    if (options.mode != JoinPlanMode::automatic) return options.mode == JoinPlanMode::always;
+    const JoinCosts c = costs_for(options, build_keys, filter_bytes, string_keys);
+    const double rows = double(probe_rows);
+    return ratio(rows * (1 - matched_fraction) * c.table_miss_ns, rows * c.filter_ns + double(build_keys) * c.insert_ns) >=
+           options.min_gain;
+}
+
+}  // namespace batchbloom
