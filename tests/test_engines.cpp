@@ -88,7 +88,7 @@ bb::detail::FilterRef ref_of(Words& words, const Params& p) {
 
 TEST_P(EngineTest, EveryPrefetchDistanceAndBlockRangeMatchesTheLayout) {
     // The engines straight, as the batch layer calls them: with prefetching at any distance
-    // (0: none) or none, inserts restricted to block ranges that together cover the filter
+    // (0: none, or only just ahead), inserts restricted to block ranges that together cover the filter
     // (how threads split a direct insert), hashed and mixed keys, batch sizes around the SIMD
     // width and the pipeline's ring, from unaligned key pointers.
     const bb::detail::BlockedKernels& e = bb::detail::blocked_kernels(backend());
@@ -99,19 +99,23 @@ TEST_P(EngineTest, EveryPrefetchDistanceAndBlockRangeMatchesTheLayout) {
         for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(7), std::size_t(9), std::size_t(1023),
                               std::size_t(1025), std::size_t(5000)}) {
             const std::uint64_t* keys = all.data() + (all.size() - n);  // odd offsets: unaligned for SIMD loads
-            for (std::uint32_t prefetch : {0u, 1u, 7u, 8u, 64u, 1000u, 5000u}) {
+            // (0, true): the in-cache kernel with its blocks prefetched into L1 (prefetch_near).
+            for (const auto& [prefetch, near] : {std::pair{0u, false}, {0u, true}, {1u, false}, {7u, false}, {8u, false},
+                                                 {64u, false}, {1000u, false}, {5000u, false}}) {
                 SCOPED_TRACE(std::string(bb::to_string(shape)) + " k=" + std::to_string(k) + " n=" + std::to_string(n) +
-                             " prefetch=" + std::to_string(prefetch));
+                             " prefetch=" + std::to_string(prefetch) + (near ? " near" : ""));
                 for (const auto mode : {mixed, hashed}) {
                     Reference want(p);
                     for (std::size_t i = 0; i < n; ++i) want.insert(mode.kind == mixed.kind ? bb::mix64(keys[i], mode.seed) : keys[i]);
                     Words got(p.bytes() / 8), ranged(p.bytes() / 8);
                     auto f = ref_of(got, p);
                     f.prefetch = prefetch;
+                    f.prefetch_near = near;
                     e.insert(f, keys, n, mode);
                     ASSERT_EQ(got.value(), want.words.value());
                     auto r = ref_of(ranged, p);
                     r.prefetch = prefetch;
+                    r.prefetch_near = near;
                     for (const auto& [first, end] : {std::pair<std::uint64_t, std::uint64_t>{0, 1}, {1, 500}, {500, 1008},
                                                     {1008, 1009}}) {
                         r.first_block = first;
@@ -129,6 +133,7 @@ TEST_P(EngineTest, EveryPrefetchDistanceAndBlockRangeMatchesTheLayout) {
                     }
                     auto s = ref_of(sparse, p);
                     s.prefetch = prefetch;
+                    s.prefetch_near = near;
                     std::vector<std::uint8_t> bytes(n + 1, 7);
                     std::vector<std::uint64_t> bits((n + 63) / 64 + 1, 7);
                     e.contains_bytes(s, keys, n, mode, bytes.data());

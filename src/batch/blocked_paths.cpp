@@ -17,9 +17,12 @@ namespace {
 std::uint64_t block_bytes(const FilterRef& f) { return layout::info(f.shape).block_bytes; }
 std::uint64_t filter_bytes(const FilterRef& f) { return f.blocks * block_bytes(f); }
 
-/// f, told to prefetch as far ahead as this machine needs unless `bytes` of it fit in L2.
+/// f, told to prefetch as far ahead as this machine needs unless `bytes` of it fit in L2, and
+/// just ahead where they fill more than half of it.
 FilterRef prefetched(FilterRef f, std::uint64_t bytes) {
-    f.prefetch = bytes > machine().l2_bytes ? machine().prefetch_distance : 0;
+    const std::uint64_t l2 = machine().l2_bytes;
+    f.prefetch = bytes > l2 ? machine().prefetch_distance : 0;
+    f.prefetch_near = bytes <= l2 && bytes > l2 / 2;
     return f;
 }
 FilterRef prefetched(const FilterRef& f) { return prefetched(f, filter_bytes(f)); }

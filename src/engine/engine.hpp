@@ -43,6 +43,11 @@ struct FilterRef {
     /// (cache-resident filters and regions, where prefetching only costs instructions). Set
     /// by the batch layer from what this machine needs (engine/machine.hpp).
     std::uint32_t prefetch = 0;
+    /// With prefetch 0: whether the engine prefetches each key's block into L1 as soon as it has
+    /// the key's hash, for a filter the L2 holds but that fills more than half of it, whose lines
+    /// the keys streaming through the call push out to L3 (docs/design.md, "The batch code's
+    /// constants").
+    bool prefetch_near = false;
     /// Inserts set only blocks in [first_block, end_block) and skip the keys of other blocks:
     /// how threads share a direct insert without two of them ever writing one block.
     std::uint64_t first_block = 0, end_block = ~std::uint64_t(0);
