@@ -1,10 +1,11 @@
 // The join plan: the decision (filter for a low-match probe side, pass-through for an all-match
-// one, forced modes), bit-exact batches against JoinFilter::select_chunk, the cost model's
+// one, forced modes, a trial of both ways where the estimate is borderline), bit-exact batches against JoinFilter::select_chunk, the cost model's
 // once-per-process cache, and errors for bad input.
 #include <gtest/gtest.h>
 
 #include <batchbloom/join_plan.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -43,6 +44,14 @@ std::vector<std::uint64_t> probe_keys(std::size_t n, std::size_t match_every) {
 JoinPlanOptions fixed_costs() {
     JoinPlanOptions o;
     o.costs = JoinCosts{2.0, 8.0, 5.0};
+    return o;
+}
+
+/// Costs where a dropped row saves what a filter probe costs: at 1% matching rows the estimate
+/// (gain 0.98) is borderline, so the plan tries both ways.
+JoinPlanOptions borderline_costs() {
+    JoinPlanOptions o;
+    o.costs = JoinCosts{4.0, 4.0, 5.0};
     return o;
 }
 
@@ -184,9 +193,78 @@ TEST(JoinPlanBuild, FilterMayPayCountsTheBuild) {
     const JoinPlanOptions o = fixed_costs();
     EXPECT_TRUE(JoinPlan::filter_may_pay(1000, 16'384, false, 1'000'000, 0.01, o));
     EXPECT_FALSE(JoinPlan::filter_may_pay(1000, 16'384, false, 1'000'000, 0.9, o));
-    // A build side as large as the probe side: 5 ns per insert eats the saving.
-    EXPECT_FALSE(JoinPlan::filter_may_pay(1'000'000, 1 << 20, false, 1'000'000, 0.5, o));
+    // A build side as large as the probe side: 5 ns per insert eats the saving (gain 0.57)...
+    JoinPlanOptions no_trial = o;
+    no_trial.trial_low = no_trial.trial_high = 0;
+    EXPECT_FALSE(JoinPlan::filter_may_pay(1'000'000, 1 << 20, false, 1'000'000, 0.5, no_trial));
+    // ...by the estimate, which is borderline: the plan's trial would decide, so build.
+    EXPECT_TRUE(JoinPlan::filter_may_pay(1'000'000, 1 << 20, false, 1'000'000, 0.5, o));
     EXPECT_FALSE(JoinPlan::filter_may_pay(1000, 16'384, false, 0, 0.0, o));
+}
+
+TEST_F(JoinPlanTest, ABorderlineEstimateIsTriedOnTheFirstBatchesAndTheFasterWayKept) {
+    const auto sample = probe_keys(4096, 100), keys = probe_keys(1000, 100);
+    std::vector<std::uint32_t> sel(keys.size()), want(keys.size());
+    const std::size_t selected = filter.select_chunk(std::span<const std::uint64_t>(keys), want);
+    for (const bool filter_faster : {true, false}) {
+        SCOPED_TRACE(filter_faster ? "filtering faster" : "passing through faster");
+        const JoinPlan plan(filter, std::span<const std::uint64_t>(sample), borderline_costs());
+        ASSERT_TRUE(plan.trying());
+        EXPECT_FALSE(plan.filters());  // the estimate's answer (gain < min_gain) until the trial has one
+        const JoinBatch a = plan.probe_batch(std::span<const std::uint64_t>(keys), sel);
+        ASSERT_TRUE(a.filtered);
+        EXPECT_EQ(a.rows, selected);
+        EXPECT_EQ(a.batch_rows, keys.size());
+        EXPECT_TRUE(std::equal(sel.begin(), sel.begin() + a.rows, want.begin()));
+        const JoinBatch b = plan.probe_batch(std::span<const std::uint64_t>(keys), sel);
+        ASSERT_FALSE(b.filtered);
+        EXPECT_EQ(b.rows, keys.size());
+        plan.report(a, filter_faster ? 1000.0 : 5000.0);
+        EXPECT_TRUE(plan.trying());  // one way reported
+        plan.report(b, 3000.0);
+        ASSERT_FALSE(plan.trying());
+        EXPECT_EQ(plan.filters(), filter_faster);
+        for (int i = 0; i < 5; ++i) EXPECT_EQ(plan.probe_batch(std::span<const std::uint64_t>(keys), sel).filtered, filter_faster);
+        plan.report(a, 0.0);  // after the decision: ignored
+        EXPECT_EQ(plan.filters(), filter_faster);
+    }
+}
+
+TEST_F(JoinPlanTest, WithoutReportsTheTrialEndsOnTheEstimate) {
+    const auto sample = probe_keys(4096, 100), keys = probe_keys(100, 100);
+    std::vector<std::uint32_t> sel(keys.size());
+    const JoinPlan plan(filter, std::span<const std::uint64_t>(sample), borderline_costs());
+    const JoinPlan copy = plan;  // copies share the trial
+    for (int i = 0; i < 4; ++i) EXPECT_EQ(copy.probe_batch(std::span<const std::uint64_t>(keys), sel).filtered, i % 2 == 0);
+    EXPECT_TRUE(plan.trying());
+    EXPECT_FALSE(plan.probe_batch(std::span<const std::uint64_t>(keys), sel).filtered);  // gain 0.98 < min_gain
+    EXPECT_FALSE(plan.trying());
+    EXPECT_FALSE(copy.trying());
+    // Reports of nonsense times are ignored, as are any after the end.
+    const JoinPlan other(filter, std::span<const std::uint64_t>(sample), borderline_costs());
+    const JoinBatch a = other.probe_batch(std::span<const std::uint64_t>(keys), sel);
+    other.report(a, std::numeric_limits<double>::quiet_NaN());
+    other.report(a, -1.0);
+    other.report(JoinBatch{true, 0, 0}, 5.0);
+    const JoinBatch b = other.probe_batch(std::span<const std::uint64_t>(keys), sel);
+    other.report(b, 10.0);
+    EXPECT_TRUE(other.trying());  // no valid report of the filtered way yet
+}
+
+TEST_F(JoinPlanTest, TrialsCanBeTurnedOffAndTheirOptionsAreChecked) {
+    const auto sample = probe_keys(4096, 100);
+    JoinPlanOptions o = borderline_costs();
+    o.trial_low = o.trial_high = 1.0;
+    EXPECT_FALSE(JoinPlan(filter, std::span<const std::uint64_t>(sample), o).trying());
+    o = borderline_costs();
+    o.trial_batches = 0;
+    EXPECT_THROW(JoinPlan(filter, std::span<const std::uint64_t>(sample), o), bb::Error);
+    o = borderline_costs();
+    o.trial_low = -1;
+    EXPECT_THROW(JoinPlan(filter, std::span<const std::uint64_t>(sample), o), bb::Error);
+    o = borderline_costs();
+    o.trial_high = std::numeric_limits<double>::infinity();
+    EXPECT_THROW(JoinPlan(filter, std::span<const std::uint64_t>(sample), o), bb::Error);
 }
 
 }  // namespace

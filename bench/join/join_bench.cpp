@@ -93,10 +93,14 @@ Side<std::string_view> read_str_side(const std::string& lines, const std::string
 struct Result {
     std::uint64_t rows = 0, sum_build = 0, sum_probe = 0;  // the query's answer
     std::uint64_t matched = 0;                               // probe rows with at least one match
-    std::uint64_t survivors = 0;                             // probe rows that passed the filter
+    std::uint64_t survivors = 0;                             // probe rows that went on to the table
+    // Of the rows the filter saw (all, some of a plan's trial, or none): how many, how many it
+    // passed, how many of those matched. False positives are counted among these rows only.
+    std::uint64_t filter_rows = 0, filter_passed = 0, filter_matched = 0;
     void add(const Result& o) {
         rows += o.rows, sum_build += o.sum_build, sum_probe += o.sum_probe, matched += o.matched,
-            survivors += o.survivors;
+            survivors += o.survivors, filter_rows += o.filter_rows, filter_passed += o.filter_passed,
+            filter_matched += o.filter_matched;
     }
     bool same_answer(const Result& o) const {
         return rows == o.rows && sum_build == o.sum_build && sum_probe == o.sum_probe && matched == o.matched;
@@ -209,15 +213,27 @@ bb::JoinFilterOptions filter_options(std::size_t distinct, unsigned threads, bb:
 }
 
 /// One chunk of a bloom+hash plan: the rows the plan selects probe the table, or every row where
-/// the plan passes the chunk through.
+/// the plan passes the chunk through; while the plan tries both ways, the chunk's time goes
+/// back to it (JoinPlan::report).
 template <class Key>
 void plan_then_probe(const bb::JoinPlan& plan, const HashTable<Key>& table, const Side<Key>& probe, std::size_t begin,
                      std::size_t n, Result& out) {
     thread_local std::vector<std::uint32_t> sel(chunk_rows);
+    const bool timed = plan.trying();
+    const auto t0 = timed ? Clock::now() : Clock::time_point{};
     const bb::JoinBatch batch = plan.probe_batch(std::span<const Key>(probe.keys).subspan(begin, n), sel);
-    if (!batch.filtered) return probe_rows(table, probe, begin, n, out);
-    out.survivors += batch.rows;
-    for (std::size_t j = 0; j < batch.rows; ++j) table.probe(probe.keys[begin + sel[j]], probe.payload[begin + sel[j]], out);
+    if (!batch.filtered) {
+        probe_rows(table, probe, begin, n, out);
+    } else {
+        const std::uint64_t matched = out.matched;
+        out.survivors += batch.rows;
+        for (std::size_t j = 0; j < batch.rows; ++j)
+            table.probe(probe.keys[begin + sel[j]], probe.payload[begin + sel[j]], out);
+        out.filter_rows += n;
+        out.filter_passed += batch.rows;
+        out.filter_matched += out.matched - matched;
+    }
+    if (timed) plan.report(batch, ms_since(t0) * 1e6);
 }
 
 /// Probe rows the host samples: its own table tells how many of them match (filter_may_pay), and
@@ -260,7 +276,7 @@ Run planned_bloom_join(const Side<Key>& build, const Side<Key>& probe, unsigned 
     const Result r = over_chunks(probe.keys.size(), threads, [&](std::size_t begin, std::size_t n, Result& out) {
         plan_then_probe(plan, table, probe, begin, n, out);
     });
-    return {r, ms_since(t0), build_ms, plan.filters() ? filter.predicted_fpr() : 0, plan.filters(), c};
+    return {r, ms_since(t0), build_ms, filter.predicted_fpr(), plan.filters(), c};
 }
 
 template <class Key>
@@ -335,9 +351,9 @@ void measure(const Config& cfg, const char* join, const std::string& selectivity
         if (!reference) reference = r;
         if (!r.same_answer(*reference)) throw std::runtime_error(plan.name + " gave a different join result");
         const std::uint64_t rows = probe.keys.size();
-        const std::uint64_t survivors = run.filtered ? r.survivors : rows;
-        const double fp = run.filtered ? double(survivors - r.matched) : 0;
-        const double fp_pred = run.filtered ? run.predicted_fpr * double(rows - r.matched) : 0;
+        const std::uint64_t survivors = r.survivors;
+        const double fp = double(r.filter_passed - r.filter_matched);
+        const double fp_pred = run.predicted_fpr * double(r.filter_rows - r.filter_matched);
         std::printf("%-4s %3s%% %-20s build %8zu probe %9llu survive %9llu matched %9llu FP %8.0f (pred %8.0f) "
                     "build %7.2f ms total %8.2f ms\n",
                     join, selectivity.c_str(), plan.name.c_str(), build.keys.size(), (unsigned long long)rows,

@@ -25,11 +25,22 @@
 // selects) or passes it through ("every row, the filter was skipped"), and the host probes its
 // table with the rows it gets. The join result is the same either way.
 //
-// No threads of its own, nothing timed per join: given the same filter, sample, options and
-// costs, the decision is the same. To make it independent of the machine too (tests, replays),
-// pass JoinPlanOptions::costs. JoinPlanMode::always / never force the decision.
+// A model cannot know the host's table (its hashing, its key compares, where its keys live):
+// on TPC-H string keys the model's table miss was a third of the host's, and its filter probe
+// half the real one. So where the estimated gain is neither clearly above nor clearly below 1
+// (JoinPlanOptions::trial_low .. trial_high), the plan tries both on the join's first batches
+// if the host reports how long each batch took (report(): the filter and its own table probes
+// together), alternating filtered and passed-through batches until each way has
+// trial_batches reports, then keeps the faster way per row. A host that reports nothing gets
+// the estimate's answer (gain >= min_gain) after the trial's batches.
+//
+// No threads of its own. Without reports, nothing is timed per join: given the same filter,
+// sample, options and costs, the decision is the same; to make it independent of the machine
+// too (tests, replays), pass JoinPlanOptions::costs. JoinPlanMode::always / never force the
+// decision.
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -79,6 +90,11 @@ struct JoinPlanOptions {
     /// The whole cost model, instead of measured_join_costs (table_miss_ns > 0 still replaces
     /// its table_miss_ns). Makes the decision independent of the machine.
     std::optional<JoinCosts> costs;
+    /// Estimated gains in [trial_low, trial_high) are tried on the join's first batches where
+    /// the host reports their times (report()); trial_low >= trial_high turns trials off.
+    double trial_low = 0.5, trial_high = 2.0;
+    /// Reported batches of each way (filtered, passed through) before the trial decides.
+    unsigned trial_batches = 1;
 };
 
 /// One probe batch's answer: filtered (the first `rows` entries of the selection vector are the
@@ -87,6 +103,8 @@ struct JoinPlanOptions {
 struct JoinBatch {
     bool filtered = false;
     std::size_t rows = 0;
+    /// The batch's own rows (keys.size() of probe_batch), what report() counts per row.
+    std::size_t batch_rows = 0;
 };
 
 class JoinPlan {
@@ -102,8 +120,11 @@ public:
     JoinPlan(const JoinFilter& filter, std::span<const std::string_view> sample, const JoinPlanOptions& options = {});
     JoinPlan(const JoinFilter& filter, std::span<const std::string> sample, const JoinPlanOptions& options = {});
 
-    /// Whether probe batches go through the filter.
-    bool filters() const noexcept { return filters_; }
+    /// Whether probe batches go through the filter: the trial's answer once it has one, the
+    /// estimate's before that.
+    bool filters() const noexcept;
+    /// Whether the plan is trying both ways on the first batches (no answer yet).
+    bool trying() const noexcept;
     /// The estimated gain: table misses saved over filter probes paid (0 where the mode was
     /// forced and no sample was given).
     double gain() const noexcept { return gain_; }
@@ -123,12 +144,23 @@ public:
     JoinBatch probe_batch(std::span<const std::string_view> keys, std::span<std::uint32_t> sel) const;
     JoinBatch probe_batch(std::span<const std::string> keys, std::span<std::uint32_t> sel) const;
 
+    /// Whether the next probe batch goes through the filter: filters(), or during a trial the
+    /// way whose turn it is (each call takes a turn). probe_batch calls it once per batch; a
+    /// binding that probes a batch by other means calls it instead, then report()s.
+    bool route_batch() const noexcept;
+
+    /// The time the host spent on a batch that probe_batch answered: the plan's call and the
+    /// host's table probes of the rows it got, in ns. Feeds a trial (see above); ignored once
+    /// the plan has decided, and where it never tried. Thread-safe.
+    void report(const JoinBatch& batch, double ns) const;
+
     /// Whether a filter is worth building at all, before building it: the rows it would drop
     /// (those without a match, `matched_fraction` of `probe_rows` having one, the host's
     /// estimate from its own table, e.g. of the first batch) save a table miss each, against
     /// the filter probe per row plus the build (`build_keys` inserts). The same min_gain and
     /// forced modes as the plan; costs from options or measured_join_costs for a filter of
-    /// `filter_bytes`. Throws Error for a matched_fraction outside [0, 1].
+    /// `filter_bytes`. An estimate within the trial band counts as "may pay" (the plan's trial
+    /// then decides). Throws Error for a matched_fraction outside [0, 1].
     static bool filter_may_pay(std::uint64_t build_keys, std::uint64_t filter_bytes, bool string_keys,
                                std::uint64_t probe_rows, double matched_fraction, const JoinPlanOptions& options = {});
 
@@ -138,12 +170,14 @@ private:
     template <class Key>
     JoinBatch probe(std::span<const Key> keys, std::span<std::uint32_t> sel) const;
 
+    struct Trial;
     const JoinFilter* filter_;
     JoinPlanOptions options_;
     JoinCosts costs_;
     double pass_fraction_ = 0;
     double gain_ = 0;
-    bool filters_ = true;
+    bool filters_ = true;            // the estimate's answer
+    std::shared_ptr<Trial> trial_;  // null where the estimate decided; copies share it
 };
 
 }  // namespace batchbloom

@@ -1273,9 +1273,25 @@ class JoinPlan:
         batch through (every row goes on to the hash table).
         """
 
+    def report(self, rows: int, filtered: bool, ns: float) -> None:
+        """
+        The time (ns) the host spent on a batch of `rows` rows that probe_batch answered (filtered:
+        it returned positions, not None), the plan's call and the host's table probes together.
+        Where the estimate was borderline the plan tries both ways on the first batches and keeps
+        the faster by these reports; ignored once it has decided.
+        """
+
     @property
     def filters(self) -> bool:
-        """Whether probe batches go through the filter."""
+        """
+        Whether probe batches go through the filter (the trial's answer once it has one).
+        """
+
+    @property
+    def trying(self) -> bool:
+        """
+        Whether the plan is still trying both ways on the first batches (it wants report()s).
+        """
 
     @property
     def mode(self) -> Literal['auto', 'always', 'never']:

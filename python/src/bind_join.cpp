@@ -400,7 +400,7 @@ void bind_join(nb::module_& m) {
             "probe_batch",
             [](const PyPlan& self, nb::handle keys, nb::handle nulls) -> nb::object {
                 std::vector<std::uint64_t> rows;
-                const bool filters = self.plan.filters();
+                const bool filters = self.plan.route_batch();
                 // A batch passed through is read too, so that bad keys raise whatever the decision.
                 for_each_batch(
                     keys,
@@ -420,8 +420,25 @@ void bind_join(nb::module_& m) {
             "One probe batch: the 0-based positions of the rows that may match, ascending (NumPy\n"
             "uint64; exactly JoinFilter.select's) where the plan filters, or None where it passes the\n"
             "batch through (every row goes on to the hash table).")
+        .def(
+            "report",
+            [](const PyPlan& self, Typed<int> rows, bool filtered, Typed<float> ns) {
+                const double t = real_arg(ns, "ns");
+                const std::uint64_t n = int_arg(rows, "rows");
+                self.plan.report(JoinBatch{filtered, 0, static_cast<std::size_t>(n)}, t);
+            },
+            "rows"_a, "filtered"_a, "ns"_a,
+            nb::sig("def report(self, rows: int, filtered: bool, ns: float) -> None"),
+            "The time (ns) the host spent on a batch of `rows` rows that probe_batch answered (filtered:\n"
+            "it returned positions, not None), the plan's call and the host's table probes together.\n"
+            "Where the estimate was borderline the plan tries both ways on the first batches and keeps\n"
+            "the faster by these reports; ignored once it has decided.")
         .def_prop_ro(
-            "filters", [](const PyPlan& self) { return self.plan.filters(); }, "Whether probe batches go through the filter.")
+            "filters", [](const PyPlan& self) { return self.plan.filters(); },
+            "Whether probe batches go through the filter (the trial's answer once it has one).")
+        .def_prop_ro(
+            "trying", [](const PyPlan& self) { return self.plan.trying(); },
+            "Whether the plan is still trying both ways on the first batches (it wants report()s).")
         .def_prop_ro(
             "mode", [](const PyPlan& self) { return std::string(mode_name(self.plan.options().mode)); },
             nb::sig("def mode(self) -> typing.Literal['auto', 'always', 'never']"), "'auto', 'always' or 'never'.")

@@ -1,6 +1,7 @@
 #include "batchbloom/join_plan.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <chrono>
 #include <cmath>
@@ -117,6 +118,9 @@ void check_cost(double x, const char* name) {
 const JoinPlanOptions& checked(const JoinPlanOptions& o) {
     check_cost(o.min_gain, "min_gain");
     check_cost(o.table_miss_ns, "table_miss_ns");
+    check_cost(o.trial_low, "trial_low");
+    check_cost(o.trial_high, "trial_high");
+    if (o.trial_batches == 0) throw Error("join plan: trial_batches must be at least 1");
     if (o.costs) {
         check_cost(o.costs->filter_ns, "costs.filter_ns");
         check_cost(o.costs->table_miss_ns, "costs.table_miss_ns");
@@ -141,6 +145,8 @@ double ratio(double saved, double paid) {
 template <class Key>
 constexpr bool string_key = !std::is_integral_v<Key>;
 
+bool in_trial_band(const JoinPlanOptions& o, double gain) { return gain >= o.trial_low && gain < o.trial_high; }
+
 }  // namespace
 
 JoinCosts measured_join_costs(std::uint64_t build_keys, std::uint64_t filter_bytes, bool string_keys) {
@@ -157,6 +163,50 @@ JoinCosts measured_join_costs(std::uint64_t build_keys, std::uint64_t filter_byt
     const JoinCosts c = string_keys ? measure<std::string_view>(table, filter) : measure<std::uint64_t>(table, filter);
     cache.emplace(key, c);
     return c;
+}
+
+/// Both ways tried on the first batches: batches handed out alternate between them (even:
+/// filtered) until each way has trial_batches reports; then `decided` holds the faster.
+struct JoinPlan::Trial {
+    std::atomic<int> decided{-1};  // -1: trying; 0: pass through; 1: filter
+    std::atomic<std::uint64_t> issued{0};
+    std::mutex mutex;
+    double ns[2] = {0, 0};
+    std::uint64_t rows[2] = {0, 0}, reports[2] = {0, 0};
+};
+
+bool JoinPlan::trying() const noexcept { return trial_ && trial_->decided.load(std::memory_order_acquire) < 0; }
+
+bool JoinPlan::filters() const noexcept {
+    const int d = trial_ ? trial_->decided.load(std::memory_order_acquire) : -1;
+    return d < 0 ? filters_ : d == 1;
+}
+
+bool JoinPlan::route_batch() const noexcept {
+    if (!trial_) return filters_;
+    const int d = trial_->decided.load(std::memory_order_acquire);
+    if (d >= 0) return d == 1;
+    const std::uint64_t i = trial_->issued.fetch_add(1, std::memory_order_relaxed);
+    if (i < 4 * std::uint64_t(options_.trial_batches)) return i % 2 == 0;
+    // A host that reports nothing gets the estimate's answer after the trial's batches.
+    int trying = -1;
+    trial_->decided.compare_exchange_strong(trying, filters_ ? 1 : 0, std::memory_order_acq_rel);
+    return trial_->decided.load(std::memory_order_acquire) == 1;
+}
+
+void JoinPlan::report(const JoinBatch& batch, double ns) const {
+    if (!trying() || batch.batch_rows == 0 || !(ns >= 0) || !std::isfinite(ns)) return;
+    Trial& t = *trial_;
+    const std::lock_guard lock(t.mutex);
+    if (t.decided.load(std::memory_order_relaxed) >= 0) return;
+    const int way = batch.filtered ? 1 : 0;
+    t.ns[way] += ns;
+    t.rows[way] += batch.batch_rows;
+    ++t.reports[way];
+    if (t.reports[0] >= options_.trial_batches && t.reports[1] >= options_.trial_batches) {
+        const bool faster = t.ns[1] / double(t.rows[1]) < t.ns[0] / double(t.rows[0]);
+        t.decided.store(faster ? 1 : 0, std::memory_order_release);
+    }
 }
 
 template <class Key>
@@ -176,6 +226,7 @@ JoinPlan::JoinPlan(const JoinFilter& filter, std::span<const Key> sample, const 
     gain_ = ratio((1 - pass_fraction_) * costs_.table_miss_ns, costs_.filter_ns);
     filters_ = options_.mode == JoinPlanMode::always ||
                (options_.mode == JoinPlanMode::automatic && gain_ >= options_.min_gain);
+    if (options_.mode == JoinPlanMode::automatic && in_trial_band(options_, gain_)) trial_ = std::make_shared<Trial>();
 }
 
 JoinPlan::JoinPlan(const JoinFilter& f, std::span<const std::uint64_t> s, const JoinPlanOptions& o) : JoinPlan(f, s, o, 0) {}
@@ -191,8 +242,8 @@ JoinBatch JoinPlan::probe(std::span<const Key> keys, std::span<std::uint32_t> se
     if (sel.size() < keys.size())
         throw Error("join plan: the selection vector has " + std::to_string(sel.size()) + " entries for a batch of " +
                     std::to_string(keys.size()) + " rows");
-    if (!filters_) return {false, keys.size()};
-    return {true, filter_->select_chunk(keys, sel)};
+    if (!route_batch()) return {false, keys.size(), keys.size()};
+    return {true, filter_->select_chunk(keys, sel), keys.size()};
 }
 
 JoinBatch JoinPlan::probe_batch(std::span<const std::uint64_t> keys, std::span<std::uint32_t> sel) const {
@@ -216,8 +267,9 @@ bool JoinPlan::filter_may_pay(std::uint64_t build_keys, std::uint64_t filter_byt
     if (options.mode != JoinPlanMode::automatic) return options.mode == JoinPlanMode::always;
     const JoinCosts c = costs_for(options, build_keys, filter_bytes, string_keys);
     const double rows = double(probe_rows);
-    return ratio(rows * (1 - matched_fraction) * c.table_miss_ns, rows * c.filter_ns + double(build_keys) * c.insert_ns) >=
-           options.min_gain;
+    const double gain =
+        ratio(rows * (1 - matched_fraction) * c.table_miss_ns, rows * c.filter_ns + double(build_keys) * c.insert_ns);
+    return gain >= options.min_gain || in_trial_band(options, gain);
 }
 
 }  // namespace batchbloom
