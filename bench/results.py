@@ -286,9 +286,10 @@ def results_page():
     out += heading("Does a Bloom filter in front of a hash join pay? (C++ join operator, TPC-H SF 1)",
                    "`lineitem ⋉ orders` on the order key (int) and `partsupp ⋉ part` on the part name (str), the "
                    "build side cut to 1%, 10% or 50% of its rows; end to end (hash table and filter builds "
-                   "included), two threads, beside DuckDB running the same query. Each engine's bloom+hash plan "
-                   "decides before joining whether its filter pays, from a sample of probe rows on every thread and, "
-                   "where that cannot tell, a trial on the first rows ('filter used': in the last run); 'always' runs "
+                   "included), two threads, beside DuckDB running the same query. In this run each engine's bloom+hash "
+                   "plan decided before joining whether its filter pays, from a sample of probe rows on every thread and, "
+                   "where that could not tell, a trial on the first rows ('filter used': in the last run); the library's "
+                   "JoinPlan has since taken that decision over (docs/which-path.md has its figures). 'always' runs "
                    "the filter over every row.") + command("join_cpp") + [""]
     out += join_table(cpp, duck) if cpp and duck else missing("join_cpp")
     out += ["", "## Spark: a semi join of 20M fact rows, local mode, 2 cores", "",
