@@ -27,6 +27,7 @@
 #include "bench/bench_sweep.hpp"
 #include "bench/bench_workload.hpp"
 #include "bench/bench_filter_types.hpp"
+#include "bench/bench_wake.hpp"
 #include "commands/commands.hpp"
 #include "common/common_options.hpp"
 #include "bench/memory_limit.hpp"
@@ -432,6 +433,13 @@ int run_bench(const ParsedArgs& args) {
     std::printf("# machine: %s, %u cores, L2 %s, L3 %s; compiler %s\n", machine.cpu.c_str(), machine.cores,
                 machine.l2_bytes ? human_bytes(machine.l2_bytes).c_str() : "?",
                 machine.l3_bytes ? human_bytes(machine.l3_bytes).c_str() : "?", machine.compiler.c_str());
+    // Before any other timing: what a multi-thread call pays to wake the threads after idle.
+    const unsigned most_threads = *std::max_element(thread_counts.begin(), thread_counts.end());
+    std::optional<WakeCost> wake;
+    if (most_threads > 1) {
+        wake = measure_wake_cost(most_threads);
+        print_wake_cost(stdout, *wake);
+    }
     std::fflush(stdout);
 
     const LineReadLimit limit = measure_line_read_limit(limit_buffer, static_cast<unsigned>(repeat), seed);
