@@ -312,6 +312,11 @@ struct AddOptions {
     bool replace = false;
     /// Threads decoding column chunks (0: every core). The file written does not depend on it.
     unsigned threads = 0;
+
+    /// Throws Error unless the options can be carried out on some file: at least one column,
+    /// none named twice, fpp in (0, 1), ndv (if set) at least 1, threads in [0, max_threads].
+    /// add_filters and add_filters_to_dataset call it first, before they read any file.
+    void validate() const;
 };
 
 /// One filter add_filters() wrote.
