@@ -126,7 +126,7 @@ public:
     std::span<const std::byte> bytes() const noexcept { return {planes_.data(), 4 * params_.bytes()}; }
     friend bool operator==(const CountingFilter& a, const CountingFilter& b) noexcept;
 
-    // ---- persistence (the blocked kinds' file format, kind "counting") -------------------------
+    // ---- persistence (the blocked layout's file format, kind "counting") -------------------------
     void save(std::ostream& out) const;
     /// Atomic: a temporary file beside `path`, then rename.
     void save(const std::filesystem::path& path) const;

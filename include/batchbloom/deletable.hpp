@@ -122,7 +122,7 @@ public:
 
     friend bool operator==(const DeletableFilter& a, const DeletableFilter& b) noexcept;
 
-    // ---- persistence (the blocked kinds' file format, kind "deletable") ------------------------
+    // ---- persistence (the blocked layout's file format, kind "deletable") ------------------------
     void save(std::ostream& out) const;
     void save(const std::filesystem::path& path) const;  ///< atomic
     static DeletableFilter load(std::istream& in);

@@ -172,7 +172,7 @@ public:
 
     friend bool operator==(const ScalableFilter& a, const ScalableFilter& b) noexcept;
 
-    // ---- persistence (the blocked kinds' file format, kind "scalable") -------------------------
+    // ---- persistence (the blocked layout's file format, kind "scalable") -------------------------
     void save(std::ostream& out) const;
     void save(const std::filesystem::path& path) const;  ///< atomic
     /// Checks that every stage is the one the params imply; throws FormatError otherwise.
