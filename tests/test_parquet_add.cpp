@@ -490,7 +490,11 @@ TEST(ParquetChunkFilter, ExactCountThenEstimatePastTheLimit) {
     pq::ChunkFilterBuilder fixed(100, 0.01, 5'000);
     fixed.add(1);
     EXPECT_EQ(fixed.finish().filter.bytes(), pq::optimal_bytes(5'000, 0.01));
-    EXPECT_THROW(pq::ChunkFilterBuilder(1, 0.0, std::nullopt), bb::Error);
+    EXPECT_THROW(pq::ChunkFilterBuilder(1, 0.0, std::nullopt).finish(), bb::Error);
+    pq::AddOptions bad_fpp;
+    bad_fpp.columns = {"c"};
+    bad_fpp.fpp = 0.0;
+    EXPECT_THROW(bad_fpp.validate(), bb::Error);
 }
 
 TEST(ParquetEncodings, RleBitPackedHybrid) {

@@ -16,12 +16,12 @@
 
 namespace bb = batchbloom;
 using bb::Backend;
-using bb::detail::FilterType;
+using bb::detail::KernelTable;
 
 namespace {
 
-const FilterType all_types[] = {FilterType::blocked, FilterType::concurrent, FilterType::counting, FilterType::deletable,
-                                FilterType::classic};
+const KernelTable all_types[] = {KernelTable::blocked, KernelTable::concurrent, KernelTable::counting, KernelTable::deletable,
+                                KernelTable::classic};
 const Backend all_backends[] = {Backend::scalar, Backend::avx2, Backend::avx512, Backend::cuda};
 
 bool available(Backend b) {
@@ -35,20 +35,20 @@ const bb::detail::Engine* registered(Backend b) {
     return nullptr;
 }
 
-bool has_kernels(const bb::detail::Engine& e, FilterType t) {
+bool has_kernels(const bb::detail::Engine& e, KernelTable t) {
     switch (t) {
-        case FilterType::blocked: return e.blocked != nullptr;
-        case FilterType::concurrent: return e.concurrent != nullptr;
-        case FilterType::counting: return e.counting != nullptr;
-        case FilterType::deletable: return e.deletable != nullptr;
-        case FilterType::classic: return e.classic != nullptr;
+        case KernelTable::blocked: return e.blocked != nullptr;
+        case KernelTable::concurrent: return e.concurrent != nullptr;
+        case KernelTable::counting: return e.counting != nullptr;
+        case KernelTable::deletable: return e.deletable != nullptr;
+        case KernelTable::classic: return e.classic != nullptr;
     }
     return false;
 }
 
 /// The rule of engine.hpp, written out independently of the registry's code: the engine's own
 /// kernels, else the best available CPU engine ranked below it (any CPU engine below cuda).
-Backend expected(FilterType t, Backend b) {
+Backend expected(KernelTable t, Backend b) {
     const auto* asked = registered(b);
     if (has_kernels(*asked, t)) return b;
     const std::vector<Backend> cpu_rank{Backend::avx512, Backend::avx2, Backend::scalar};
@@ -87,16 +87,16 @@ const std::vector<std::pair<std::string, std::function<void(Backend)>>>& setters
 TEST(Registry, KernelsPerFilterTypeFollowOneRule) {
     for (const Backend b : all_backends) {
         if (!available(b)) continue;
-        for (const FilterType t : all_types) {
+        for (const KernelTable t : all_types) {
             SCOPED_TRACE(std::string(bb::to_string(b)) + ", filter type " + std::to_string(int(t)));
             EXPECT_EQ(bb::detail::kernels_engine(t, b), expected(t, b));
         }
         // The tables handed to the filters are the ones of the engine the rule names.
-        EXPECT_EQ(bb::detail::blocked_kernels(b).backend, expected(FilterType::blocked, b));
-        EXPECT_EQ(bb::detail::concurrent_kernels(b).backend, expected(FilterType::concurrent, b));
-        EXPECT_EQ(bb::detail::counting_kernels(b).backend, expected(FilterType::counting, b));
-        EXPECT_EQ(bb::detail::deletable_kernels(b).backend, expected(FilterType::deletable, b));
-        EXPECT_EQ(bb::detail::classic_kernels(b).backend, expected(FilterType::classic, b));
+        EXPECT_EQ(bb::detail::blocked_kernels(b).backend, expected(KernelTable::blocked, b));
+        EXPECT_EQ(bb::detail::concurrent_kernels(b).backend, expected(KernelTable::concurrent, b));
+        EXPECT_EQ(bb::detail::counting_kernels(b).backend, expected(KernelTable::counting, b));
+        EXPECT_EQ(bb::detail::deletable_kernels(b).backend, expected(KernelTable::deletable, b));
+        EXPECT_EQ(bb::detail::classic_kernels(b).backend, expected(KernelTable::classic, b));
     }
 }
 
@@ -104,29 +104,29 @@ TEST(Registry, KernelsPerFilterTypeFollowOneRule) {
 // kernels, and docs/architecture.md must say so.
 TEST(Registry, WhatRunsWhere) {
     using bb::detail::kernels_engine;
-    EXPECT_EQ(kernels_engine(FilterType::blocked, Backend::scalar), Backend::scalar);
-    EXPECT_EQ(kernels_engine(FilterType::counting, Backend::scalar), Backend::scalar);
-    for (const FilterType t : {FilterType::concurrent, FilterType::deletable, FilterType::classic})
+    EXPECT_EQ(kernels_engine(KernelTable::blocked, Backend::scalar), Backend::scalar);
+    EXPECT_EQ(kernels_engine(KernelTable::counting, Backend::scalar), Backend::scalar);
+    for (const KernelTable t : {KernelTable::concurrent, KernelTable::deletable, KernelTable::classic})
         for (const Backend b : all_backends)
             if (available(b)) {
                 EXPECT_EQ(kernels_engine(t, b), Backend::scalar);
             }
     if (available(Backend::avx2)) {
-        EXPECT_EQ(kernels_engine(FilterType::blocked, Backend::avx2), Backend::avx2);
-        EXPECT_EQ(kernels_engine(FilterType::counting, Backend::avx2), Backend::avx2);
+        EXPECT_EQ(kernels_engine(KernelTable::blocked, Backend::avx2), Backend::avx2);
+        EXPECT_EQ(kernels_engine(KernelTable::counting, Backend::avx2), Backend::avx2);
     }
     if (available(Backend::avx512)) {
-        EXPECT_EQ(kernels_engine(FilterType::blocked, Backend::avx512), Backend::avx512);
-        EXPECT_EQ(kernels_engine(FilterType::counting, Backend::avx512), Backend::avx2);
+        EXPECT_EQ(kernels_engine(KernelTable::blocked, Backend::avx512), Backend::avx512);
+        EXPECT_EQ(kernels_engine(KernelTable::counting, Backend::avx512), Backend::avx2);
     }
     if (available(Backend::cuda)) {
-        EXPECT_EQ(kernels_engine(FilterType::blocked, Backend::cuda), Backend::cuda);
-        EXPECT_EQ(kernels_engine(FilterType::counting, Backend::cuda),
+        EXPECT_EQ(kernels_engine(KernelTable::blocked, Backend::cuda), Backend::cuda);
+        EXPECT_EQ(kernels_engine(KernelTable::counting, Backend::cuda),
                   available(Backend::avx2) ? Backend::avx2 : Backend::scalar);
     }
     // automatic never means cuda, and follows BATCHBLOOM_BACKEND like every filter type.
     if (std::getenv("BATCHBLOOM_BACKEND") == nullptr) {
-        EXPECT_EQ(kernels_engine(FilterType::blocked, Backend::automatic), bb::resolve_backend(Backend::automatic));
+        EXPECT_EQ(kernels_engine(KernelTable::blocked, Backend::automatic), bb::resolve_backend(Backend::automatic));
     }
 }
 
@@ -168,7 +168,7 @@ TEST(Registry, DocumentedTableMatchesTheRegistry) {
         std::string row = "| ";
         row += e->name;
         row += " |";
-        for (const FilterType t : all_types) {
+        for (const KernelTable t : all_types) {
             if (has_kernels(*e, t)) {
                 row += " own |";
                 continue;

@@ -90,7 +90,7 @@ void validate(const ClassicHashing& h, const ClassicParams& p);
 /// Engines (set_backend, BulkSettings): only the scalar engine has classic kernels (a pipeline
 /// that prefetches the k words of keys a few places ahead), so every engine runs those (the
 /// fallback rule of docs/architecture.md).
-class ClassicFilter : public KeyForms<ClassicFilter>, public BulkSettings {
+class ClassicFilter : public KeyForms<ClassicFilter>, public HashForms<ClassicFilter>, public BulkSettings {
 public:
     /// An empty filter. Throws Error on invalid parameters or hashing.
     explicit ClassicFilter(const ClassicParams& params, const ClassicHashing& hashing = {},
@@ -123,19 +123,13 @@ public:
     bool contains(std::string_view key) const;
     using KeyForms<ClassicFilter>::contains;
 
-    // ---- pre-computed hashes ----------------------------------------------------------
+    // ---- pre-computed hashes (HashForms, key_forms.hpp) ---------------------------------
     /// A key's 64 hash bits under this filter's scheme, which its k positions come from: the
     /// scheme's hash_key() for double_hashing; for the Spark schemes, Spark's two Murmur3
     /// hashes (the first in the high, the second in the low 32 bits). Hashes of one filter
     /// fit every filter with the same hashing.
     std::uint64_t hash(std::uint64_t key) const noexcept;
     std::uint64_t hash(std::string_view key) const noexcept;
-    /// As Filter's: no key kinds are recorded (add_key_kinds says what went in).
-    void insert_hash(std::uint64_t hash);
-    bool contains_hash(std::uint64_t hash) const;
-    void insert_hashes(std::span<const std::uint64_t> hashes);
-    void contains_hashes(std::span<const std::uint64_t> hashes, std::span<std::uint8_t> out) const;
-    std::size_t count_hashes(std::span<const std::uint64_t> hashes) const;
 
     /// The kinds of keys inserted (key_kinds.hpp; as Filter). The batchbloom file keeps them;
     /// Spark's form has no place for them, so a filter read from it has them not_recorded().
@@ -186,6 +180,7 @@ public:
 
 private:
     friend KeyForms<ClassicFilter>;
+    friend HashForms<ClassicFilter>;
     // With Hashed, the keys are hashes already.
     template <class Key, bool Hashed = false>
     void insert_keys(std::span<const Key> keys);
@@ -194,6 +189,8 @@ private:
     /// Answers into out if it is not null; returns the number of hits.
     template <class Key, bool Hashed = false>
     std::size_t count_keys(std::span<const Key> keys, std::uint8_t* out = nullptr) const;
+    void insert_one_hash(std::uint64_t hash);
+    bool contains_one_hash(std::uint64_t hash) const;
 
     ClassicParams params_;
     ClassicHashing hashing_;
@@ -201,8 +198,9 @@ private:
     AlignedBuffer words_;  // params_.bytes() bytes, empty only after a move
 };
 
-// The bulk key forms (key_forms.hpp) are instantiated in the library.
+// The bulk key and hash forms (key_forms.hpp) are instantiated in the library.
 extern template class KeyForms<ClassicFilter>;
+extern template class HashForms<ClassicFilter>;
 
 /// Whether a file starts like a classic-filter file: the batchbloom header with FileKind::classic,
 /// or a Spark serialized filter (version 1 or 2). Reads at most 64 bytes; false if unreadable.

@@ -55,30 +55,25 @@
 
 namespace batchbloom {
 
-class ConcurrentFilter : public KeyForms<ConcurrentFilter> {
+class ConcurrentFilter : public KeyForms<ConcurrentFilter>, public HashForms<ConcurrentFilter> {
 public:
     explicit ConcurrentFilter(Filter& filter) noexcept : filter_(&filter) {}
 
     Filter& filter() const noexcept { return *filter_; }
 
     // ---- inserts: lock-free, from any number of threads ----------------------------------
-    // (bulk forms of inserts and probes: KeyForms, key_forms.hpp)
+    // (bulk forms of inserts and probes: KeyForms; of hashes: HashForms, key_forms.hpp)
     void insert(std::uint64_t key);
     void insert(std::string_view key);
     using KeyForms<ConcurrentFilter>::insert;
     /// hash_key() of the filter's hashing, as Filter::hash.
     std::uint64_t hash(std::uint64_t key) const noexcept { return filter_->hash(key); }
     std::uint64_t hash(std::string_view key) const noexcept { return filter_->hash(key); }
-    void insert_hash(std::uint64_t hash);
-    void insert_hashes(std::span<const std::uint64_t> hashes);
 
     // ---- probes: safe while other threads insert -----------------------------------------
     bool contains(std::uint64_t key) const;
     bool contains(std::string_view key) const;
     using KeyForms<ConcurrentFilter>::contains;
-    bool contains_hash(std::uint64_t hash) const;
-    void contains_hashes(std::span<const std::uint64_t> hashes, std::span<std::uint8_t> out) const;
-    std::size_t count_hashes(std::span<const std::uint64_t> hashes) const;
 
     // ---- snapshots: safe while other threads insert (see above) --------------------------
     /// Bytes of the uncompressed file (64-byte header + blocks): what save(span) fills.
@@ -97,19 +92,23 @@ public:
 
 private:
     friend KeyForms<ConcurrentFilter>;
-    template <class Key>
-    void insert_keys(std::span<const Key> keys);
+    friend HashForms<ConcurrentFilter>;
     // With Hashed, the keys are hashes already.
+    template <class Key, bool Hashed = false>
+    void insert_keys(std::span<const Key> keys);
     template <class Key, bool Hashed = false>
     void contains_keys(std::span<const Key> keys, std::span<std::uint8_t> out) const;
     /// Answers into out if it is not null; returns the number of hits.
     template <class Key, bool Hashed = false>
     std::size_t count_keys(std::span<const Key> keys, std::uint8_t* out = nullptr) const;
+    void insert_one_hash(std::uint64_t hash);
+    bool contains_one_hash(std::uint64_t hash) const;
 
     Filter* filter_;
 };
 
-// The bulk key forms (key_forms.hpp) are instantiated in the library.
+// The bulk key and hash forms (key_forms.hpp) are instantiated in the library.
 extern template class KeyForms<ConcurrentFilter>;
+extern template class HashForms<ConcurrentFilter>;
 
 }  // namespace batchbloom

@@ -57,6 +57,7 @@ namespace batchbloom {
 /// whose keys it applies in the batch's order, so saturation and refused erases come out as on
 /// one thread.
 class CountingFilter : public KeyForms<CountingFilter>,
+                       public HashForms<CountingFilter>,
                        public EraseForms<CountingFilter, std::uint8_t>,
                        public BulkSettings {
 public:
@@ -99,16 +100,11 @@ public:
     bool contains(std::string_view key) const { return contains_hash(hash(key)); }
     using KeyForms<CountingFilter>::contains;
 
-    // ---- pre-computed hashes (hash_key() of this filter's hashing) ---------------------
+    // ---- pre-computed hashes (hash_key() of this filter's hashing; HashForms, key_forms.hpp)
     std::uint64_t hash(std::uint64_t key) const noexcept { return hash_key(hashing_, key); }
     std::uint64_t hash(std::string_view key) const noexcept { return hash_key(hashing_, key); }
-    void insert_hash(std::uint64_t hash) { insert_hashes({&hash, 1}); }
     bool erase_hash(std::uint64_t hash) { return erase_hashes({&hash, 1}) == 1; }
-    bool contains_hash(std::uint64_t hash) const;
-    void insert_hashes(std::span<const std::uint64_t> hashes);
     std::size_t erase_hashes(std::span<const std::uint64_t> hashes, std::span<std::uint8_t> erased = {});
-    void contains_hashes(std::span<const std::uint64_t> hashes, std::span<std::uint8_t> out) const;
-    std::size_t count_hashes(std::span<const std::uint64_t> hashes) const;
 
     // ---- key kinds (key_kinds.hpp; as Filter) --------------------------------------------
     KeyKinds key_kinds() const noexcept { return key_kinds_; }
@@ -130,7 +126,7 @@ public:
     std::span<const std::byte> bytes() const noexcept { return {planes_.data(), 4 * params_.bytes()}; }
     friend bool operator==(const CountingFilter& a, const CountingFilter& b) noexcept;
 
-    // ---- persistence (the blocked kinds' file format, kind "counting") -------------------------
+    // ---- persistence (the blocked layout's file format, kind "counting") -------------------------
     void save(std::ostream& out) const;
     /// Atomic: a temporary file beside `path`, then rename.
     void save(const std::filesystem::path& path) const;
@@ -141,6 +137,7 @@ public:
 
 private:
     friend KeyForms<CountingFilter>;
+    friend HashForms<CountingFilter>;
     friend EraseForms<CountingFilter, std::uint8_t>;
     // With Hashed, the keys are hashes already.
     template <class Key, bool Hashed = false>
@@ -151,6 +148,8 @@ private:
     void contains_keys(std::span<const Key> keys, std::span<std::uint8_t> out) const;
     template <class Key, bool Hashed = false>
     std::size_t count_keys(std::span<const Key> keys) const;
+    void insert_one_hash(std::uint64_t hash);
+    bool contains_one_hash(std::uint64_t hash) const;
     void become_empty() noexcept;
     bool is_empty() const noexcept { return planes_.empty(); }
 
@@ -160,8 +159,9 @@ private:
     AlignedBuffer planes_;  // 4 x params_.bytes(); empty only after a move
 };
 
-// The bulk key forms (key_forms.hpp) are instantiated in the library.
+// The bulk key and hash forms (key_forms.hpp) are instantiated in the library.
 extern template class KeyForms<CountingFilter>;
+extern template class HashForms<CountingFilter>;
 extern template class EraseForms<CountingFilter, std::uint8_t>;
 
 }  // namespace batchbloom

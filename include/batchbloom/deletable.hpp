@@ -43,7 +43,9 @@ enum class EraseResult : std::uint8_t {
     not_deletable = 2,  ///< every one of its bits lies in a region with collisions; nothing changed
 };
 
-class DeletableFilter : public KeyForms<DeletableFilter>, public EraseForms<DeletableFilter, EraseResult> {
+class DeletableFilter : public KeyForms<DeletableFilter>,
+                        public HashForms<DeletableFilter>,
+                        public EraseForms<DeletableFilter, EraseResult> {
 public:
     static constexpr unsigned default_region_bits = 8;  // 12.5% extra memory; ~half the keys deletable at 10 bits/key
 
@@ -93,18 +95,11 @@ public:
     bool contains(std::string_view key) const { return bits_.contains(key); }
     using KeyForms<DeletableFilter>::contains;
 
-    // ---- pre-computed hashes (hash_key() of this filter's hashing) ---------------------
+    // ---- pre-computed hashes (hash_key() of this filter's hashing; HashForms, key_forms.hpp)
     std::uint64_t hash(std::uint64_t key) const noexcept { return bits_.hash(key); }
     std::uint64_t hash(std::string_view key) const noexcept { return bits_.hash(key); }
-    void insert_hash(std::uint64_t hash);
-    void insert_hashes(std::span<const std::uint64_t> hashes);
     EraseResult erase_hash(std::uint64_t hash);
     std::size_t erase_hashes(std::span<const std::uint64_t> hashes, std::span<EraseResult> results = {});
-    bool contains_hash(std::uint64_t hash) const { return bits_.contains_hash(hash); }
-    void contains_hashes(std::span<const std::uint64_t> hashes, std::span<std::uint8_t> out) const {
-        bits_.contains_hashes(hashes, out);
-    }
-    std::size_t count_hashes(std::span<const std::uint64_t> hashes) const { return bits_.count_hashes(hashes); }
 
     /// The blocked filter (the bits); byte-identical to a Filter of the present keys as long
     /// as nothing was erased.
@@ -127,7 +122,7 @@ public:
 
     friend bool operator==(const DeletableFilter& a, const DeletableFilter& b) noexcept;
 
-    // ---- persistence (the blocked kinds' file format, kind "deletable") ------------------------
+    // ---- persistence (the blocked layout's file format, kind "deletable") ------------------------
     void save(std::ostream& out) const;
     void save(const std::filesystem::path& path) const;  ///< atomic
     static DeletableFilter load(std::istream& in);
@@ -135,24 +130,38 @@ public:
 
 private:
     friend KeyForms<DeletableFilter>;
+    friend HashForms<DeletableFilter>;
     friend EraseForms<DeletableFilter, EraseResult>;
     // With Hashed, the keys are hashes already. Probes are the bit array's.
     template <class Key, bool Hashed = false>
     void insert_keys(std::span<const Key> keys);
     template <class Key, bool Hashed = false>
     std::size_t erase_keys(std::span<const Key> keys, std::span<EraseResult> results);
-    template <class Key>
-    void contains_keys(std::span<const Key> keys, std::span<std::uint8_t> out) const { bits_.contains(keys, out); }
-    template <class Key>
-    std::size_t count_keys(std::span<const Key> keys) const { return bits_.count(keys); }
+    template <class Key, bool Hashed = false>
+    void contains_keys(std::span<const Key> keys, std::span<std::uint8_t> out) const {
+        if constexpr (Hashed)
+            bits_.contains_hashes(keys, out);
+        else
+            bits_.contains(keys, out);
+    }
+    template <class Key, bool Hashed = false>
+    std::size_t count_keys(std::span<const Key> keys) const {
+        if constexpr (Hashed)
+            return bits_.count_hashes(keys);
+        else
+            return bits_.count(keys);
+    }
+    void insert_one_hash(std::uint64_t hash);
+    bool contains_one_hash(std::uint64_t hash) const { return bits_.contains_hash(hash); }
 
     Filter bits_;
     unsigned region_bits_;
     AlignedBuffer collisions_;  // the collision bitmap's words; empty only after a move
 };
 
-// The bulk key forms (key_forms.hpp) are instantiated in the library.
+// The bulk key and hash forms (key_forms.hpp) are instantiated in the library.
 extern template class KeyForms<DeletableFilter>;
+extern template class HashForms<DeletableFilter>;
 extern template class EraseForms<DeletableFilter, EraseResult>;
 
 /// Expected fraction of the n inserted keys that erase() can remove right after the n

@@ -74,7 +74,7 @@ struct LoadOptions {
 /// the zeros. A program that installs its own SIGBUS handler after map() takes this over. map()
 /// checks the size against the header when it opens the file, so a file already truncated is
 /// a FormatError; replace mapped files by rename, never in place.
-class Filter : public KeyForms<Filter>, public BulkSettings, public BatchTuning {
+class Filter : public KeyForms<Filter>, public HashForms<Filter>, public BulkSettings, public BatchTuning {
 public:
     /// An empty filter (all bits zero). Throws Error on invalid params or hashing, or if the
     /// storage cannot be allocated.
@@ -109,14 +109,9 @@ public:
     void contains_bitmap(std::span<const std::string_view> keys, std::span<std::uint64_t> bitmap) const;
     void contains_bitmap(std::span<const std::string> keys, std::span<std::uint64_t> bitmap) const;
 
-    // ---- pre-computed hashes (hash_key() of this filter's hashing) ---------------------
+    // ---- pre-computed hashes (hash_key() of this filter's hashing; HashForms, key_forms.hpp)
     std::uint64_t hash(std::uint64_t key) const noexcept { return hash_key(hashing_, key); }
     std::uint64_t hash(std::string_view key) const noexcept { return hash_key(hashing_, key); }
-    void insert_hash(std::uint64_t hash);
-    bool contains_hash(std::uint64_t hash) const;
-    void insert_hashes(std::span<const std::uint64_t> hashes);
-    void contains_hashes(std::span<const std::uint64_t> hashes, std::span<std::uint8_t> out) const;
-    std::size_t count_hashes(std::span<const std::uint64_t> hashes) const;
 
     // ---- key kinds (key_kinds.hpp) -------------------------------------------------------
     /// The kinds of keys inserted so far: recorded by the key inserts, saved in the file,
@@ -186,14 +181,17 @@ public:
 
 private:
     friend KeyForms<Filter>;
-    template <class Key>
+    friend HashForms<Filter>;
+    template <class Key, bool Hashed = false>
     void insert_keys(std::span<const Key> keys);
-    template <class Key>
+    template <class Key, bool Hashed = false>
     void contains_keys(std::span<const Key> keys, std::span<std::uint8_t> out) const;
     template <class Key>
     void bitmap_keys(std::span<const Key> keys, std::span<std::uint64_t> bitmap) const;
-    template <class Key>
+    template <class Key, bool Hashed = false>
     std::size_t count_keys(std::span<const Key> keys) const;
+    void insert_one_hash(std::uint64_t hash);
+    bool contains_one_hash(std::uint64_t hash) const;
     /// A filter over storage already holding params.bytes() bytes of blocks (map()).
     Filter(const Params& params, const Hashing& hashing, const KeyKinds& kinds, AlignedBuffer storage);
     /// Throws Error unless the bits may be written: not moved from (see "After a move"), not
@@ -211,8 +209,9 @@ private:
     AlignedBuffer storage_;  // params_.bytes() bytes (read-only if mapped), empty only after a move
 };
 
-// The bulk key forms (key_forms.hpp) are instantiated in the library.
+// The bulk key and hash forms (key_forms.hpp) are instantiated in the library.
 extern template class KeyForms<Filter>;
+extern template class HashForms<Filter>;
 
 /// Jaccard similarity |A ∩ B| / |A ∪ B| of the key sets behind two compatible filters,
 /// estimated from the fills of A, B and A | B (inclusion–exclusion over the Swamidass–Baldi

@@ -11,6 +11,12 @@
 // for the library's filter classes: each forwards to the class's own implementation of the
 // operation, one member template over the key type (insert_keys, contains_keys, count_keys,
 // erase_keys).
+//
+// HashForms are the same for keys hashed already: each class declares the forms once by
+// deriving from HashForms<Itself>, and the bulk forms reach the same member templates with
+// Hashed = true (insert_keys<std::uint64_t, true>, ...), so a hash takes the path its key would
+// after hashing. The single-hash forms reach insert_one_hash and contains_one_hash, which may
+// skip what a bulk call sets up (engine resolution, threads) for one hash.
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -37,6 +43,21 @@ public:
     std::size_t count(std::span<const std::uint32_t> keys) const;
     std::size_t count(std::span<const std::string_view> keys) const;
     std::size_t count(std::span<const std::string> keys) const;
+};
+
+/// Hashes computed already, by the class's hash() (hash_value() for SplitBlockFilter). They
+/// set the bits and get the answers their keys would; the inserts record no key kinds (a hash
+/// does not tell its key's kind: add_key_kinds() records them).
+template <class Derived>
+class HashForms {
+public:
+    void insert_hash(std::uint64_t hash);
+    bool contains_hash(std::uint64_t hash) const;
+    void insert_hashes(std::span<const std::uint64_t> hashes);
+    /// out[i] = 1 if hashes[i] may be present, else 0. out.size() must equal hashes.size().
+    void contains_hashes(std::span<const std::uint64_t> hashes, std::span<std::uint8_t> out) const;
+    /// Number of hashes that may be present.
+    std::size_t count_hashes(std::span<const std::uint64_t> hashes) const;
 };
 
 /// Erases the keys in order and returns how many were erased. If `outcomes` is not empty it must

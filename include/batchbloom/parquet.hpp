@@ -28,6 +28,7 @@
 
 #include "backend.hpp"
 #include "filter.hpp"
+#include "key_forms.hpp"
 
 namespace batchbloom::parquet {
 
@@ -81,7 +82,7 @@ std::uint64_t hash_value(std::string_view bytes) noexcept;
 std::uint32_t optimal_bytes(std::uint64_t ndv, double fpp);
 
 /// A Parquet split-block Bloom filter. Results never depend on the engine or thread count.
-class SplitBlockFilter {
+class SplitBlockFilter : public HashForms<SplitBlockFilter> {
 public:
     /// An empty filter of `bytes` bytes: a multiple of 32 in [32, 128 MiB] (writers use powers
     /// of two; readers accept any whole number of blocks). Throws Error otherwise.
@@ -135,13 +136,7 @@ public:
         return contains_hash(hash_value(value));
     }
 
-    // ---- pre-computed hashes (hash_value) -------------------------------------------------
-    void insert_hashes(std::span<const std::uint64_t> hashes) { filter_.insert_hashes(hashes); }
-    void contains_hashes(std::span<const std::uint64_t> hashes, std::span<std::uint8_t> out) const {
-        filter_.contains_hashes(hashes, out);
-    }
-    void insert_hash(std::uint64_t hash) { filter_.insert_hash(hash); }
-    bool contains_hash(std::uint64_t hash) const { return filter_.contains_hash(hash); }
+    // Pre-computed hashes (hash_value): HashForms, key_forms.hpp.
 
     /// Fraction of bits set.
     double fill_ratio() const noexcept { return filter_.fill_ratio(); }
@@ -161,6 +156,27 @@ public:
     }
 
 private:
+    friend HashForms<SplitBlockFilter>;
+    // HashForms' hooks. A split-block filter takes values or their hashes, never keys: only the
+    // Hashed forms exist, and they are its Filter's.
+    template <class Key, bool Hashed>
+    void insert_keys(std::span<const Key> hashes) {
+        static_assert(Hashed);
+        filter_.insert_hashes(hashes);
+    }
+    template <class Key, bool Hashed>
+    void contains_keys(std::span<const Key> hashes, std::span<std::uint8_t> out) const {
+        static_assert(Hashed);
+        filter_.contains_hashes(hashes, out);
+    }
+    template <class Key, bool Hashed>
+    std::size_t count_keys(std::span<const Key> hashes) const {
+        static_assert(Hashed);
+        return filter_.count_hashes(hashes);
+    }
+    void insert_one_hash(std::uint64_t hash) { filter_.insert_hash(hash); }
+    bool contains_one_hash(std::uint64_t hash) const { return filter_.contains_hash(hash); }
+
     template <class T>
     void insert_values(std::span<const T> values);
     template <class T>
@@ -296,6 +312,11 @@ struct AddOptions {
     bool replace = false;
     /// Threads decoding column chunks (0: every core). The file written does not depend on it.
     unsigned threads = 0;
+
+    /// Throws Error unless the options can be carried out on some file: at least one column,
+    /// none named twice, fpp in (0, 1), ndv (if set) at least 1, threads in [0, max_threads].
+    /// add_filters and add_filters_to_dataset call it first, before they read any file.
+    void validate() const;
 };
 
 /// One filter add_filters() wrote.
@@ -389,3 +410,6 @@ std::vector<DatasetFile> add_filters_to_dataset(std::vector<DatasetFile> files, 
                                                 const DatasetProgress& progress = {});
 
 }  // namespace batchbloom::parquet
+
+// The hash forms (key_forms.hpp) are instantiated in the library.
+extern template class batchbloom::HashForms<batchbloom::parquet::SplitBlockFilter>;

@@ -73,7 +73,7 @@ struct ScalableParams {
     friend bool operator==(const ScalableParams&, const ScalableParams&) = default;
 };
 
-class ScalableFilter : public KeyForms<ScalableFilter> {
+class ScalableFilter : public KeyForms<ScalableFilter>, public HashForms<ScalableFilter> {
 public:
     /// The first stage is allocated at once. Throws Error on invalid params or hashing.
     explicit ScalableFilter(const ScalableParams& params, const Hashing& hashing = {},
@@ -110,14 +110,9 @@ public:
     bool contains(std::string_view key) const;
     using KeyForms<ScalableFilter>::contains;
 
-    // ---- pre-computed hashes (hash_key() of this filter's hashing) ---------------------
+    // ---- pre-computed hashes (hash_key() of this filter's hashing; HashForms, key_forms.hpp)
     std::uint64_t hash(std::uint64_t key) const noexcept { return hash_key(hashing_, key); }
     std::uint64_t hash(std::string_view key) const noexcept { return hash_key(hashing_, key); }
-    void insert_hash(std::uint64_t hash) { insert_hashes(std::span<const std::uint64_t>(&hash, 1)); }
-    void insert_hashes(std::span<const std::uint64_t> hashes);
-    bool contains_hash(std::uint64_t hash) const;
-    void contains_hashes(std::span<const std::uint64_t> hashes, std::span<std::uint8_t> out) const;
-    std::size_t count_hashes(std::span<const std::uint64_t> hashes) const;
 
     /// The kinds of keys inserted (key_kinds.hpp; as Filter). Saved for the whole filter: the
     /// stages of a loaded filter all report it.
@@ -177,7 +172,7 @@ public:
 
     friend bool operator==(const ScalableFilter& a, const ScalableFilter& b) noexcept;
 
-    // ---- persistence (the blocked kinds' file format, kind "scalable") -------------------------
+    // ---- persistence (the blocked layout's file format, kind "scalable") -------------------------
     void save(std::ostream& out) const;
     void save(const std::filesystem::path& path) const;  ///< atomic
     /// Checks that every stage is the one the params imply; throws FormatError otherwise.
@@ -186,6 +181,7 @@ public:
 
 private:
     friend KeyForms<ScalableFilter>;
+    friend HashForms<ScalableFilter>;
     template <class Key, bool Hashed = false>
     void insert_keys(std::span<const Key> keys);
     /// Inserts keys (or, Hashed, their hashes) into stage i, remixed by stage_hash, until one
@@ -199,6 +195,8 @@ private:
     bool probe_by_stage_if_it_pays(std::span<const std::uint64_t> keys, std::span<std::uint8_t> out) const;
     template <class Key, bool Hashed = false>
     std::size_t count_keys(std::span<const Key> keys) const;
+    void insert_one_hash(std::uint64_t hash);
+    bool contains_one_hash(std::uint64_t hash) const;
     /// For load(): params validated and the first stage sized already.
     ScalableFilter(const ScalableParams& params, const Hashing& hashing, Backend backend, const Params& first_stage);
     Params stage_params(std::size_t i) const;
@@ -237,7 +235,8 @@ private:
     std::optional<std::size_t> scratch_limit_;  // set_scratch_limit's, if called
 };
 
-// The bulk key forms (key_forms.hpp) are instantiated in the library.
+// The bulk key and hash forms (key_forms.hpp) are instantiated in the library.
 extern template class KeyForms<ScalableFilter>;
+extern template class HashForms<ScalableFilter>;
 
 }  // namespace batchbloom

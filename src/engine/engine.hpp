@@ -26,10 +26,12 @@ enum class EraseResult : std::uint8_t;    // deletable.hpp
 
 namespace batchbloom::detail {
 
-/// The filter types with kernels of their own. Scalable and join filters are blocked filters
-/// (stages of them, or one with a GPU copy) and run the blocked kernels; `concurrent` is a
-/// blocked filter used through ConcurrentFilter (atomic word updates from caller threads).
-enum class FilterType : std::uint8_t { blocked, concurrent, counting, deletable, classic };
+/// The kernel tables an engine may have, one per filter type with kernels of its own. Not
+/// FileKind (file_kind.hpp), which lists what a file can hold: a scalable filter has a file kind
+/// but runs the blocked kernels (its stages are blocked filters, as a join filter is one), and
+/// a concurrent filter has kernels (atomic word updates from caller threads) but saves as a
+/// blocked file.
+enum class KernelTable : std::uint8_t { blocked, concurrent, counting, deletable, classic };
 
 // ---- blocked filters (Filter, and the scalable and join filters built on it) -------------
 
@@ -190,7 +192,7 @@ const DeletableKernels& deletable_kernels(Backend requested);
 const ClassicKernels& classic_kernels(Backend requested);
 
 /// The engine whose kernels run for `type` under `requested` (for tests, docs and tools).
-Backend kernels_engine(FilterType type, Backend requested);
+Backend kernels_engine(KernelTable type, Backend requested);
 
 // The engines, as constant-initialized objects. The SIMD ones exist only in builds with
 // BATCHBLOOM_SIMD (x86-64); their `supported` check runs before any of their code does.

@@ -91,15 +91,15 @@ const CountingKernels& counting_kernels(Backend b) { return *running(b, &Engine:
 const DeletableKernels& deletable_kernels(Backend b) { return *running(b, &Engine::deletable).deletable; }
 const ClassicKernels& classic_kernels(Backend b) { return *running(b, &Engine::classic).classic; }
 
-Backend kernels_engine(FilterType type, Backend requested) {
+Backend kernels_engine(KernelTable type, Backend requested) {
     switch (type) {
-        case FilterType::blocked: return running(requested, &Engine::blocked).backend;
-        case FilterType::concurrent: return running(requested, &Engine::concurrent).backend;
-        case FilterType::counting: return running(requested, &Engine::counting).backend;
-        case FilterType::deletable: return running(requested, &Engine::deletable).backend;
-        case FilterType::classic: return running(requested, &Engine::classic).backend;
+        case KernelTable::blocked: return running(requested, &Engine::blocked).backend;
+        case KernelTable::concurrent: return running(requested, &Engine::concurrent).backend;
+        case KernelTable::counting: return running(requested, &Engine::counting).backend;
+        case KernelTable::deletable: return running(requested, &Engine::deletable).backend;
+        case KernelTable::classic: return running(requested, &Engine::classic).backend;
     }
-    throw Error("unknown filter type");
+    throw Error("unknown kernel table");
 }
 
 }  // namespace detail

@@ -114,17 +114,17 @@ BatchPath Filter::batch_path_for(std::size_t keys, bool insert) const {
 
 // ---- keys to engine batches (detail::feed_keys, key_hashes.hpp) ------------------------
 
-template <class Key>
+template <class Key, bool Hashed>
 void Filter::insert_keys(std::span<const Key> keys) {
     require_writable("insert");
-    key_kinds_ = key_kinds_ | detail::kinds_of<Key>(keys.size());
+    if constexpr (!Hashed) key_kinds_ = key_kinds_ | detail::kinds_of<Key>(keys.size());
     const auto& e = engine(backend_);
-    detail::feed_keys(hashing_, keys, [&](const std::uint64_t* v, std::size_t n, detail::KeyMode m, std::size_t) {
+    detail::feed_keys<Hashed>(hashing_, keys, [&](const std::uint64_t* v, std::size_t n, detail::KeyMode m, std::size_t) {
         detail::bulk_insert(e, ref(params_, storage_.data()), v, n, m, batch_config(*this, scratch()));
     });
 }
 
-template <class Key>
+template <class Key, bool Hashed>
 void Filter::contains_keys(std::span<const Key> keys, std::span<std::uint8_t> out) const {
     check_out(keys.size(), out.size());
     if (is_empty()) {
@@ -132,18 +132,18 @@ void Filter::contains_keys(std::span<const Key> keys, std::span<std::uint8_t> ou
         return;
     }
     const auto& e = engine(backend_);
-    detail::feed_keys(hashing_, keys, [&](const std::uint64_t* v, std::size_t n, detail::KeyMode m, std::size_t at) {
+    detail::feed_keys<Hashed>(hashing_, keys, [&](const std::uint64_t* v, std::size_t n, detail::KeyMode m, std::size_t at) {
         detail::bulk_contains_bytes(e, ref(params_, storage_.data()), v, n, m, out.data() + at, batch_config(*this, scratch()));
     });
     check_mapping();
 }
 
-template <class Key>
+template <class Key, bool Hashed>
 std::size_t Filter::count_keys(std::span<const Key> keys) const {
     if (is_empty()) return 0;
     const auto& e = engine(backend_);
     std::size_t c = 0;
-    detail::feed_keys(hashing_, keys, [&](const std::uint64_t* v, std::size_t n, detail::KeyMode m, std::size_t) {
+    detail::feed_keys<Hashed>(hashing_, keys, [&](const std::uint64_t* v, std::size_t n, detail::KeyMode m, std::size_t) {
         c += detail::bulk_count(e, ref(params_, storage_.data()), v, n, m, batch_config(*this, scratch()));
     });
     check_mapping();
@@ -151,6 +151,7 @@ std::size_t Filter::count_keys(std::span<const Key> keys) const {
 }
 
 template class KeyForms<Filter>;
+template class HashForms<Filter>;
 
 template <class Key>
 void Filter::bitmap_keys(std::span<const Key> keys, std::span<std::uint64_t> bitmap) const {
@@ -195,39 +196,13 @@ void Filter::insert(std::string_view key) {
 bool Filter::contains(std::uint64_t key) const { return contains_hash(hash(key)); }
 bool Filter::contains(std::string_view key) const { return contains_hash(hash(key)); }
 
-void Filter::insert_hash(std::uint64_t h) {
+void Filter::insert_one_hash(std::uint64_t h) {
     require_writable("insert");
     detail::scalar_blocked.insert(ref(params_, storage_.data()), &h, 1, hashed);
 }
-bool Filter::contains_hash(std::uint64_t h) const {
+bool Filter::contains_one_hash(std::uint64_t h) const {
     if (is_empty()) return false;
     const bool found = detail::scalar_blocked.count(ref(params_, storage_.data()), &h, 1, hashed) == 1;
-    check_mapping();
-    return found;
-}
-
-// ---- pre-computed hashes -----------------------------------------------------------------
-
-void Filter::insert_hashes(std::span<const std::uint64_t> hashes) {
-    require_writable("insert");
-    detail::bulk_insert(engine(backend_), ref(params_, storage_.data()), hashes.data(), hashes.size(), hashed, batch_config(*this, scratch()));
-}
-
-void Filter::contains_hashes(std::span<const std::uint64_t> hashes, std::span<std::uint8_t> out) const {
-    check_out(hashes.size(), out.size());
-    if (is_empty()) {
-        std::fill(out.begin(), out.end(), std::uint8_t{0});
-        return;
-    }
-    detail::bulk_contains_bytes(engine(backend_), ref(params_, storage_.data()), hashes.data(), hashes.size(), hashed,
-                                out.data(), batch_config(*this, scratch()));
-    check_mapping();
-}
-
-std::size_t Filter::count_hashes(std::span<const std::uint64_t> hashes) const {
-    if (is_empty()) return 0;
-    const std::size_t found = detail::bulk_count(engine(backend_), ref(params_, storage_.data()), hashes.data(),
-                                                 hashes.size(), hashed, batch_config(*this, scratch()));
     check_mapping();
     return found;
 }

@@ -263,13 +263,13 @@ void ClassicFilter::insert(std::string_view key) {
     insert_hash(hash(key));  // first: it throws for a moved-from filter
     add_key_kinds(KeyKinds::only_bytes());
 }
-void ClassicFilter::insert_hash(std::uint64_t hash) {
+void ClassicFilter::insert_one_hash(std::uint64_t hash) {
     if (words_.empty()) detail::throw_moved_from("insert");
     insert_start(mutable_words().data(), params_, hashing_, hash);
 }
 bool ClassicFilter::contains(std::uint64_t key) const { return contains_hash(hash(key)); }
 bool ClassicFilter::contains(std::string_view key) const { return contains_hash(hash(key)); }
-bool ClassicFilter::contains_hash(std::uint64_t hash) const { return contains_start(words().data(), params_, hashing_, hash); }
+bool ClassicFilter::contains_one_hash(std::uint64_t hash) const { return contains_start(words().data(), params_, hashing_, hash); }
 
 template <class Key, bool Hashed>
 void ClassicFilter::insert_keys(std::span<const Key> keys) {
@@ -287,15 +287,8 @@ void ClassicFilter::contains_keys(std::span<const Key> keys, std::span<std::uint
     count_keys<Key, Hashed>(keys, out.data());
 }
 
-void ClassicFilter::insert_hashes(std::span<const std::uint64_t> hashes) { insert_keys<std::uint64_t, true>(hashes); }
-void ClassicFilter::contains_hashes(std::span<const std::uint64_t> hashes, std::span<std::uint8_t> out) const {
-    contains_keys<std::uint64_t, true>(hashes, out);
-}
-std::size_t ClassicFilter::count_hashes(std::span<const std::uint64_t> hashes) const {
-    return count_keys<std::uint64_t, true>(hashes);
-}
-
 template class KeyForms<ClassicFilter>;
+template class HashForms<ClassicFilter>;
 
 // ---- state and algebra --------------------------------------------------------------------------
 

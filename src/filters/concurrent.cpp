@@ -38,12 +38,12 @@ void check_out(std::size_t keys, std::size_t out) {
 
 }  // namespace
 
-template <class Key>
+template <class Key, bool Hashed>
 void ConcurrentFilter::insert_keys(std::span<const Key> keys) {
     require_writable(*filter_);
     const auto& k = detail::concurrent_kernels(filter_->backend());
     const auto r = ref(*filter_);
-    detail::feed_keys(filter_->hashing(), keys,
+    detail::feed_keys<Hashed>(filter_->hashing(), keys,
                       [&](const std::uint64_t* v, std::size_t n, detail::KeyMode m, std::size_t) { k.insert(r, v, n, m); });
 }
 
@@ -65,10 +65,7 @@ std::size_t ConcurrentFilter::count_keys(std::span<const Key> keys, std::uint8_t
             for (std::size_t i = 0; i < len; ++i) hits += dst[i];
         }
     };
-    if constexpr (Hashed)
-        probe(keys.data(), keys.size(), hashed, 0);
-    else
-        detail::feed_keys(filter_->hashing(), keys, probe);
+    detail::feed_keys<Hashed>(filter_->hashing(), keys, probe);
     return hits;
 }
 
@@ -81,28 +78,18 @@ void ConcurrentFilter::contains_keys(std::span<const Key> keys, std::span<std::u
 void ConcurrentFilter::insert(std::uint64_t key) { insert_hash(filter_->hash(key)); }
 void ConcurrentFilter::insert(std::string_view key) { insert_hash(filter_->hash(key)); }
 // Single keys: the reference kernels directly (no engine resolution for one key), as for Filter.
-void ConcurrentFilter::insert_hash(std::uint64_t hash) {
+void ConcurrentFilter::insert_one_hash(std::uint64_t hash) {
     require_writable(*filter_);
     detail::scalar_concurrent.insert(ref(*filter_), &hash, 1, hashed);
-}
-void ConcurrentFilter::insert_hashes(std::span<const std::uint64_t> hashes) {
-    require_writable(*filter_);
-    detail::concurrent_kernels(filter_->backend()).insert(ref(*filter_), hashes.data(), hashes.size(), hashed);
 }
 
 bool ConcurrentFilter::contains(std::uint64_t key) const { return contains_hash(filter_->hash(key)); }
 bool ConcurrentFilter::contains(std::string_view key) const { return contains_hash(filter_->hash(key)); }
-bool ConcurrentFilter::contains_hash(std::uint64_t hash) const {
+bool ConcurrentFilter::contains_one_hash(std::uint64_t hash) const {
     if (filter_->params().blocks == 0) return false;  // a moved-from filter contains nothing
     std::uint8_t hit = 0;
     detail::scalar_concurrent.contains_bytes(ref(*filter_), &hash, 1, hashed, &hit);
     return hit == 1;
-}
-void ConcurrentFilter::contains_hashes(std::span<const std::uint64_t> hashes, std::span<std::uint8_t> out) const {
-    contains_keys<std::uint64_t, true>(hashes, out);
-}
-std::size_t ConcurrentFilter::count_hashes(std::span<const std::uint64_t> hashes) const {
-    return count_keys<std::uint64_t, true>(hashes);
 }
 
 namespace {
@@ -163,5 +150,6 @@ void ConcurrentFilter::save(const std::filesystem::path& path, const SaveOptions
 }
 
 template class KeyForms<ConcurrentFilter>;
+template class HashForms<ConcurrentFilter>;
 
 }  // namespace batchbloom

@@ -188,28 +188,21 @@ std::size_t CountingFilter::count_keys(std::span<const Key> keys) const {
 
 // ---- hashes ----------------------------------------------------------------------------
 
-bool CountingFilter::contains_hash(std::uint64_t hash) const {
+void CountingFilter::insert_one_hash(std::uint64_t hash) { insert_keys<std::uint64_t, true>({&hash, 1}); }
+
+bool CountingFilter::contains_one_hash(std::uint64_t hash) const {
     if (is_empty()) return false;
     std::uint8_t r = 0;
     detail::scalar_counting.contains(ref(params_, planes_.data()), &hash, 1, &r);
     return r == 1;
 }
 
-void CountingFilter::insert_hashes(std::span<const std::uint64_t> hashes) { insert_keys<std::uint64_t, true>(hashes); }
-
 std::size_t CountingFilter::erase_hashes(std::span<const std::uint64_t> hashes, std::span<std::uint8_t> erased) {
     return erase_keys<std::uint64_t, true>(hashes, erased);
 }
 
-void CountingFilter::contains_hashes(std::span<const std::uint64_t> hashes, std::span<std::uint8_t> out) const {
-    contains_keys<std::uint64_t, true>(hashes, out);
-}
-
-std::size_t CountingFilter::count_hashes(std::span<const std::uint64_t> hashes) const {
-    return count_keys<std::uint64_t, true>(hashes);
-}
-
 template class KeyForms<CountingFilter>;
+template class HashForms<CountingFilter>;
 template class EraseForms<CountingFilter, std::uint8_t>;
 
 // ---- state -----------------------------------------------------------------------------

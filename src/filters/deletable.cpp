@@ -50,7 +50,7 @@ DeletableFilter::DeletableFilter(DeletableFilter&& other) noexcept = default;
 DeletableFilter& DeletableFilter::operator=(DeletableFilter&& other) noexcept = default;
 
 // Single keys: the reference kernels directly, as for Filter.
-void DeletableFilter::insert_hash(std::uint64_t hash) {
+void DeletableFilter::insert_one_hash(std::uint64_t hash) {
     if (params().blocks == 0) detail::throw_moved_from("insert");
     detail::scalar_deletable.insert(ref(bits_, collisions_, region_bits_), &hash, 1);
 }
@@ -94,12 +94,12 @@ std::size_t DeletableFilter::erase_keys(std::span<const Key> keys, std::span<Era
     return erased;
 }
 
-void DeletableFilter::insert_hashes(std::span<const std::uint64_t> hashes) { insert_keys<std::uint64_t, true>(hashes); }
 std::size_t DeletableFilter::erase_hashes(std::span<const std::uint64_t> hashes, std::span<EraseResult> results) {
     return erase_keys<std::uint64_t, true>(hashes, results);
 }
 
 template class KeyForms<DeletableFilter>;
+template class HashForms<DeletableFilter>;
 template class EraseForms<DeletableFilter, EraseResult>;
 
 std::uint64_t DeletableFilter::collided_regions() const noexcept {

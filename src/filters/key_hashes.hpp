@@ -41,10 +41,14 @@ void for_hash_chunks(const Hashing& hashing, std::span<const Key> keys, Fn&& fn)
 
 /// Feeds keys to a blocked-filter kernel call op(values, n, mode, offset of values[0] in keys):
 /// 64-bit integers with xxh3 hashing go straight in (the kernels fuse the mixer); everything
-/// else (32-bit keys, Murmur3 integers, strings) is hashed here, a chunk at a time.
-template <class Key, class Op>
+/// else (32-bit keys, Murmur3 integers, strings) is hashed here, a chunk at a time. With
+/// Hashed, the keys are hashes already (HashForms, key_forms.hpp) and go in whole, as they are.
+template <bool Hashed = false, class Key, class Op>
 void feed_keys(const Hashing& hashing, std::span<const Key> keys, Op&& op) {
-    if constexpr (std::is_same_v<Key, std::uint64_t>) {
+    if constexpr (Hashed) {
+        static_assert(std::is_same_v<Key, std::uint64_t>);
+        return op(keys.data(), keys.size(), KeyMode{KeyMode::hashed, 0}, std::size_t{0});
+    } else if constexpr (std::is_same_v<Key, std::uint64_t>) {
         if (hashing.kind == HashKind::xxh3)
             return op(keys.data(), keys.size(), KeyMode{KeyMode::mix64, hashing.seed}, std::size_t{0});
     }

@@ -444,12 +444,9 @@ void ScalableFilter::contains_keys(std::span<const Key> keys, std::span<std::uin
                             });
 }
 
-void ScalableFilter::insert_hashes(std::span<const std::uint64_t> hashes) { insert_keys<std::uint64_t, true>(hashes); }
-void ScalableFilter::contains_hashes(std::span<const std::uint64_t> hashes, std::span<std::uint8_t> out) const {
-    contains_keys<std::uint64_t, true>(hashes, out);
-}
+void ScalableFilter::insert_one_hash(std::uint64_t hash) { insert_keys<std::uint64_t, true>({&hash, 1}); }
 
-bool ScalableFilter::contains_hash(std::uint64_t hash) const {
+bool ScalableFilter::contains_one_hash(std::uint64_t hash) const {
     for (std::size_t i = stages_.size(); i-- > 0;)
         if (stages_[i].contains_hash(stage_hash(i, hash))) return true;
     return false;
@@ -465,11 +462,8 @@ std::size_t ScalableFilter::count_keys(std::span<const Key> keys) const {
     return std::accumulate(out.begin(), out.end(), std::size_t{0});
 }
 
-std::size_t ScalableFilter::count_hashes(std::span<const std::uint64_t> hashes) const {
-    return count_keys<std::uint64_t, true>(hashes);
-}
-
 template class KeyForms<ScalableFilter>;
+template class HashForms<ScalableFilter>;
 
 std::uint64_t ScalableFilter::size() const noexcept { return std::accumulate(sizes_.begin(), sizes_.end(), std::uint64_t{0}); }
 

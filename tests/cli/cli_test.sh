@@ -4,7 +4,7 @@
 #   cli_test.sh BATCHBLOOM_BINARY SCRATCH_DIR [SECTION...]
 #
 # Runs the named sections (default: all) in SCRATCH_DIR, which is emptied first. Sections:
-# size build_query u64 stdin info fpr rebuild errors bench algebra join parquet blocked_kinds classic zstd
+# size build_query u64 stdin info fpr rebuild errors bench algebra join parquet blocked_layout classic zstd
 # save_paths save_kill classic_algebra key_type honest_build concurrent_insert limits pipes.
 set -euo pipefail
 
@@ -537,7 +537,7 @@ section_parquet() {
     rm -rf ds
 }
 
-section_blocked_kinds() {
+section_blocked_layout() {
     "$BB" size --n 3000 --fpr 0.01 >size.out
     expect_contains size.out '^counting filter bytes: +[0-9]+ '
     expect_contains size.out '^deletable filter bytes: +[0-9]+ .*deletable at n'
@@ -1017,7 +1017,7 @@ section_limits() {
     expect_contains o.err 'warning: 2 filter\(s\) hold the most a Parquet filter may \(134217728 bytes\)'
 }
 
-all_sections=(size build_query u64 stdin info fpr rebuild errors bench algebra join parquet blocked_kinds classic zstd
+all_sections=(size build_query u64 stdin info fpr rebuild errors bench algebra join parquet blocked_layout classic zstd
               save_paths save_kill classic_algebra key_type honest_build concurrent_insert limits pipes)
 sections=("$@")
 [[ ${#sections[@]} -gt 0 ]] || sections=("${all_sections[@]}")

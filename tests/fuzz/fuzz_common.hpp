@@ -1,5 +1,5 @@
 #pragma once
-// What the loader fuzz targets (fuzz_blocked, fuzz_blocked_kinds, fuzz_classic, fuzz_zstd) share. Each
+// What the loader fuzz targets (fuzz_blocked, fuzz_blocked_layout, fuzz_classic, fuzz_zstd) share. Each
 // target is one translation unit that includes this header once and defines
 //
 //     void fuzz::write_seeds(const std::filesystem::path& dir);   // valid files of its kind

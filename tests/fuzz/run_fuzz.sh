@@ -3,7 +3,7 @@
 # SECONDS, one after the other. One target per reader:
 #
 #   blocked   Filter::load on uncompressed files             (fuzz_blocked.cpp)
-#   blocked_kinds CountingFilter / DeletableFilter / ScalableFilter::load   (fuzz_blocked_kinds.cpp)
+#   blocked_layout CountingFilter / DeletableFilter / ScalableFilter::load   (fuzz_blocked_layout.cpp)
 #   classic   ClassicFilter::load and Spark's serialized form (fuzz_classic.cpp)
 #   zstd      Filter::load on zstd-framed files               (fuzz_zstd.cpp)
 #   parquet   the Parquet footer / Thrift / Bloom filter readers (fuzz_parquet.cpp)
@@ -33,7 +33,7 @@ seconds=${2:-12}
 case $seconds in
   ''|*[!0-9]*) echo "run_fuzz.sh: SECONDS must be a whole number, got '$seconds'" >&2; exit 2 ;;
 esac
-all_targets=(blocked blocked_kinds classic zstd parquet)
+all_targets=(blocked blocked_layout classic zstd parquet)
 targets=("${@:3}")
 (( ${#targets[@]} )) || targets=("${all_targets[@]}")
 for t in "${targets[@]}"; do

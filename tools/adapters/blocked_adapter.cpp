@@ -4,7 +4,7 @@
 
 #include <batchbloom/filter.hpp>
 
-#include "adapters/blocked_kinds.hpp"
+#include "adapters/blocked_layout.hpp"
 #include "adapters/library_file.hpp"
 #include "common/common_options.hpp"
 #include "common/text_format.hpp"
@@ -21,7 +21,7 @@ public:
     void write(std::ostream& out) const override { f_.save(out, save_); }
 
     void describe(const std::string& path) const override {
-        describe_blocked_kind(path, "blocked", f_.params(), f_.hashing());
+        describe_blocked_layout(path, "blocked", f_.params(), f_.hashing());
         std::printf("bytes:                  %s\n", format_bytes(f_.params().bytes()).c_str());
         describe_bits(f_);
     }
@@ -52,7 +52,7 @@ std::unique_ptr<FilterFile> create_blocked(const ParsedArgs& args, std::uint64_t
 
 }  // namespace
 
-const FilterType blocked_type = blocked_kind_type("blocked", create_blocked, false);
+const FilterType blocked_type = blocked_layout_type("blocked", create_blocked, false);
 
 std::unique_ptr<FilterFile> open_blocked(Filter f) {
     return std::make_unique<BlockedFile>(std::move(f), SaveOptions{});

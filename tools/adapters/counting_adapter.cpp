@@ -4,7 +4,7 @@
 
 #include <batchbloom/counting.hpp>
 
-#include "adapters/blocked_kinds.hpp"
+#include "adapters/blocked_layout.hpp"
 #include "adapters/library_file.hpp"
 #include "common/common_options.hpp"
 #include "common/text_format.hpp"
@@ -26,7 +26,7 @@ public:
     }
 
     void describe(const std::string& path) const override {
-        describe_blocked_kind(path, "counting", f_.params(), f_.hashing());
+        describe_blocked_layout(path, "counting", f_.params(), f_.hashing());
         std::printf("bytes:                  %s (4-bit counters; blocked view %s)\n",
                     format_bytes(f_.bytes().size()).c_str(), format_bytes(f_.params().bytes()).c_str());
         std::printf("saturated counters:     %llu\n", static_cast<unsigned long long>(f_.saturated_counters()));
@@ -53,7 +53,7 @@ void print_counting_size(const Params& p, std::uint64_t) {
 
 }  // namespace
 
-const FilterType counting_type = blocked_kind_type("counting", create_counting, true, print_counting_size);
+const FilterType counting_type = blocked_layout_type("counting", create_counting, true, print_counting_size);
 
 std::unique_ptr<FilterFile> open_counting(CountingFilter f) {
     return std::make_unique<CountingFile>(std::move(f));

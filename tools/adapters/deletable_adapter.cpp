@@ -4,7 +4,7 @@
 
 #include <batchbloom/deletable.hpp>
 
-#include "adapters/blocked_kinds.hpp"
+#include "adapters/blocked_layout.hpp"
 #include "adapters/library_file.hpp"
 #include "common/common_options.hpp"
 #include "common/text_format.hpp"
@@ -37,7 +37,7 @@ public:
     }
 
     void describe(const std::string& path) const override {
-        describe_blocked_kind(path, "deletable", f_.params(), f_.hashing());
+        describe_blocked_layout(path, "deletable", f_.params(), f_.hashing());
         std::printf("bytes:                  %s (+ %s collision bitmap)\n", format_bytes(f_.params().bytes()).c_str(),
                     format_bytes(8 * f_.collisions().size()).c_str());
         std::printf("regions:                %llu of %u bits, %llu with collisions (%s%%)\n",
@@ -76,7 +76,7 @@ void print_deletable_size(const Params& p, std::uint64_t n) {
 
 }  // namespace
 
-const FilterType deletable_type = blocked_kind_type("deletable", create_deletable, true, print_deletable_size);
+const FilterType deletable_type = blocked_layout_type("deletable", create_deletable, true, print_deletable_size);
 
 std::unique_ptr<FilterFile> open_deletable(DeletableFilter f) {
     return std::make_unique<DeletableFile>(std::move(f));

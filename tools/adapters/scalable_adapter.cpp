@@ -4,7 +4,7 @@
 
 #include <batchbloom/scalable.hpp>
 
-#include "adapters/blocked_kinds.hpp"
+#include "adapters/blocked_layout.hpp"
 #include "adapters/library_file.hpp"
 #include "common/common_options.hpp"
 #include "common/text_format.hpp"
@@ -21,7 +21,7 @@ public:
 
     void describe(const std::string& path) const override {
         const auto& sp = f_.params();
-        describe_blocked_kind(path, "scalable", f_.stages().front().params(), f_.hashing());
+        describe_blocked_layout(path, "scalable", f_.stages().front().params(), f_.hashing());
         std::printf("bytes:                  %s in %zu stage(s)\n", format_bytes(f_.bytes()).c_str(), f_.stages().size());
         std::printf("keys inserted:          %llu\n", static_cast<unsigned long long>(f_.size()));
         std::printf("growth, tightening:     %s, %s (initial capacity %llu at FPR %s)\n",
@@ -61,7 +61,7 @@ std::unique_ptr<FilterFile> create_scalable(const ParsedArgs& args, std::uint64_
 
 }  // namespace
 
-const FilterType scalable_type = blocked_kind_type("scalable", create_scalable, true);
+const FilterType scalable_type = blocked_layout_type("scalable", create_scalable, true);
 
 std::unique_ptr<FilterFile> open_scalable(ScalableFilter f) {
     return std::make_unique<ScalableFile>(std::move(f));

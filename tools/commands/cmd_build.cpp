@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "adapters/blocked_kinds.hpp"
+#include "adapters/blocked_layout.hpp"
 #include "adapters/filter_adapter.hpp"
 #include "commands/commands.hpp"
 #include "common/common_options.hpp"

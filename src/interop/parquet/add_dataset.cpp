@@ -106,8 +106,7 @@ DatasetListing dataset_files(std::span<const fs::path> paths) {
 
 std::vector<DatasetFile> add_filters_to_dataset(std::vector<DatasetFile> files, const AddOptions& options,
                                                 const DatasetProgress& progress) {
-    if (options.columns.empty()) throw Error("add_filters_to_dataset: no column named");
-    detail::check_threads_option(options.threads, "add_filters_to_dataset");
+    options.validate();
     if (files.empty()) return files;
     // Files in parallel first (a file's chunks decode in parallel too, but small files have few).
     const unsigned threads = detail::resolve_threads(options.threads);

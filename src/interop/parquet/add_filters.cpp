@@ -7,9 +7,7 @@
 // otherwise their bytes stay, unreferenced.
 #include <algorithm>
 #include <atomic>
-#include <cstring>
 #include <fstream>
-#include <limits>
 #include <map>
 #include <set>
 #include <string>
@@ -34,6 +32,7 @@ struct Job {
     std::size_t column_index = 0;  // within the row group
     const ColumnChunk* chunk = nullptr;
     std::uint64_t pages_at = 0;
+    bool replaces = false;  // the chunk has a filter, which this one replaces
 };
 
 std::string where(const Job& j) {
@@ -111,7 +110,7 @@ Built build(const Job& j, std::ifstream& in, const std::filesystem::path& path, 
     const auto [filter, distinct, exact] = builder.finish();
     return {filter.serialize(),
             {j.row_group, c.path, values, distinct, exact, filter.bytes(), filter.predicted_fpr(),
-             c.bloom_filter_offset.has_value()}};
+             j.replaces}};
 }
 
 void copy_bytes(std::ifstream& in, const std::filesystem::path& path, std::uint64_t n, std::ostream& out) {
@@ -128,8 +127,19 @@ void copy_bytes(std::ifstream& in, const std::filesystem::path& path, std::uint6
 
 }  // namespace
 
+void AddOptions::validate() const {
+    if (columns.empty()) throw Error("add_filters: no column named");
+    for (std::size_t i = 0; i < columns.size(); ++i)
+        for (std::size_t k = 0; k < i; ++k)
+            if (columns[i] == columns[k]) throw Error("column " + quoted(columns[i]) + " named twice");
+    (void)optimal_bytes(1, fpp);  // its error names the range
+    if (ndv && *ndv == 0) throw Error("add_filters: ndv must be at least 1 (a filter sized for no value passes every probe)");
+    detail::check_threads_option(threads, "add_filters");
+}
+
 std::vector<AddedFilter> add_filters(const std::filesystem::path& in, const std::filesystem::path& out,
                                      const AddOptions& options) {
+    options.validate();
     const FileLock lock = lock_if_rewritten(out, {in});  // in place: in is read, then replaced
     return add_filters_unlocked(in, out, options).value_or(std::vector<AddedFilter>{});
 }
@@ -137,11 +147,6 @@ std::vector<AddedFilter> add_filters(const std::filesystem::path& in, const std:
 std::optional<std::vector<AddedFilter>> add_filters_unlocked(const std::filesystem::path& in_path,
                                                              const std::filesystem::path& out_path,
                                                              const AddOptions& options) {
-    if (options.columns.empty()) throw Error("add_filters: no column named");
-    (void)optimal_bytes(1, options.fpp);  // rejects an fpp outside (0, 1) before any work
-    if (options.ndv && *options.ndv == 0)
-        throw Error("add_filters: ndv must be at least 1 (a filter sized for no value passes every probe)");
-    detail::check_threads_option(options.threads, "add_filters");
     std::ifstream in(in_path, std::ios::binary);
     if (!in) io_error(in_path, "open");
     const RawFooter footer = read_raw_footer(in, in_path);
@@ -152,9 +157,6 @@ std::optional<std::vector<AddedFilter>> add_filters_unlocked(const std::filesyst
     // Every check before any work, so that a mistake costs nothing and writes nothing.
     std::vector<Job> jobs;
     std::set<ChunkIndex> rebuilt;
-    for (std::size_t i = 0; i < options.columns.size(); ++i)
-        for (std::size_t k = 0; k < i; ++k)
-            if (options.columns[i] == options.columns[k]) throw Error("column " + quoted(options.columns[i]) + " named twice");
     // Against the schema first: a file of no row groups has columns too.
     for (const std::string& name : options.columns)
         if (std::find(meta.columns.begin(), meta.columns.end(), name) == meta.columns.end())
@@ -167,9 +169,9 @@ std::optional<std::vector<AddedFilter>> add_filters_unlocked(const std::filesyst
             if (it == columns.end())
                 throw FormatError(quoted(in_path.string()) + ": row group " + std::to_string(g) + " has no column chunk for " +
                                   quoted(name) + ", a column of its schema");
-            Job j{g, std::size_t(it - columns.begin()), &*it, 0};
+            Job j{g, std::size_t(it - columns.begin()), &*it, 0, it->bloom_filter_offset.has_value()};
             check_chunk(j);
-            if (it->bloom_filter_offset && !options.replace) continue;  // kept: only missing filters are added
+            if (j.replaces && !options.replace) continue;  // kept: only missing filters are added
             j.pages_at = pages_offset(*j.chunk, footer.offset);
             jobs.push_back(j);
             rebuilt.insert({j.row_group, j.column_index});
@@ -207,14 +209,8 @@ std::optional<std::vector<AddedFilter>> add_filters_unlocked(const std::filesyst
                 at += b.bytes.size();
             }
         }
-        const auto new_footer = rewrite_footer(footer.bytes, located);
-        if (new_footer.size() > std::numeric_limits<std::uint32_t>::max()) throw Error("the new footer exceeds 4 GiB");
-        out.write(reinterpret_cast<const char*>(new_footer.data()), static_cast<std::streamsize>(new_footer.size()));
-        const auto n = static_cast<std::uint32_t>(new_footer.size());
-        char tail[tail_bytes];
-        std::memcpy(tail, &n, 4);  // little-endian target (config.hpp)
-        std::memcpy(tail + 4, "PAR1", 4);
-        out.write(tail, sizeof tail);
+        const auto end = rewrite_file_end(footer.bytes, located);
+        out.write(reinterpret_cast<const char*>(end.data()), static_cast<std::streamsize>(end.size()));
         if (!out) throw Error("cannot write " + quoted(out_path.string()));
     });
     return added;

@@ -60,9 +60,7 @@ std::size_t dedupe(std::vector<std::uint64_t>& v, std::vector<std::uint64_t>& sc
 
 ChunkFilterBuilder::ChunkFilterBuilder(std::uint64_t max_values, double fpp, std::optional<std::uint64_t> ndv,
                                        std::size_t exact_limit)
-    : max_values_(max_values), fpp_(fpp), ndv_(ndv), exact_limit_(exact_limit), compact_at_(first_compaction) {
-    (void)optimal_bytes(1, fpp);  // rejects an fpp outside (0, 1)
-}
+    : max_values_(max_values), fpp_(fpp), ndv_(ndv), exact_limit_(exact_limit), compact_at_(first_compaction) {}
 
 void ChunkFilterBuilder::add(std::uint64_t hash) {
     if (wide_) {

@@ -21,6 +21,8 @@ class ChunkFilterBuilder final : public HashSink {
 public:
     static constexpr std::size_t default_exact_limit = std::size_t(1) << 24;
 
+    /// fpp and ndv as AddOptions::validate() allows them; an fpp outside (0, 1) throws Error
+    /// where a filter is sized (optimal_bytes).
     ChunkFilterBuilder(std::uint64_t max_values, double fpp, std::optional<std::uint64_t> ndv,
                        std::size_t exact_limit = default_exact_limit);
 

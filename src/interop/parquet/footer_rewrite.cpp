@@ -3,10 +3,12 @@
 // know (newer statistics, page index locations, encodings, ...) survive unchanged.
 #include "interop/parquet/footer_rewrite.hpp"
 
+#include <cstring>
 #include <limits>
 #include <string>
 
 #include "batchbloom/parquet.hpp"
+#include "interop/parquet/raw_reads.hpp"
 #include "interop/parquet/thrift_compact.hpp"
 #include "interop/parquet/thrift_ids.hpp"
 
@@ -167,6 +169,16 @@ std::vector<std::byte> rewrite_footer(std::span<const std::byte> footer, const s
     });
     if (rewritten != filters.size()) r.fail("a column chunk to give a filter is not in the footer");
     return out;
+}
+
+std::vector<std::byte> rewrite_file_end(std::span<const std::byte> footer, const std::map<ChunkIndex, ChunkFilter>& filters) {
+    std::vector<std::byte> end = rewrite_footer(footer, filters);
+    if (end.size() > std::numeric_limits<std::uint32_t>::max()) throw Error("the new footer exceeds 4 GiB");
+    const auto n = static_cast<std::uint32_t>(end.size());
+    end.resize(end.size() + tail_bytes);
+    std::memcpy(end.data() + n, &n, 4);  // little-endian target (config.hpp)
+    std::memcpy(end.data() + n + 4, "PAR1", 4);
+    return end;
 }
 
 }  // namespace batchbloom::parquet

@@ -25,4 +25,9 @@ using ChunkIndex = std::pair<std::size_t, std::size_t>;
 /// FormatError on a malformed footer or if a listed chunk does not exist.
 std::vector<std::byte> rewrite_footer(std::span<const std::byte> footer, const std::map<ChunkIndex, ChunkFilter>& filters);
 
+/// The bytes that end a file whose footer was `footer`: rewrite_footer(footer, filters), then
+/// its length and the PAR1 magic. Throws Error if the new footer exceeds 4 GiB (the length
+/// field's limit).
+std::vector<std::byte> rewrite_file_end(std::span<const std::byte> footer, const std::map<ChunkIndex, ChunkFilter>& filters);
+
 }  // namespace batchbloom::parquet

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "batchbloom/parquet.hpp"
+#include "filters/key_forms_impl.hpp"
 #include "interop/parquet/bloom_header.hpp"
 #include "interop/parquet/thrift_compact.hpp"
 #include "interop/parquet/thrift_ids.hpp"
@@ -270,3 +271,5 @@ void SplitBlockFilter::contains(std::span<const std::string_view> v, std::span<s
 }
 
 }  // namespace batchbloom::parquet
+
+template class batchbloom::HashForms<batchbloom::parquet::SplitBlockFilter>;

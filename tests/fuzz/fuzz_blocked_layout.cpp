@@ -1,4 +1,4 @@
-// libFuzzer target for the readers of the blocked kinds (counting, deletable, scalable):
+// libFuzzer target for the readers of the blocked-layout types (counting, deletable, scalable):
 // CountingFilter::load, DeletableFilter::load and ScalableFilter::load (one file format,
 // src/format/file_header.hpp; the kind byte says which class a file belongs to). Every input
 // goes to all three loaders; each must refuse the other kinds.
@@ -98,7 +98,7 @@ void check(std::string_view input) {
         (void)s->predicted_fpr();
         (void)s->size();
     }
-    if (accepted > 1) fail("more than one loader of the blocked kinds accepts the same bytes");
+    if (accepted > 1) fail("more than one loader of the blocked-layout types accepts the same bytes");
 }
 
 }  // namespace

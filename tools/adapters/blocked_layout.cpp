@@ -1,4 +1,4 @@
-#include "adapters/blocked_kinds.hpp"
+#include "adapters/blocked_layout.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -20,14 +20,14 @@ OptionSpec tightening_option() {
     return {"tightening", "R", "scalable: FPR factor per added stage, in (0, 1) (default 0.85; the first stage gets --fpr x (1 - R))"};
 }
 
-void check_blocked_kind_options(const ParsedArgs& args, std::string_view type) {
+void check_blocked_layout_options(const ParsedArgs& args, std::string_view type) {
     if (type != "deletable" && args.has("region-bits")) throw UsageError("--region-bits needs --format deletable");
     if (type != "scalable" && (args.has("growth") || args.has("tightening")))
         throw UsageError("--growth and --tightening need --format scalable");
     if (type != "blocked" && args.has("zstd")) throw UsageError("--zstd compresses blocked filters only");
 }
 
-void describe_blocked_kind(const std::string& path, std::string_view type, const Params& p, const Hashing& h) {
+void describe_blocked_layout(const std::string& path, std::string_view type, const Params& p, const Hashing& h) {
     std::printf("file:                   %s\n", path.c_str());
     std::printf("type:                   %s\n", std::string(type).c_str());
     std::printf("shape:                  %s\n", std::string(to_string(p.shape)).c_str());
