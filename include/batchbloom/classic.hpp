@@ -175,8 +175,11 @@ public:
     /// Reads one serialized Spark filter; throws FormatError on a bad version, k, seed or word
     /// count, or a truncated input.
     static ClassicFilter read_spark(std::istream& in);
-    /// The whole buffer must be one filter (trailing bytes are an error).
-    static ClassicFilter from_spark_bytes(std::span<const std::byte> bytes);
+    /// The whole buffer must be one filter (trailing bytes are an error). Spark's form does not
+    /// say what kinds of keys went in; a caller that knows (e.g. a filter Spark built from a
+    /// long column) passes them, else they are not_recorded().
+    static ClassicFilter from_spark_bytes(std::span<const std::byte> bytes,
+                                          const KeyKinds& kinds = KeyKinds::not_recorded());
 
 private:
     friend KeyForms<ClassicFilter>;

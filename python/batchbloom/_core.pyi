@@ -814,10 +814,12 @@ class ClassicFilter:
         """
 
     @staticmethod
-    def from_spark_bytes(data: bytes) -> ClassicFilter:
+    def from_spark_bytes(data: bytes, *, key_kinds: Iterable[Literal['integers', 'bytes']] | None = None) -> ClassicFilter:
         """
         A filter from Spark's serialized form (BloomFilter.writeTo, versions 1 and 2; any
-        bytes-like object). FormatError if it is not exactly one valid Spark filter.
+        bytes-like object). FormatError if it is not exactly one valid Spark filter. Spark's form
+        does not say what kinds of keys went in: key_kinds ('integers', 'bytes') says so where
+        the caller knows, else key_kinds is None.
         """
 
     def __repr__(self) -> str: ...

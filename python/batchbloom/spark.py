@@ -34,6 +34,7 @@ batchbloom must be importable on every executor (see docs/spark.md), with its [s
 
 from __future__ import annotations
 
+import math
 from typing import Any, Union
 
 from ._extra import require
@@ -75,11 +76,12 @@ def _collect_limit(spark) -> int:
     return _COLLECT_BYTES if most <= 0 else min(_COLLECT_BYTES, most // 2)  # 0: no limit
 
 
-def _filled(df, column, n, make, depth):
+def _filled(df, column, n, make, depth, in_jvm=None):
     """(make(n) holding the non-null keys of df[column] (a name or a Column), n); n defaults to
     the rows with a non-null key (an upper bound of the distinct keys). Keys within
     _collect_limit() are inserted on the driver after one Arrow job; larger ones after a count
-    job, partition by partition (_union_of_partitions)."""
+    job, by in_jvm(keys, make(n)) where it gives a filter, else partition by partition
+    (_union_of_partitions: batchbloom in every executor's Python)."""
     keys = df.select((F.col(column) if isinstance(column, str) else column).alias("key")).na.drop()
     limit = _collect_limit(df.sparkSession)
     if limit > 0 and _estimated_bytes(keys) <= limit:
@@ -97,7 +99,37 @@ def _filled(df, column, n, make, depth):
     if n is None:
         n = keys.count()
     n = max(int(n), 1)
+    if in_jvm is not None:
+        f = in_jvm(keys, make(n))
+        if f is not None:
+            return f, n
     return _union_of_partitions(keys, "key", lambda: make(n), depth), n
+
+
+def _built_in_the_jvm(keys, like):
+    """`like` (an empty Spark-scheme ClassicFilter) filled with the long column `key` of keys by
+    Spark's own aggregate (DataFrameStatFunctions.bloomFilter, which runs in the executors' JVMs:
+    no Python there), read back through BloomFilter.writeTo; None where that cannot give like's
+    bits, k, scheme and seed (Spark Connect, another Spark)."""
+    jvm = getattr(keys.sparkSession, "_jvm", None)
+    if jvm is None or not like.scheme.startswith("spark") or like.seed != 0:
+        return None
+    # Spark takes k = max(1, round(bits / items * ln 2)) for bloomFilter(col, items, bits): the
+    # items that give like's k.
+    items = max(1, round(like.bits * math.log(2) / like.k))
+    for guess in (items, items - 1, items + 1):
+        if guess < 1 or max(1, round(like.bits / guess * math.log(2))) != like.k:
+            continue
+        try:
+            built = keys._jdf.stat().bloomFilter("key", guess, like.bits)
+            out = jvm.java.io.ByteArrayOutputStream()
+            built.writeTo(out)
+            f = ClassicFilter.from_spark_bytes(bytes(out.toByteArray()), key_kinds=["integers"])
+        except Exception:  # noqa: BLE001 - py4j: a Spark without this path; the Python path instead
+            return None
+        if (f.bits, f.k, f.scheme, f.seed) == (like.bits, like.k, like.scheme, like.seed):
+            return f
+    return None
 
 
 def _union_of_partitions(df, column, make, depth):
@@ -251,7 +283,7 @@ def _native_filter(df, column, fpr, n, min_bits, depth):
         bits = -(-target // 64) * 64  # Spark's BloomFilter holds whole 64-bit words
         return ClassicFilter.from_params(ClassicParams(bits=bits, k=f.k), scheme=scheme)
 
-    return _filled(keys, "key", n, make, depth)
+    return _filled(keys, "key", n, make, depth, in_jvm=_built_in_the_jvm)
 
 
 def _native_contains(key: Union[str, Column], bloom: Any, data_type: Any = None) -> Column | None:

@@ -194,15 +194,29 @@ void bind_classic(nb::module_& m) {
             "the double_hashing scheme.")
         .def_static(
             "from_spark_bytes",
-            [](Typed<nb::bytes> data) {
+            [](Typed<nb::bytes> data, nb::handle key_kinds) {
+                KeyKinds kinds = KeyKinds::not_recorded();
+                if (!key_kinds.is_none()) {
+                    kinds = KeyKinds::none();
+                    for (nb::handle item : nb::iter(key_kinds)) {
+                        const std::string kind = nb::isinstance<nb::str>(item) ? nb::cast<std::string>(item) : "";
+                        if (kind == "integers") kinds.integers = true;
+                        else if (kind == "bytes") kinds.bytes = true;
+                        else throw nb::value_error("key_kinds holds 'integers' and 'bytes' only");
+                    }
+                }
                 BufferView view(data);
                 nb::gil_scoped_release release;
                 return PyClassic(ClassicFilter::from_spark_bytes(
-                    std::span(reinterpret_cast<const std::byte*>(view.data()), view.size())));
+                    std::span(reinterpret_cast<const std::byte*>(view.data()), view.size()), kinds));
             },
-            "data"_a,
+            "data"_a, nb::kw_only(), "key_kinds"_a.none() = nb::none(),
+            nb::sig("def from_spark_bytes(data: bytes, *, key_kinds: collections.abc.Iterable[typing.Literal['integers', "
+                    "'bytes']] | None = None) -> ClassicFilter"),
             "A filter from Spark's serialized form (BloomFilter.writeTo, versions 1 and 2; any\n"
-            "bytes-like object). FormatError if it is not exactly one valid Spark filter.")
+            "bytes-like object). FormatError if it is not exactly one valid Spark filter. Spark's form\n"
+            "does not say what kinds of keys went in: key_kinds ('integers', 'bytes') says so where\n"
+            "the caller knows, else key_kinds is None.")
         .def("__repr__", &repr);
     def_clear(cls, "Sets every bit to zero.");
     def_read(cls, "fill_ratio", [](const ClassicFilter& f) { return f.fill_ratio(); }, "Fraction of bits set.");

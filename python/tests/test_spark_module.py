@@ -302,3 +302,34 @@ def test_composite_keys_and_filters_made_outside_spark(spark, sides):
     assert "might_contain" in plan_of(kept)
     assert sorted(r["payload"] for r in kept.collect()) == sorted(
         r["payload"] for r in every if r["k"] is not None and r["k"] in outside)
+
+
+@pytest.mark.parametrize("column", ["k", "s", "i"])
+def test_large_native_filters_are_built_in_the_jvm(spark, sides, monkeypatch, column):
+    # Key sets beyond the collect limit: Spark's own aggregate fills the filter in the executors'
+    # JVMs (no batchbloom in their Python), bit for bit the filter the driver would have built
+    # from the same keys, and it probes in the JVM like any build_native filter.
+    build, probe, _ = sides
+    small = bbs.build_native(build, column, fpr=0.01)
+
+    def no_python_on_executors(*args, **kwargs):
+        raise AssertionError("a build_native filter beyond the collect limit is built in the JVM")
+
+    monkeypatch.setattr(bbs, "_COLLECT_BYTES", 0)
+    monkeypatch.setattr(bbs, "_union_of_partitions", no_python_on_executors)
+    large = bbs.build_native(build, column, fpr=0.01)
+    assert large == small and large.key_kinds == frozenset({"integers"})
+    keys = set(build_keys(build, column))
+    assert {r[column] for r in bbs.filter(probe, column, large).collect() if r[column] in keys} == keys & {
+        r[column] for r in probe.select(column).collect()}
+    assert bbs.semi_join(probe, build, column).count() == probe.join(build, column, "left_semi").count()
+
+
+def test_spark_bytes_say_their_key_kinds_where_the_caller_knows():
+    spark_form = batchbloom.ClassicFilter.spark(100, 0.01).to_spark_bytes()
+    assert batchbloom.ClassicFilter.from_spark_bytes(spark_form).key_kinds is None
+    f = batchbloom.ClassicFilter.from_spark_bytes(spark_form, key_kinds=["integers"])
+    assert f.key_kinds == frozenset({"integers"})
+    assert batchbloom.ClassicFilter.from_spark_bytes(spark_form, key_kinds=[]).key_kinds == frozenset()
+    with pytest.raises(ValueError, match="key_kinds"):
+        batchbloom.ClassicFilter.from_spark_bytes(spark_form, key_kinds=["strings"])

@@ -186,10 +186,11 @@ ClassicFilter ClassicFilter::read_spark(std::istream& in) {
     return f;
 }
 
-ClassicFilter ClassicFilter::from_spark_bytes(std::span<const std::byte> bytes) {
+ClassicFilter ClassicFilter::from_spark_bytes(std::span<const std::byte> bytes, const KeyKinds& kinds) {
     std::istringstream in(std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
     auto f = read_spark(in);
     io::expect_end(in);
+    f.key_kinds_ = kinds;
     return f;
 }
 
