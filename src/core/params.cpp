@@ -7,6 +7,7 @@
 #include <string>
 
 #include "batchbloom/error.hpp"
+#include "core/enum_names.hpp"
 #include "core/number_text.hpp"
 
 namespace batchbloom {
@@ -299,20 +300,12 @@ Params Params::for_fpr(std::uint64_t n, double fpr, Shape shape) {
     return best;
 }
 
-std::string_view to_string(Shape shape) {
-    switch (shape) {
-        case Shape::split256: return "split256";
-        case Shape::word512: return "word512";
-        case Shape::line512: return "line512";
-    }
-    return "unknown";
-}
+namespace {
+constexpr detail::EnumName<Shape> shape_names[] = {
+    {Shape::split256, "split256"}, {Shape::word512, "word512"}, {Shape::line512, "line512"}};
+}  // namespace
 
-Shape parse_shape(std::string_view name) {
-    if (name == "split256") return Shape::split256;
-    if (name == "word512") return Shape::word512;
-    if (name == "line512") return Shape::line512;
-    throw Error("unknown block shape '" + std::string(name) + "' (expected split256, word512 or line512)");
-}
+std::string_view to_string(Shape shape) { return detail::name_of(shape_names, shape); }
+Shape parse_shape(std::string_view name) { return detail::value_named(shape_names, name, "block shape"); }
 
 }  // namespace batchbloom

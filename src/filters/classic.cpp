@@ -12,6 +12,7 @@
 #include "batchbloom/classic.hpp"
 #include "batchbloom/params.hpp"
 #include "core/classic_scheme.hpp"
+#include "core/enum_names.hpp"
 #include "core/number_text.hpp"
 #include "engine/engine.hpp"
 #include "filters/key_forms_impl.hpp"
@@ -23,19 +24,15 @@ namespace batchbloom {
 
 // ---- names and parameters ---------------------------------------------------------------------
 
-std::string_view to_string(ClassicScheme scheme) {
-    switch (scheme) {
-        case ClassicScheme::double_hashing: return "double_hashing";
-        case ClassicScheme::spark_v1: return "spark_v1";
-        case ClassicScheme::spark_v2: return "spark_v2";
-    }
-    return "unknown";
-}
+namespace {
+constexpr detail::EnumName<ClassicScheme> scheme_names[] = {{ClassicScheme::double_hashing, "double_hashing"},
+                                                            {ClassicScheme::spark_v1, "spark_v1"},
+                                                            {ClassicScheme::spark_v2, "spark_v2"}};
+}  // namespace
 
+std::string_view to_string(ClassicScheme scheme) { return detail::name_of(scheme_names, scheme); }
 ClassicScheme parse_classic_scheme(std::string_view name) {
-    for (const auto s : {ClassicScheme::double_hashing, ClassicScheme::spark_v1, ClassicScheme::spark_v2})
-        if (name == to_string(s)) return s;
-    throw Error("unknown classic scheme '" + std::string(name) + "' (expected double_hashing, spark_v1 or spark_v2)");
+    return detail::value_named(scheme_names, name, "classic scheme");
 }
 
 void ClassicParams::validate() const {
