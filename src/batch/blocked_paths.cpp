@@ -278,10 +278,14 @@ void insert_partitioned(const BlockedKernels& e, const FilterRef& f, const std::
         [](const Round&, std::size_t, std::size_t) {});
 }
 
-/// Runs a call on the path choose_path() picks (path_choice.hpp): run(partitioned).
+/// Runs a bulk call of n keys with the engine's config (for_engine), on the threads the call
+/// deserves and the path choose_path() picks for them (path_choice.hpp):
+/// run(threads, partitioned, scratch). Once per call, outside the per-key loops.
 template <class Run>
-void on_chosen_path(const FilterRef& f, std::size_t n, unsigned t, BatchPath path, Op op, Run&& run) {
-    run(choose_path(f, n, t, path, op) == BatchPath::partitioned);
+void on_chosen_path(const BlockedKernels& e, const FilterRef& f, std::size_t n, BatchConfig cfg, Op op, Run&& run) {
+    cfg = for_engine(e, cfg);
+    const unsigned t = threads_for(n, cfg.threads);
+    run(t, choose_path(f, n, t, cfg.path, op) == BatchPath::partitioned, cfg.scratch);
 }
 
 bool insert_range(const BlockedKernels& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
@@ -378,35 +382,31 @@ bool count_range(const BlockedKernels& e, const FilterRef& f, const std::uint64_
 
 void bulk_insert(const BlockedKernels& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
                  BatchConfig cfg) {
-    cfg = for_engine(e, cfg);
-    const unsigned t = threads_for(n, cfg.threads);
-    on_chosen_path(f, n, t, cfg.path, Op::insert,
-                   [&](bool partitioned) { insert_range(e, f, keys, n, mode, t, partitioned, cfg.scratch); });
+    on_chosen_path(e, f, n, cfg, Op::insert, [&](unsigned t, bool partitioned, BatchScratch* scratch) {
+        insert_range(e, f, keys, n, mode, t, partitioned, scratch);
+    });
 }
 
 void bulk_contains_bytes(const BlockedKernels& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
                          std::uint8_t* out, BatchConfig cfg) {
-    cfg = for_engine(e, cfg);
-    const unsigned t = threads_for(n, cfg.threads);
-    on_chosen_path(f, n, t, cfg.path, Op::probe,
-                   [&](bool partitioned) { bytes_range(e, f, keys, n, mode, out, t, partitioned, cfg.scratch); });
+    on_chosen_path(e, f, n, cfg, Op::probe, [&](unsigned t, bool partitioned, BatchScratch* scratch) {
+        bytes_range(e, f, keys, n, mode, out, t, partitioned, scratch);
+    });
 }
 
 void bulk_contains_bits(const BlockedKernels& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
                         std::uint64_t* out, BatchConfig cfg) {
-    cfg = for_engine(e, cfg);
-    const unsigned t = threads_for(n, cfg.threads);
-    on_chosen_path(f, n, t, cfg.path, Op::probe,
-                   [&](bool partitioned) { bits_range(e, f, keys, n, mode, out, t, partitioned, cfg.scratch); });
+    on_chosen_path(e, f, n, cfg, Op::probe, [&](unsigned t, bool partitioned, BatchScratch* scratch) {
+        bits_range(e, f, keys, n, mode, out, t, partitioned, scratch);
+    });
 }
 
 std::size_t bulk_count(const BlockedKernels& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
                        BatchConfig cfg) {
-    cfg = for_engine(e, cfg);
-    const unsigned t = threads_for(n, cfg.threads);
     std::atomic<std::size_t> total{0};
-    on_chosen_path(f, n, t, cfg.path, Op::probe,
-                   [&](bool partitioned) { count_range(e, f, keys, n, mode, total, t, partitioned, cfg.scratch); });
+    on_chosen_path(e, f, n, cfg, Op::probe, [&](unsigned t, bool partitioned, BatchScratch* scratch) {
+        count_range(e, f, keys, n, mode, total, t, partitioned, scratch);
+    });
     return total;
 }
 

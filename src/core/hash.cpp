@@ -4,6 +4,7 @@
 #include <string>
 
 #include "batchbloom/error.hpp"
+#include "core/enum_names.hpp"
 
 // xxHash is compiled into this translation unit only, so the installed library has no
 // link-time dependency on libxxhash.
@@ -84,19 +85,12 @@ std::uint64_t hash_key(const Hashing& h, std::string_view key) noexcept {
     return xxh3_64(key.data(), key.size(), h.seed);
 }
 
-std::string_view to_string(HashKind kind) {
-    switch (kind) {
-        case HashKind::xxh3: return "xxh3";
-        case HashKind::murmur3: return "murmur3";
-    }
-    return "unknown";
-}
+namespace {
+constexpr detail::EnumName<HashKind> hash_kind_names[] = {{HashKind::xxh3, "xxh3"}, {HashKind::murmur3, "murmur3"}};
+}  // namespace
 
-HashKind parse_hash_kind(std::string_view name) {
-    if (name == "xxh3") return HashKind::xxh3;
-    if (name == "murmur3") return HashKind::murmur3;
-    throw Error("unknown hash kind '" + std::string(name) + "' (expected xxh3 or murmur3)");
-}
+std::string_view to_string(HashKind kind) { return detail::name_of(hash_kind_names, kind); }
+HashKind parse_hash_kind(std::string_view name) { return detail::value_named(hash_kind_names, name, "hash kind"); }
 
 void validate(const Hashing& h) {
     if (h.kind != HashKind::xxh3 && h.kind != HashKind::murmur3)

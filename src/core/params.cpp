@@ -1,12 +1,19 @@
+// Sizing, every filter type's in this one file: n keys at an FPR to a filter's parameters. The
+// blocked filters' exact model (Params, params.hpp), the classic filter's (ClassicParams,
+// classic.hpp) and the size a Parquet writer gives a split-block filter (parquet::optimal_bytes).
 #include "batchbloom/params.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <sstream>
 #include <string>
 
+#include "batchbloom/classic.hpp"
 #include "batchbloom/error.hpp"
+#include "batchbloom/parquet.hpp"
+#include "core/enum_names.hpp"
 #include "core/number_text.hpp"
 
 namespace batchbloom {
@@ -299,20 +306,104 @@ Params Params::for_fpr(std::uint64_t n, double fpr, Shape shape) {
     return best;
 }
 
-std::string_view to_string(Shape shape) {
-    switch (shape) {
-        case Shape::split256: return "split256";
-        case Shape::word512: return "word512";
-        case Shape::line512: return "line512";
-    }
-    return "unknown";
+namespace {
+constexpr detail::EnumName<Shape> shape_names[] = {
+    {Shape::split256, "split256"}, {Shape::word512, "word512"}, {Shape::line512, "line512"}};
+}  // namespace
+
+std::string_view to_string(Shape shape) { return detail::name_of(shape_names, shape); }
+Shape parse_shape(std::string_view name) { return detail::value_named(shape_names, name, "block shape"); }
+
+// ---- the classic filter's sizing (ClassicParams, classic.hpp) --------------------------------
+
+void ClassicParams::validate() const {
+    if (bits == 0) throw Error("classic filter: bits must be at least 1");
+    if (bits > max_bits)
+        throw Error("classic filter: " + std::to_string(bits) + " bits exceed the limit of " + std::to_string(max_bits));
+    if (k == 0 || k > max_k)
+        throw Error("classic filter: k must be in 1.." + std::to_string(max_k) + ", got " + std::to_string(k));
 }
 
-Shape parse_shape(std::string_view name) {
-    if (name == "split256") return Shape::split256;
-    if (name == "word512") return Shape::word512;
-    if (name == "line512") return Shape::line512;
-    throw Error("unknown block shape '" + std::string(name) + "' (expected split256, word512 or line512)");
+namespace {
+
+void check_classic_n(std::uint64_t n) {
+    if (n == 0) throw Error("classic filter: the number of keys must be at least 1");
 }
+
+unsigned optimal_k(double bits_per_key) {
+    return static_cast<unsigned>(std::clamp(std::round(bits_per_key * std::log(2.0)), 1.0, double(ClassicParams::max_k)));
+}
+
+ClassicParams checked(ClassicParams p) {
+    p.validate();
+    return p;
+}
+
+}  // namespace
+
+ClassicParams ClassicParams::for_fpr(std::uint64_t n, double fpr) {
+    check_classic_n(n);
+    if (!(fpr > 0.0 && fpr < 1.0))
+        throw Error("classic filter: fpr must be in (0, 1), got " + detail::exact_text(fpr));
+    const auto too_many = [&] {
+        return Error("classic filter: " + std::to_string(n) + " keys at fpr " + detail::exact_text(fpr) +
+                     " need more than " + std::to_string(max_bits) + " bits");
+    };
+    const double ln2 = std::log(2.0);
+    const double ideal = std::ceil(double(n) * -std::log(fpr) / (ln2 * ln2));
+    if (ideal > double(max_bits)) throw too_many();
+    ClassicParams p{static_cast<std::uint64_t>(ideal), optimal_k(ideal / double(n))};
+    const auto grow = [](std::uint64_t m) { return m + std::max<std::uint64_t>(1, m / 4096); };
+    // The rounded k can leave the FPR above the target: grow m until it is met. Every m below
+    // the closed form for this k, -k n / ln(1 - fpr^(1/k)), misses it, so the growth steps past
+    // those without the formula (near FPR 1, k = 1 starts at a few bits: ~10^5 steps).
+    const double below = double(n) * -double(p.k) / std::log1p(-std::pow(fpr, 1.0 / p.k)) * (1.0 - 1e-9);
+    while (double(p.bits) < below && p.bits < max_bits) p.bits = grow(p.bits);
+    while (classic_fpr(p.bits, p.k, n) > fpr && p.bits < max_bits) p.bits = grow(p.bits);
+    if (p.bits > max_bits || classic_fpr(p.bits, p.k, n) > fpr) throw too_many();
+    return checked(p);
+}
+
+ClassicParams ClassicParams::for_bits_per_key(std::uint64_t n, double bits_per_key) {
+    check_classic_n(n);
+    if (!(bits_per_key > 0.0) || !std::isfinite(bits_per_key))
+        throw Error("classic filter: bits per key must be positive, got " + detail::exact_text(bits_per_key));
+    const double bits = std::ceil(double(n) * bits_per_key);
+    if (bits > double(max_bits)) throw Error("classic filter: too many bits (" + std::to_string(bits) + ")");
+    return checked({static_cast<std::uint64_t>(bits), optimal_k(bits_per_key)});
+}
+
+ClassicParams ClassicParams::spark(std::uint64_t n, double fpp) {
+    check_classic_n(n);
+    if (!(fpp > 0.0 && fpp < 1.0)) throw Error("classic filter: fpp must be in (0, 1), got " + detail::exact_text(fpp));
+    // Spark's optimalNumOfBits and optimalNumOfHashFunctions, in Java's order of operations.
+    const double ln2 = std::log(2.0);
+    const double raw = -double(n) * std::log(fpp) / (ln2 * ln2);
+    if (!(raw >= 1.0)) throw Error("classic filter: Spark would size this filter to 0 bits");
+    if (raw > double(max_bits)) throw Error("classic filter: n and fpp need more than " + std::to_string(max_bits) + " bits");
+    const auto bits = static_cast<std::uint64_t>(raw);
+    const double k = std::floor(double(bits) / double(n) * ln2 + 0.5);  // Math.round
+    if (k > double(max_k)) throw Error("classic filter: Spark would use " + std::to_string(k) + " hash functions");
+    return checked({(bits + 63) / 64 * 64, static_cast<unsigned>(std::max(1.0, k))});
+}
+
+// ---- Parquet's split-block filters (parquet.hpp): the writers' sizing ---------------------------
+
+namespace parquet {
+
+std::uint32_t optimal_bytes(std::uint64_t ndv, double fpp) {
+    if (!(fpp > 0.0 && fpp < 1.0)) throw Error("Bloom filter fpp must be in (0, 1); got " + std::to_string(fpp));
+    // The expected FPR of an SBBF with b bits per value is about (1 - e^{-8/b})^8; solving for
+    // b gives the writers' formula.
+    // log1p: for fpp below ~1e-128, 1 - fpp^(1/8) rounds to 1 and log() to 0 (bits then came
+    // out infinite or negative, and the size 0).
+    const double bits = -8.0 * double(ndv) / std::log1p(-std::pow(fpp, 1.0 / 8.0));
+    constexpr double max_bits = double(max_bitset_bytes) * 8.0;
+    if (!(bits < max_bits)) return max_bitset_bytes;
+    const auto whole = std::max<std::uint64_t>(static_cast<std::uint64_t>(bits), std::uint64_t(min_bitset_bytes) * 8);
+    return static_cast<std::uint32_t>(std::bit_ceil(whole) / 8);
+}
+
+}  // namespace parquet
 
 }  // namespace batchbloom

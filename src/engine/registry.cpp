@@ -6,6 +6,7 @@
 
 #include "batchbloom/bulk_settings.hpp"
 #include "batchbloom/error.hpp"
+#include "core/enum_names.hpp"
 #include "core/environment.hpp"
 #include "engine/engine.hpp"
 #if BATCHBLOOM_HAVE_CUDA
@@ -104,22 +105,16 @@ Backend kernels_engine(KernelTable type, Backend requested) {
 
 }  // namespace detail
 
-std::string_view to_string(Backend b) {
-    switch (b) {
-        case Backend::automatic: return "auto";
-        case Backend::scalar: return "scalar";
-        case Backend::avx2: return "avx2";
-        case Backend::avx512: return "avx512";
-        case Backend::cuda: return "cuda";
-    }
-    return "unknown";
-}
+namespace {
+constexpr detail::EnumName<Backend> backend_names[] = {{Backend::automatic, "auto"},
+                                                       {Backend::scalar, "scalar"},
+                                                       {Backend::avx2, "avx2"},
+                                                       {Backend::avx512, "avx512"},
+                                                       {Backend::cuda, "cuda"}};
+}  // namespace
 
-Backend parse_backend(std::string_view name) {
-    for (Backend b : {Backend::automatic, Backend::scalar, Backend::avx2, Backend::avx512, Backend::cuda})
-        if (name == to_string(b)) return b;
-    throw Error("unknown backend '" + std::string(name) + "' (expected auto, scalar, avx2, avx512 or cuda)");
-}
+std::string_view to_string(Backend b) { return detail::name_of(backend_names, b); }
+Backend parse_backend(std::string_view name) { return detail::value_named(backend_names, name, "backend"); }
 
 std::vector<std::string> available_backends() {
     std::vector<std::string> names;

@@ -1,5 +1,5 @@
-// ClassicFilter: sizing, construction, bulk calls over the engine's classic kernels (on
-// threads), set algebra.
+// ClassicFilter: construction, bulk calls over the engine's classic kernels (on threads), set
+// algebra. Its sizing (ClassicParams) is with every filter type's, in core/params.cpp.
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -12,6 +12,7 @@
 #include "batchbloom/classic.hpp"
 #include "batchbloom/params.hpp"
 #include "core/classic_scheme.hpp"
+#include "core/enum_names.hpp"
 #include "core/number_text.hpp"
 #include "engine/engine.hpp"
 #include "filters/key_forms_impl.hpp"
@@ -23,90 +24,15 @@ namespace batchbloom {
 
 // ---- names and parameters ---------------------------------------------------------------------
 
-std::string_view to_string(ClassicScheme scheme) {
-    switch (scheme) {
-        case ClassicScheme::double_hashing: return "double_hashing";
-        case ClassicScheme::spark_v1: return "spark_v1";
-        case ClassicScheme::spark_v2: return "spark_v2";
-    }
-    return "unknown";
-}
-
-ClassicScheme parse_classic_scheme(std::string_view name) {
-    for (const auto s : {ClassicScheme::double_hashing, ClassicScheme::spark_v1, ClassicScheme::spark_v2})
-        if (name == to_string(s)) return s;
-    throw Error("unknown classic scheme '" + std::string(name) + "' (expected double_hashing, spark_v1 or spark_v2)");
-}
-
-void ClassicParams::validate() const {
-    if (bits == 0) throw Error("classic filter: bits must be at least 1");
-    if (bits > max_bits)
-        throw Error("classic filter: " + std::to_string(bits) + " bits exceed the limit of " + std::to_string(max_bits));
-    if (k == 0 || k > max_k)
-        throw Error("classic filter: k must be in 1.." + std::to_string(max_k) + ", got " + std::to_string(k));
-}
-
 namespace {
-
-void check_n(std::uint64_t n) {
-    if (n == 0) throw Error("classic filter: the number of keys must be at least 1");
-}
-
-unsigned optimal_k(double bits_per_key) {
-    return static_cast<unsigned>(std::clamp(std::round(bits_per_key * std::log(2.0)), 1.0, double(ClassicParams::max_k)));
-}
-
-ClassicParams checked(ClassicParams p) {
-    p.validate();
-    return p;
-}
-
+constexpr detail::EnumName<ClassicScheme> scheme_names[] = {{ClassicScheme::double_hashing, "double_hashing"},
+                                                            {ClassicScheme::spark_v1, "spark_v1"},
+                                                            {ClassicScheme::spark_v2, "spark_v2"}};
 }  // namespace
 
-ClassicParams ClassicParams::for_fpr(std::uint64_t n, double fpr) {
-    check_n(n);
-    if (!(fpr > 0.0 && fpr < 1.0))
-        throw Error("classic filter: fpr must be in (0, 1), got " + detail::exact_text(fpr));
-    const auto too_many = [&] {
-        return Error("classic filter: " + std::to_string(n) + " keys at fpr " + detail::exact_text(fpr) +
-                     " need more than " + std::to_string(max_bits) + " bits");
-    };
-    const double ln2 = std::log(2.0);
-    const double ideal = std::ceil(double(n) * -std::log(fpr) / (ln2 * ln2));
-    if (ideal > double(max_bits)) throw too_many();
-    ClassicParams p{static_cast<std::uint64_t>(ideal), optimal_k(ideal / double(n))};
-    const auto grow = [](std::uint64_t m) { return m + std::max<std::uint64_t>(1, m / 4096); };
-    // The rounded k can leave the FPR above the target: grow m until it is met. Every m below
-    // the closed form for this k, -k n / ln(1 - fpr^(1/k)), misses it, so the growth steps past
-    // those without the formula (near FPR 1, k = 1 starts at a few bits: ~10^5 steps).
-    const double below = double(n) * -double(p.k) / std::log1p(-std::pow(fpr, 1.0 / p.k)) * (1.0 - 1e-9);
-    while (double(p.bits) < below && p.bits < max_bits) p.bits = grow(p.bits);
-    while (classic_fpr(p.bits, p.k, n) > fpr && p.bits < max_bits) p.bits = grow(p.bits);
-    if (p.bits > max_bits || classic_fpr(p.bits, p.k, n) > fpr) throw too_many();
-    return checked(p);
-}
-
-ClassicParams ClassicParams::for_bits_per_key(std::uint64_t n, double bits_per_key) {
-    check_n(n);
-    if (!(bits_per_key > 0.0) || !std::isfinite(bits_per_key))
-        throw Error("classic filter: bits per key must be positive, got " + detail::exact_text(bits_per_key));
-    const double bits = std::ceil(double(n) * bits_per_key);
-    if (bits > double(max_bits)) throw Error("classic filter: too many bits (" + std::to_string(bits) + ")");
-    return checked({static_cast<std::uint64_t>(bits), optimal_k(bits_per_key)});
-}
-
-ClassicParams ClassicParams::spark(std::uint64_t n, double fpp) {
-    check_n(n);
-    if (!(fpp > 0.0 && fpp < 1.0)) throw Error("classic filter: fpp must be in (0, 1), got " + detail::exact_text(fpp));
-    // Spark's optimalNumOfBits and optimalNumOfHashFunctions, in Java's order of operations.
-    const double ln2 = std::log(2.0);
-    const double raw = -double(n) * std::log(fpp) / (ln2 * ln2);
-    if (!(raw >= 1.0)) throw Error("classic filter: Spark would size this filter to 0 bits");
-    if (raw > double(max_bits)) throw Error("classic filter: n and fpp need more than " + std::to_string(max_bits) + " bits");
-    const auto bits = static_cast<std::uint64_t>(raw);
-    const double k = std::floor(double(bits) / double(n) * ln2 + 0.5);  // Math.round
-    if (k > double(max_k)) throw Error("classic filter: Spark would use " + std::to_string(k) + " hash functions");
-    return checked({(bits + 63) / 64 * 64, static_cast<unsigned>(std::max(1.0, k))});
+std::string_view to_string(ClassicScheme scheme) { return detail::name_of(scheme_names, scheme); }
+ClassicScheme parse_classic_scheme(std::string_view name) {
+    return detail::value_named(scheme_names, name, "classic scheme");
 }
 
 void validate(const ClassicHashing& h, const ClassicParams& p) {

@@ -5,7 +5,7 @@
 
 #include "adapters/filter_adapter.hpp"
 #include "commands/commands.hpp"
-#include "common/key_batches.hpp"
+#include "commands/key_batches.hpp"
 #include "batchbloom/file_lock.hpp"
 #include "common/stdout_output.hpp"
 

@@ -149,6 +149,10 @@ std::optional<std::vector<AddedFilter>> add_filters_unlocked(const std::filesyst
                                                              const AddOptions& options) {
     std::ifstream in(in_path, std::ios::binary);
     if (!in) io_error(in_path, "open");
+    // The footer's bytes are read once. They are walked twice: parse_file_metadata picks out the
+    // fields the checks and jobs need, and rewrite_file_end (footer_rewrite.cpp) copies every
+    // field as encoded once the filters' offsets are known. The second walk is the re-encoding
+    // itself (a compact-protocol struct has no length to splice by), not a second parse.
     const RawFooter footer = read_raw_footer(in, in_path);
     const FileMetadata meta = parse_file_metadata(footer.bytes);
     if (meta.encrypted)

@@ -1,4 +1,5 @@
-// Parquet split-block Bloom filters: value hashing, sizing, and the BloomFilterHeader.
+// Parquet split-block Bloom filters: value hashing and the BloomFilterHeader (their sizing,
+// optimal_bytes, is with every filter type's in core/params.cpp).
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -92,19 +93,6 @@ std::string_view to_string(PhysicalType type) {
         case PhysicalType::fixed_len_byte_array: return "FIXED_LEN_BYTE_ARRAY";
     }
     return "unknown";
-}
-
-std::uint32_t optimal_bytes(std::uint64_t ndv, double fpp) {
-    if (!(fpp > 0.0 && fpp < 1.0)) throw Error("Bloom filter fpp must be in (0, 1); got " + std::to_string(fpp));
-    // The expected FPR of an SBBF with b bits per value is about (1 - e^{-8/b})^8; solving for
-    // b gives the writers' formula.
-    // log1p: for fpp below ~1e-128, 1 - fpp^(1/8) rounds to 1 and log() to 0 (bits then came
-    // out infinite or negative, and the size 0).
-    const double bits = -8.0 * double(ndv) / std::log1p(-std::pow(fpp, 1.0 / 8.0));
-    constexpr double max_bits = double(max_bitset_bytes) * 8.0;
-    if (!(bits < max_bits)) return max_bitset_bytes;
-    const auto whole = std::max<std::uint64_t>(static_cast<std::uint64_t>(bits), std::uint64_t(min_bitset_bytes) * 8);
-    return static_cast<std::uint32_t>(std::bit_ceil(whole) / 8);
 }
 
 SplitBlockFilter::SplitBlockFilter(std::uint32_t bytes, Backend backend)

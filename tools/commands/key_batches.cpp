@@ -1,4 +1,4 @@
-#include "common/key_batches.hpp"
+#include "commands/key_batches.hpp"
 
 namespace batchbloom::cli {
 
