@@ -1,6 +1,6 @@
 // The join plan: the decision (filter for a low-match probe side, pass-through for an all-match
 // one, forced modes, a trial of both ways where the estimate is borderline), bit-exact batches against JoinFilter::select_chunk, the cost model's
-// once-per-process cache, and errors for bad input.
+// once-per-process cache, the host's own costs (its table's work, the filter's on its sample keys), and errors for bad input.
 #include <gtest/gtest.h>
 
 #include <batchbloom/join_plan.hpp>
@@ -268,3 +268,91 @@ TEST_F(JoinPlanTest, TrialsCanBeTurnedOffAndTheirOptionsAreChecked) {
 }
 
 }  // namespace
+
+TEST(JoinPlanCosts, TheHostsTableWorkRaisesTheModelsMiss) {
+    const std::vector<std::uint64_t> build = build_keys();
+    const JoinFilter filter{std::span<const std::uint64_t>(build)};
+    const auto sample = probe_keys(2048, 100);
+    JoinPlanOptions o = fixed_costs();  // table_miss_ns 8
+    o.table_compute_ns = 100;
+    EXPECT_EQ(JoinPlan(filter, std::span<const std::uint64_t>(sample), o).costs().table_miss_ns, 100.0);
+    o.table_compute_ns = 1;  // less than the model's: the memory access is the cost
+    EXPECT_EQ(JoinPlan(filter, std::span<const std::uint64_t>(sample), o).costs().table_miss_ns, 8.0);
+    o.table_miss_ns = 3;  // the host's whole miss replaces both
+    EXPECT_EQ(JoinPlan(filter, std::span<const std::uint64_t>(sample), o).costs().table_miss_ns, 3.0);
+    o.table_compute_ns = std::nan("");
+    EXPECT_THROW(JoinPlan(filter, std::span<const std::uint64_t>(sample), o), bb::Error);
+}
+
+TEST(JoinPlanCosts, StringKeysAreModelledAtTheSamplesLength) {
+    // Classes of 16 bytes: 20- and 30-byte keys share one measurement, 200-byte keys have their own.
+    const JoinCosts a = bb::measured_join_costs(100'000, 120'000, true, 20);
+    const JoinCosts b = bb::measured_join_costs(100'000, 120'000, true, 30);
+    EXPECT_EQ(a.filter_ns, b.filter_ns);
+    EXPECT_EQ(a.table_miss_ns, b.table_miss_ns);
+    const JoinCosts c = bb::measured_join_costs(100'000, 120'000, true, 200);
+    EXPECT_TRUE(std::isfinite(c.filter_ns) && c.filter_ns > 0);
+    EXPECT_EQ(bb::measured_join_costs(100'000, 120'000, true, 200).filter_ns, c.filter_ns);
+    // A plan of a string sample decides from its own class, the same way every time.
+    std::vector<std::string> build, sample;
+    for (int i = 0; i < 1000; ++i) build.push_back(std::string(40, 'b') + std::to_string(i));
+    for (int i = 0; i < 2000; ++i) sample.push_back(std::string(40, 'p') + std::to_string(i));
+    const JoinFilter filter{std::span<const std::string>(build)};
+    const JoinPlan x(filter, std::span<const std::string>(sample)), y(filter, std::span<const std::string>(sample));
+    EXPECT_EQ(x.gain(), y.gain());
+    EXPECT_EQ(x.costs().filter_ns, bb::measured_join_costs(filter.sized_for(), filter.filter().params().bytes(), true, 44).filter_ns);
+}
+
+TEST(JoinPlanCosts, ComputeCostsTimeTheHostsProbeAndTheFiltersOnTheSameKeys) {
+    std::vector<std::string> keys;
+    for (int i = 0; i < 700; ++i) keys.push_back("absent key " + std::to_string(i));
+    std::size_t probed = 0, calls = 0;
+    const bb::ComputeCosts c = bb::compute_costs(std::span<const std::string>(keys), [&](std::span<const std::string> k) {
+        probed += k.size();
+        ++calls;
+    });
+    EXPECT_EQ(probed, 256 * calls);  // every pass probes the first 256 keys once
+    EXPECT_EQ(calls, 4u);            // a pass that brings the lines in, then three timed
+    EXPECT_TRUE(std::isfinite(c.filter_ns) && c.filter_ns > 0);
+    EXPECT_TRUE(std::isfinite(c.table_ns) && c.table_ns >= 0);
+    const std::vector<std::uint64_t> none;
+    const bb::ComputeCosts z = bb::compute_costs(std::span<const std::uint64_t>(none), [&](std::span<const std::uint64_t>) {
+        ADD_FAILURE() << "no keys: nothing to time";
+    });
+    EXPECT_EQ(z.filter_ns, 0.0);
+    EXPECT_EQ(z.table_ns, 0.0);
+    // What it gives raises the model's costs in the plan, never lowers them.
+    const std::vector<std::uint64_t> build = build_keys();
+    const JoinFilter filter{std::span<const std::uint64_t>(build)};
+    const auto sample = probe_keys(2048, 100);
+    JoinPlanOptions o = fixed_costs();  // filter_ns 2, table_miss_ns 8
+    o.filter_compute_ns = 50;
+    EXPECT_EQ(JoinPlan(filter, std::span<const std::uint64_t>(sample), o).costs().filter_ns, 50.0);
+    o.filter_compute_ns = 1;
+    EXPECT_EQ(JoinPlan(filter, std::span<const std::uint64_t>(sample), o).costs().filter_ns, 2.0);
+    o.filter_compute_ns = -1;
+    EXPECT_THROW(JoinPlan(filter, std::span<const std::uint64_t>(sample), o), bb::Error);
+}
+
+TEST(JoinPlanBuild, FilterMayPayFromTheSampleKeepsTheModesAndAGivenModel) {
+    const auto sample = probe_keys(1024, 100);
+    const std::span<const std::uint64_t> s(sample);
+    const JoinPlanOptions o = fixed_costs();
+    // A given model is the whole model: the sample changes nothing.
+    for (const double matched : {0.0, 0.01, 0.5, 0.9, 1.0})
+        EXPECT_EQ(JoinPlan::filter_may_pay(s, 1000, 16'384, 1'000'000, matched, o),
+                  JoinPlan::filter_may_pay(1000, 16'384, false, 1'000'000, matched, o));
+    JoinPlanOptions forced;
+    forced.mode = JoinPlanMode::always;
+    EXPECT_TRUE(JoinPlan::filter_may_pay(s, 1000, 16'384, 1'000'000, 1.0, forced));
+    forced.mode = JoinPlanMode::never;
+    EXPECT_FALSE(JoinPlan::filter_may_pay(s, 1000, 16'384, 1'000'000, 0.0, forced));
+    // Measured: every row matching saves nothing; a miss the host says costs a millisecond pays.
+    EXPECT_FALSE(JoinPlan::filter_may_pay(s, 1000, 16'384, 1'000'000, 1.0));
+    JoinPlanOptions slow_table;
+    slow_table.table_compute_ns = 1e6;
+    EXPECT_TRUE(JoinPlan::filter_may_pay(s, 1000, 16'384, 1'000'000, 0.0, slow_table));
+    const std::vector<std::string> words = {"a", "bb", "ccc"};
+    EXPECT_TRUE(JoinPlan::filter_may_pay(std::span<const std::string>(words), 1000, 16'384, 1'000'000, 0.0, slow_table));
+    EXPECT_THROW((void)JoinPlan::filter_may_pay(s, 1000, 16'384, 1000, 1.5), bb::Error);
+}

@@ -22,8 +22,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <limits>
@@ -111,13 +113,17 @@ struct Result {
 template <class Key>
 class HashTable {
 public:
-    explicit HashTable(const Side<Key>& build) : build_(build), next_(build.keys.size(), no_row) {
+    // Not inlined into any plan: every plan builds its table with the same machine code (the
+    // same loop inlined into two plans built a fifth apart, as probe_rows below says).
+    [[gnu::noinline]] explicit HashTable(const Side<Key>& build) : build_(build), next_(build.keys.size(), no_row) {
         first_.reserve(build.keys.size());
         for (std::size_t i = 0; i < build.keys.size(); ++i) {
             const auto [it, fresh] = first_.try_emplace(build.keys[i], static_cast<std::uint32_t>(i));
             if (!fresh) next_[i] = std::exchange(it->second, static_cast<std::uint32_t>(i));
         }
     }
+    /// Whether the table has the key (the plan's compute_costs times it).
+    bool has(const Key& key) const { return first_.find(key) != first_.end(); }
     /// Distinct build keys: what an engine sizes its join filter with.
     std::size_t distinct() const { return first_.size(); }
     void probe(const Key& key, std::uint64_t probe_payload, Result& r) const {
@@ -172,6 +178,8 @@ struct Run {
     double predicted_fpr = 0;
     bool filtered = true;       // the filter ran on the probe side
     std::optional<Costs> sample;  // what the planned join decided from
+    double plan_ms = 0;           // of total_ms, the plan's: its sample, costs and decisions
+    bool built = false;           // the filter was built (a planned join may skip it)
 };
 
 /// Probe rows [begin, begin + n) straight into the table: the hash join's probe, and the
@@ -238,9 +246,10 @@ void plan_then_probe(const bb::JoinPlan& plan, const HashTable<Key>& table, cons
 
 /// Probe rows the host samples: its own table tells how many of them match (filter_may_pay), and
 /// the filter how many it passes (JoinPlan). Taken at a stride over the whole column, as a column
-/// sorted by key would fool a sample of its head. 1024 rows tell a pass fraction to about 1.5%;
-/// 4096 strided string rows (a cache miss each) cost the 800k-row string joins 5% more.
-constexpr std::size_t sample_rows = 1024;
+/// sorted by key would fool a sample of its head (and runs of a column whose keys repeat in
+/// place tell the table's work on keys it has just seen). 512 rows tell a pass fraction to
+/// about 2%, at a cache miss or three per row (a tenth of a millisecond for strings).
+constexpr std::size_t sample_rows = 512;
 
 template <class Key>
 std::vector<Key> sample_of(const std::vector<Key>& keys) {
@@ -251,33 +260,73 @@ std::vector<Key> sample_of(const std::vector<Key>& keys) {
 }
 
 /// The bloom+hash plan that decides whether its filter pays, with the library's plan: before the
-/// build, JoinPlan::filter_may_pay from the matched fraction of the sample in the host's table;
-/// after it, a JoinPlan from the sample, which filters every chunk or passes every chunk through.
+/// build, JoinPlan::filter_may_pay from the matched fraction of the sample in the host's table
+/// and the host's own work per miss (compute_costs); after it, a JoinPlan from the sample, which
+/// filters every chunk or passes every chunk through (or tries both on the first chunks).
 template <class Key>
 Run planned_bloom_join(const Side<Key>& build, const Side<Key>& probe, unsigned threads, bb::Backend backend, double fpr) {
     const auto t0 = Clock::now();
     const HashTable<Key> table(build);
     double build_ms = ms_since(t0);
+    const auto plan_start = Clock::now();
     const std::vector<Key> sample = sample_of(probe.keys);
     Result in_table;
     for (const Key& k : sample) table.probe(k, 0, in_table);
+    // What the host knows of its own table: its work per miss (Abseil's string hash costs half
+    // again the filter's), timed with the filter's on the sample rows it lacks, in alternation.
+    // With costs measured so, the estimate is within about a sixth of the real gain: the filter
+    // is built where the estimate says it pays, build included (a trial cannot give a build
+    // back), and once built the plan tries both ways only where its estimate is within that.
+    bb::JoinPlanOptions po;
+    std::vector<Key> absent;
+    for (const Key& k : sample)
+        if (!table.has(k)) absent.push_back(k);
+    std::size_t found = 0;
+    const bb::ComputeCosts work = bb::compute_costs(std::span<const Key>(absent), [&](std::span<const Key> keys) {
+        for (const Key& k : keys) found += table.has(k);
+    });
+    if (found != 0) throw std::logic_error("the table found a key it lacks");
+    po.table_compute_ns = work.table_ns;
+    po.filter_compute_ns = work.filter_ns;
+    po.trial_low = 0.9;
+    po.trial_high = 1.25;
     const bb::JoinFilterOptions o = filter_options(table.distinct(), threads, backend, fpr);
     const bool strings = !std::is_integral_v<Key>;
-    const std::uint64_t filter_bytes = bb::Params::for_fpr(o.expected_keys, fpr).bytes();
-    const bb::JoinCosts model = bb::measured_join_costs(table.distinct(), filter_bytes, strings);
+    // The plan's cost model takes the filter's size to a power of two: an estimate at 1.5 bits
+    // per key per halving of the FPR does, where sizing it (the FPR model's search) would cost
+    // a third of a millisecond again.
+    const auto filter_bytes = static_cast<std::uint64_t>(double(o.expected_keys) * -1.5 * std::log2(fpr) / 8) + 64;
+    std::size_t string_bytes = 0;  // the sample's mean, as the plan models string keys
+    if constexpr (!std::is_integral_v<Key>) {
+        for (const Key& k : sample) string_bytes += k.size();
+        string_bytes /= std::max<std::size_t>(sample.size(), 1);
+    }
+    const bb::JoinCosts model = bb::measured_join_costs(table.distinct(), filter_bytes, strings, string_bytes);
     Costs c{sample.empty() ? 1.0 : double(in_table.matched) / double(sample.size()), model.table_miss_ns,
             model.filter_ns, model.insert_ns};
-    if (!bb::JoinPlan::filter_may_pay(table.distinct(), filter_bytes, strings, probe.keys.size(), c.matched))
-        return {probe_directly(table, probe, threads), ms_since(t0), build_ms, 0, false, c};
+    c.miss_ns = std::max(c.miss_ns, po.table_compute_ns);
+    c.filter_ns = std::max(c.filter_ns, po.filter_compute_ns);
+    bb::JoinPlanOptions build_if_it_pays = po;
+    build_if_it_pays.trial_low = 1;
+    if (!bb::JoinPlan::filter_may_pay(std::span<const Key>(sample), table.distinct(), filter_bytes, probe.keys.size(),
+                                      c.matched, build_if_it_pays)) {
+        const double plan_ms = ms_since(plan_start);
+        Run run{probe_directly(table, probe, threads), 0, build_ms, 0, false, c, plan_ms};
+        run.total_ms = ms_since(t0);
+        return run;
+    }
+    double plan_ms = ms_since(plan_start);
 
     const auto t = Clock::now();
     const bb::JoinFilter filter(std::span<const Key>(build.keys), o);
     build_ms += ms_since(t);
-    const bb::JoinPlan plan(filter, std::span<const Key>(sample));
+    const auto plan_made = Clock::now();
+    const bb::JoinPlan plan(filter, std::span<const Key>(sample), po);
+    plan_ms += ms_since(plan_made);
     const Result r = over_chunks(probe.keys.size(), threads, [&](std::size_t begin, std::size_t n, Result& out) {
         plan_then_probe(plan, table, probe, begin, n, out);
     });
-    return {r, ms_since(t0), build_ms, filter.predicted_fpr(), plan.filters(), c};
+    return {r, ms_since(t0), build_ms, filter.predicted_fpr(), plan.filters(), c, plan_ms, true};
 }
 
 template <class Key>
@@ -292,7 +341,7 @@ Run bloom_join(const Side<Key>& build, const Side<Key>& probe, unsigned threads,
     const Result r = over_chunks(probe.keys.size(), threads, [&](std::size_t begin, std::size_t n, Result& out) {
         plan_then_probe(plan, table, probe, begin, n, out);
     });
-    return {r, ms_since(t0), build_ms, filter.predicted_fpr(), true, {}};
+    return {r, ms_since(t0), build_ms, filter.predicted_fpr(), true, {}, 0, true};
 }
 
 double median(std::vector<double> v) {
@@ -327,6 +376,7 @@ void measure(const Config& cfg, const char* join, const std::string& selectivity
     // round in its own order (a fixed seed's shuffle): a plan's place in the round (what ran just
     // before it, where the allocator puts its table) moves its time by up to a fifth on small joins.
     std::vector<std::vector<double>> totals(plans.size()), builds(plans.size());
+    std::vector<unsigned> filters_built(plans.size()), filtered_runs(plans.size());
     std::vector<Run> runs(plans.size());
     std::vector<std::size_t> order(plans.size());
     std::iota(order.begin(), order.end(), std::size_t{0});
@@ -339,6 +389,8 @@ void measure(const Config& cfg, const char* join, const std::string& selectivity
                       : plan.adaptive ? planned_bloom_join(build, probe, cfg.threads, *plan.backend, cfg.fpr)
                                       : bloom_join(build, probe, cfg.threads, *plan.backend, cfg.fpr);
             totals[p].push_back(runs[p].total_ms);
+            filters_built[p] += runs[p].built;
+            filtered_runs[p] += runs[p].filtered;
             builds[p].push_back(runs[p].build_ms);
         }
     }
@@ -363,6 +415,7 @@ void measure(const Config& cfg, const char* join, const std::string& selectivity
         std::fflush(stdout);
         json << (json.tellp() > 1 ? ",\n" : "\n") << "  {\"join\": \"" << join << "\", \"selectivity\": " << selectivity
              << ", \"plan\": \"" << plan.name << "\", \"filtered\": " << (run.filtered ? "true" : "false")
+             << ", \"filter_built_runs\": " << filters_built[p] << ", \"filtered_runs\": " << filtered_runs[p]
              << ", \"build_rows\": " << build.keys.size() << ", \"probe_rows\": " << rows
              << ", \"survivors\": " << survivors << ", \"matched_rows\": " << r.matched << ", \"false_positives\": " << fp
              << ", \"false_positives_predicted\": " << fp_pred << ", \"build_ms\": " << median(build_ms)
@@ -370,7 +423,7 @@ void measure(const Config& cfg, const char* join, const std::string& selectivity
         for (std::size_t i = 0; i < total.size(); ++i) json << (i ? ", " : "") << total[i];
         json << "]";
         if (run.sample)
-            json << ", \"sample\": {\"matched\": " << run.sample->matched << ", \"miss_ns\": " << run.sample->miss_ns
+            json << ", \"plan_ms\": " << run.plan_ms << ", \"sample\": {\"matched\": " << run.sample->matched << ", \"miss_ns\": " << run.sample->miss_ns
                  << ", \"filter_ns\": " << run.sample->filter_ns << ", \"insert_ns\": " << run.sample->insert_ns << "}";
         json << ", \"result\": {\"count\": " << r.rows << ", \"sum_build\": " << r.sum_build
              << ", \"sum_probe\": " << r.sum_probe << "}}";

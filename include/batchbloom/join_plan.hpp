@@ -11,7 +11,13 @@
 //   - a cost model of this machine (JoinCosts): a filter probe's and a cache-missing table
 //     probe's time per row, measured once per process for each size class and key kind
 //     (measured_join_costs: a few milliseconds at first use, then cached), or given by the host,
-//     which knows its own hash table's cost better than any model;
+//     which knows its own hash table's cost better than any model. The model's keys are 8-byte
+//     integers, or strings of the sample's mean length (longer strings hash slower). A host can
+//     add what the model cannot know: its own table's work per miss (its hash may be slower than
+//     the filter's), timed with the filter's on the same keys in alternation (compute_costs),
+//     so that both see the machine in the same state (on a shared VM a process's first
+//     milliseconds run up to half again slower or faster than the next); each cost is then the
+//     larger of the model's and the measured work (the work and the memory access overlap);
 //   - a sample of the probe side (the first batch, or rows taken from across the column): the
 //     fraction p of it that the filter passes. A dropped row saves a table miss, so the filter
 //     pays by gain = (1 - p) * table_miss_ns / filter_ns; the plan filters where gain >=
@@ -40,6 +46,7 @@
 // decision.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -62,14 +69,39 @@ struct JoinCosts {
 };
 
 /// This machine's costs for a join filter of `filter_bytes` in front of a hash table of
-/// `build_keys` keys, integers or byte strings (`string_keys`). Measured on the calling thread
-/// at the first call for a size class (both sizes rounded up to a power of two; tables above
-/// 32 MiB measured at 32 MiB, to keep the measurement within a few milliseconds) and key kind,
-/// then cached for the process: later calls with the same class return the same costs. The
-/// modelled table is an open-addressing array of 16-byte slots at most half full, probed with
-/// keys it lacks; a host whose table costs differently passes its own table_miss_ns.
-/// Thread-safe.
-JoinCosts measured_join_costs(std::uint64_t build_keys, std::uint64_t filter_bytes, bool string_keys);
+/// `build_keys` keys, integers or byte strings (`string_keys`) of `string_bytes` on average.
+/// Measured on the calling thread at the first call for a size class (both sizes rounded up to
+/// a power of two; tables above 32 MiB measured at 32 MiB, to keep the measurement within a few
+/// milliseconds) and key class (integers, or strings of a multiple of 16 bytes up to 256), then
+/// cached for the process: later calls with the same class return the same costs. The modelled
+/// table is an open-addressing array of 16-byte slots at most half full, probed with keys it
+/// lacks; a host whose table costs differently passes its own table_miss_ns or
+/// table_compute_ns. Thread-safe.
+JoinCosts measured_join_costs(std::uint64_t build_keys, std::uint64_t filter_bytes, bool string_keys,
+                              std::size_t string_bytes = 24);
+
+/// Work per probe row with every line in cache, in ns on one thread (compute_costs).
+struct ComputeCosts {
+    /// A join filter probe of the keys into a selection vector: their hashing and block tests.
+    double filter_ns = 0;
+    /// The host's table probe of the keys: its hashing and compares.
+    double table_ns = 0;
+};
+
+/// Times the host's table probe (`probe_table` over the keys it is given) and a small join
+/// filter's probe of the same keys in alternation, and returns each one's fastest pass (of
+/// three, after a first that brings the lines in). Give it probe rows the table lacks (e.g. the
+/// sample rows it found no match for); it times the first 256. What it returns goes into
+/// JoinPlanOptions' table_compute_ns and filter_compute_ns. About 60 microseconds for string
+/// keys. All zeros for no keys.
+ComputeCosts compute_costs(std::span<const std::uint64_t> keys,
+                           const std::function<void(std::span<const std::uint64_t>)>& probe_table);
+ComputeCosts compute_costs(std::span<const std::uint32_t> keys,
+                           const std::function<void(std::span<const std::uint32_t>)>& probe_table);
+ComputeCosts compute_costs(std::span<const std::string_view> keys,
+                           const std::function<void(std::span<const std::string_view>)>& probe_table);
+ComputeCosts compute_costs(std::span<const std::string> keys,
+                           const std::function<void(std::span<const std::string>)>& probe_table);
 
 enum class JoinPlanMode {
     automatic,  ///< filter where the sample and the costs say the filter pays
@@ -87,6 +119,15 @@ struct JoinPlanOptions {
     /// The host's own time per probe row that misses its hash table (ns, one thread), where it
     /// knows it; 0 uses the model's (costs, or measured_join_costs).
     double table_miss_ns = 0;
+    /// The host's time per probe row that misses its table with the table's lines in cache (ns,
+    /// one thread): its hashing and compares (ComputeCosts::table_ns). The model's table has no
+    /// such work (its keys' hash is the filter's); the host's may have much (a slower hash of
+    /// long strings). Where table_miss_ns is 0, a miss costs the larger of this and the model's
+    /// miss of a cold table of the build side's size. 0: the model's alone.
+    double table_compute_ns = 0;
+    /// The filter's work per probe row on the host's keys, timed beside table_compute_ns
+    /// (ComputeCosts::filter_ns): a filter probe costs the larger of this and the model's.
+    double filter_compute_ns = 0;
     /// The whole cost model, instead of measured_join_costs (table_miss_ns > 0 still replaces
     /// its table_miss_ns). Makes the decision independent of the machine.
     std::optional<JoinCosts> costs;
@@ -163,6 +204,20 @@ public:
     /// then decides). Throws Error for a matched_fraction outside [0, 1].
     static bool filter_may_pay(std::uint64_t build_keys, std::uint64_t filter_bytes, bool string_keys,
                                std::uint64_t probe_rows, double matched_fraction, const JoinPlanOptions& options = {});
+    /// The same for keys like `sample`'s (the sample the host will give the plan): its key kind,
+    /// and for strings its mean length, which the model's keys take.
+    static bool filter_may_pay(std::span<const std::uint64_t> sample, std::uint64_t build_keys,
+                               std::uint64_t filter_bytes, std::uint64_t probe_rows, double matched_fraction,
+                               const JoinPlanOptions& options = {});
+    static bool filter_may_pay(std::span<const std::uint32_t> sample, std::uint64_t build_keys,
+                               std::uint64_t filter_bytes, std::uint64_t probe_rows, double matched_fraction,
+                               const JoinPlanOptions& options = {});
+    static bool filter_may_pay(std::span<const std::string_view> sample, std::uint64_t build_keys,
+                               std::uint64_t filter_bytes, std::uint64_t probe_rows, double matched_fraction,
+                               const JoinPlanOptions& options = {});
+    static bool filter_may_pay(std::span<const std::string> sample, std::uint64_t build_keys,
+                               std::uint64_t filter_bytes, std::uint64_t probe_rows, double matched_fraction,
+                               const JoinPlanOptions& options = {});
 
 private:
     template <class Key>

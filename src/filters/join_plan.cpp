@@ -21,10 +21,22 @@ namespace {
 // pass is a fraction of a millisecond.
 constexpr std::size_t timed_rows = 2048;
 constexpr int passes = 3;
+// compute_costs: timed passes after the first (each way's fastest counts), the keys it times at
+// most, and the rows of a filter pass at least. About 60 us in all for string keys: a join's
+// plan must cost a few percent of the smallest join it decides.
+constexpr int compute_passes = 3;
+constexpr std::size_t compute_keys = 256, compute_filter_rows = 1024;
 // Out of every cache but the largest last-level ones; touching a larger table costs more than
 // the measurement it serves.
 constexpr std::uint64_t max_model_bytes = std::uint64_t(32) << 20;
-constexpr std::size_t string_key_bytes = 24;  // a typical name or identifier
+constexpr std::size_t default_string_bytes = 24;  // a typical name or identifier
+constexpr std::size_t max_string_class = 256;
+
+/// The modelled string length for keys of `bytes` on average: a multiple of 16 (the string
+/// hash takes 16-byte blocks) up to max_string_class.
+std::size_t string_class(std::size_t bytes) {
+    return std::clamp<std::size_t>((std::max<std::size_t>(bytes, 1) + 15) / 16 * 16, 16, max_string_class);
+}
 
 std::uint64_t size_class(std::uint64_t bytes) {
     return std::min(std::bit_ceil(std::max<std::uint64_t>(bytes, 64)), max_model_bytes);
@@ -46,17 +58,17 @@ double ns_per_row(Clock::time_point t) {
 /// `passes` batches of distinct keys, so that no pass finds its lines cached by the one before.
 /// String keys are views into `arena`.
 template <class Key>
-std::vector<std::vector<Key>> key_batches(std::uint64_t seed, std::string& arena) {
+std::vector<std::vector<Key>> key_batches(std::uint64_t seed, std::string& arena, std::size_t string_bytes) {
     std::vector<std::vector<Key>> batches(passes + 1);  // + 1: the build's inserts
-    if constexpr (std::is_same_v<Key, std::string_view>) arena.resize((passes + 1) * timed_rows * string_key_bytes, 'k');
+    if constexpr (std::is_same_v<Key, std::string_view>) arena.resize((passes + 1) * timed_rows * string_bytes, 'k');
     std::size_t at = 0;
     for (auto& b : batches) {
         for (std::size_t i = 0; i < timed_rows; ++i, ++at) {
             const std::uint64_t x = splitmix(seed);
             if constexpr (std::is_same_v<Key, std::string_view>) {
-                char* p = arena.data() + at * string_key_bytes;
+                char* p = arena.data() + at * string_bytes;
                 std::memcpy(p, &x, sizeof x);
-                b.emplace_back(p, string_key_bytes);
+                b.emplace_back(p, string_bytes);
             } else {
                 b.push_back(x);
             }
@@ -66,9 +78,9 @@ std::vector<std::vector<Key>> key_batches(std::uint64_t seed, std::string& arena
 }
 
 template <class Key>
-JoinCosts measure(std::uint64_t table_bytes, std::uint64_t filter_bytes) {
+JoinCosts measure(std::uint64_t table_bytes, std::uint64_t filter_bytes, std::size_t string_bytes) {
     std::string arena;
-    const auto batches = key_batches<Key>(0x6a6f696e, arena);
+    const auto batches = key_batches<Key>(0x6a6f696e, arena, string_bytes);
     const Hashing hashing;
     JoinCosts c;
     c.filter_ns = c.table_miss_ns = c.insert_ns = std::numeric_limits<double>::infinity();
@@ -108,6 +120,38 @@ JoinCosts measure(std::uint64_t table_bytes, std::uint64_t filter_bytes) {
     return c;
 }
 
+template <class Key>
+ComputeCosts timed_in_alternation(std::span<const Key> keys, const std::function<void(std::span<const Key>)>& probe_table) {
+    if (keys.empty()) return {};
+    keys = keys.first(std::min(keys.size(), compute_keys));
+    // 4 KiB, in L1: the keys' own work, not the memory of a filter of the build side's size
+    // (the model's part). Empty, as the keys are rows the table lacks: the filter drops them.
+    Filter f(Params::make(Shape::word512, 64, 8), Hashing{});
+    f.set_threads(1);
+    JoinFilterOptions o;
+    o.threads = 1;
+    const JoinFilter join(std::move(f), keys.size(), o);
+    // The filter's passes take at least compute_filter_rows rows (the keys again), so that a
+    // call's fixed cost weighs per row about as little as in a host's batches.
+    std::vector<Key> tiled(keys.begin(), keys.end());
+    while (tiled.size() < compute_filter_rows) tiled.insert(tiled.end(), keys.begin(), keys.end());
+    std::vector<std::uint32_t> sel(tiled.size());
+    const double n = double(keys.size());
+    ComputeCosts best{std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity()};
+    std::size_t sink = 0;
+    for (int pass = 0; pass <= compute_passes; ++pass) {
+        auto t = Clock::now();
+        sink += join.select_chunk(std::span<const Key>(tiled), sel);
+        const double filter = std::chrono::duration<double, std::nano>(Clock::now() - t).count() / double(tiled.size());
+        t = Clock::now();
+        probe_table(keys);
+        const double table = std::chrono::duration<double, std::nano>(Clock::now() - t).count() / n;
+        if (pass > 0) best = {std::min(best.filter_ns, filter), std::min(best.table_ns, table)};
+    }
+    if (sink == std::numeric_limits<std::size_t>::max()) best.filter_ns = 0;  // keeps the probes
+    return best;
+}
+
 bool finite_non_negative(double x) { return std::isfinite(x) && x >= 0; }
 
 void check_cost(double x, const char* name) {
@@ -118,6 +162,8 @@ void check_cost(double x, const char* name) {
 const JoinPlanOptions& checked(const JoinPlanOptions& o) {
     check_cost(o.min_gain, "min_gain");
     check_cost(o.table_miss_ns, "table_miss_ns");
+    check_cost(o.table_compute_ns, "table_compute_ns");
+    check_cost(o.filter_compute_ns, "filter_compute_ns");
     check_cost(o.trial_low, "trial_low");
     check_cost(o.trial_high, "trial_high");
     if (o.trial_batches == 0) throw Error("join plan: trial_batches must be at least 1");
@@ -129,9 +175,15 @@ const JoinPlanOptions& checked(const JoinPlanOptions& o) {
     return o;
 }
 
-JoinCosts costs_for(const JoinPlanOptions& o, std::uint64_t build_keys, std::uint64_t filter_bytes, bool strings) {
-    JoinCosts c = o.costs ? *o.costs : measured_join_costs(build_keys, filter_bytes, strings);
-    if (o.table_miss_ns > 0) c.table_miss_ns = o.table_miss_ns;
+/// The costs the plan weighs: the host's, or the model's for keys like the host's.
+JoinCosts costs_for(const JoinPlanOptions& o, std::uint64_t build_keys, std::uint64_t filter_bytes, bool strings,
+                    std::size_t string_bytes) {
+    JoinCosts c = o.costs ? *o.costs : measured_join_costs(build_keys, filter_bytes, strings, string_bytes);
+    if (o.table_miss_ns > 0)
+        c.table_miss_ns = o.table_miss_ns;
+    else
+        c.table_miss_ns = std::max(c.table_miss_ns, o.table_compute_ns);
+    c.filter_ns = std::max(c.filter_ns, o.filter_compute_ns);
     return c;
 }
 
@@ -149,18 +201,48 @@ bool in_trial_band(const JoinPlanOptions& o, double gain) { return gain >= o.tri
 
 }  // namespace
 
-JoinCosts measured_join_costs(std::uint64_t build_keys, std::uint64_t filter_bytes, bool string_keys) {
+ComputeCosts compute_costs(std::span<const std::uint64_t> k, const std::function<void(std::span<const std::uint64_t>)>& p) {
+    return timed_in_alternation(k, p);
+}
+ComputeCosts compute_costs(std::span<const std::uint32_t> k, const std::function<void(std::span<const std::uint32_t>)>& p) {
+    return timed_in_alternation(k, p);
+}
+ComputeCosts compute_costs(std::span<const std::string_view> k,
+                           const std::function<void(std::span<const std::string_view>)>& p) {
+    return timed_in_alternation(k, p);
+}
+ComputeCosts compute_costs(std::span<const std::string> k, const std::function<void(std::span<const std::string>)>& p) {
+    return timed_in_alternation(k, p);
+}
+
+/// The mean length of a sample's string keys (the model's string length); 0 for integers.
+template <class Key>
+std::size_t mean_bytes(std::span<const Key> sample) {
+    if constexpr (std::is_integral_v<Key>) {
+        return 0;
+    } else {
+        if (sample.empty()) return default_string_bytes;
+        std::uint64_t bytes = 0;
+        for (const Key& k : sample) bytes += k.size();
+        return static_cast<std::size_t>(bytes / sample.size());
+    }
+}
+
+JoinCosts measured_join_costs(std::uint64_t build_keys, std::uint64_t filter_bytes, bool string_keys,
+                              std::size_t string_bytes) {
     // A table of 16-byte slots at most half full.
     const std::uint64_t table = size_class(std::max<std::uint64_t>(build_keys, 1) * 32);
     const std::uint64_t filter = size_class(filter_bytes);
     static std::mutex mutex;
-    static std::map<std::tuple<bool, std::uint64_t, std::uint64_t>, JoinCosts> cache;
+    static std::map<std::tuple<std::size_t, std::uint64_t, std::uint64_t>, JoinCosts> cache;
     // Measured under the lock: callers racing for one class measure it once, and no two
     // measurements share the caches.
     const std::lock_guard lock(mutex);
-    const auto key = std::make_tuple(string_keys, table, filter);
+    const std::size_t length = string_keys ? string_class(string_bytes) : 0;  // 0: integers
+    const auto key = std::make_tuple(length, table, filter);
     if (const auto it = cache.find(key); it != cache.end()) return it->second;
-    const JoinCosts c = string_keys ? measure<std::string_view>(table, filter) : measure<std::uint64_t>(table, filter);
+    const JoinCosts c =
+        string_keys ? measure<std::string_view>(table, filter, length) : measure<std::uint64_t>(table, filter, 0);
     cache.emplace(key, c);
     return c;
 }
@@ -222,7 +304,8 @@ JoinPlan::JoinPlan(const JoinFilter& filter, std::span<const Key> sample, const 
     std::vector<std::uint32_t> sel(sample.size());
     const std::size_t passed = filter.select_chunk(sample, sel);  // throws for 2^32 rows or more
     pass_fraction_ = double(passed) / double(sample.size());
-    costs_ = costs_for(options_, filter.sized_for(), filter.filter().params().bytes(), string_key<Key>);
+    costs_ = costs_for(options_, filter.sized_for(), filter.filter().params().bytes(), string_key<Key>,
+                       mean_bytes(sample));
     gain_ = ratio((1 - pass_fraction_) * costs_.table_miss_ns, costs_.filter_ns);
     filters_ = options_.mode == JoinPlanMode::always ||
                (options_.mode == JoinPlanMode::automatic && gain_ >= options_.min_gain);
@@ -259,17 +342,49 @@ JoinBatch JoinPlan::probe_batch(std::span<const std::string> keys, std::span<std
     return probe(keys, sel);
 }
 
-bool JoinPlan::filter_may_pay(std::uint64_t build_keys, std::uint64_t filter_bytes, bool string_keys,
-                              std::uint64_t probe_rows, double matched_fraction, const JoinPlanOptions& options) {
+namespace {
+
+bool may_pay(std::uint64_t build_keys, std::uint64_t filter_bytes, bool string_keys, std::size_t string_bytes,
+             std::uint64_t probe_rows, double matched_fraction, const JoinPlanOptions& options) {
     checked(options);
     if (!(matched_fraction >= 0 && matched_fraction <= 1))
         throw Error("join plan: matched_fraction must be in [0, 1], got " + std::to_string(matched_fraction));
     if (options.mode != JoinPlanMode::automatic) return options.mode == JoinPlanMode::always;
-    const JoinCosts c = costs_for(options, build_keys, filter_bytes, string_keys);
+    const JoinCosts c = costs_for(options, build_keys, filter_bytes, string_keys, string_bytes);
     const double rows = double(probe_rows);
     const double gain =
         ratio(rows * (1 - matched_fraction) * c.table_miss_ns, rows * c.filter_ns + double(build_keys) * c.insert_ns);
     return gain >= options.min_gain || in_trial_band(options, gain);
+}
+
+template <class Key>
+bool sampled_may_pay(std::span<const Key> sample, std::uint64_t build_keys, std::uint64_t filter_bytes,
+                     std::uint64_t probe_rows, double matched_fraction, const JoinPlanOptions& options) {
+    return may_pay(build_keys, filter_bytes, string_key<Key>, mean_bytes(sample), probe_rows, matched_fraction,
+                   options);
+}
+
+}  // namespace
+
+bool JoinPlan::filter_may_pay(std::uint64_t build_keys, std::uint64_t filter_bytes, bool string_keys,
+                              std::uint64_t probe_rows, double matched_fraction, const JoinPlanOptions& options) {
+    return may_pay(build_keys, filter_bytes, string_keys, default_string_bytes, probe_rows, matched_fraction, options);
+}
+bool JoinPlan::filter_may_pay(std::span<const std::uint64_t> s, std::uint64_t b, std::uint64_t f, std::uint64_t p,
+                              double m, const JoinPlanOptions& o) {
+    return sampled_may_pay(s, b, f, p, m, o);
+}
+bool JoinPlan::filter_may_pay(std::span<const std::uint32_t> s, std::uint64_t b, std::uint64_t f, std::uint64_t p,
+                              double m, const JoinPlanOptions& o) {
+    return sampled_may_pay(s, b, f, p, m, o);
+}
+bool JoinPlan::filter_may_pay(std::span<const std::string_view> s, std::uint64_t b, std::uint64_t f, std::uint64_t p,
+                              double m, const JoinPlanOptions& o) {
+    return sampled_may_pay(s, b, f, p, m, o);
+}
+bool JoinPlan::filter_may_pay(std::span<const std::string> s, std::uint64_t b, std::uint64_t f, std::uint64_t p,
+                              double m, const JoinPlanOptions& o) {
+    return sampled_may_pay(s, b, f, p, m, o);
 }
 
 }  // namespace batchbloom
