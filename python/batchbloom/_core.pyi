@@ -1192,15 +1192,18 @@ class JoinFilter:
 
     def __contains__(self, key: int | bytes | str) -> bool: ...
 
-    def plan(self, sample: numpy.typing.ArrayLike | Iterable[int | bytes | str] | None = None, *, mode: Literal['auto', 'always', 'never'] = 'auto', min_gain: float = 1.25, table_miss_ns: float | None = None, costs: dict[str, float] | None = None) -> JoinPlan:
+    def plan(self, sample: numpy.typing.ArrayLike | Iterable[int | bytes | str] | None = None, *, mode: Literal['auto', 'always', 'never'] = 'auto', min_gain: float = 1.25, table_miss_ns: float | None = None, costs: dict[str, float] | None = None, table_compute_ns: float | None = None, filter_compute_ns: float | None = None) -> JoinPlan:
         """
         Decides whether this filter pays in front of a hash join (a JoinPlan; call its
         probe_batch for every probe batch). sample: probe-side keys (the first batch, a few
         thousand rows; None only with a forced mode); the filter pays where the fraction p of the
         sample it passes gives (1 - p) * table_miss_ns / filter_ns >= min_gain. The costs are this
-        machine's, measured once per process (measured_join_costs), unless given: table_miss_ns,
-        the host's own time per probe row that misses its hash table, or costs, the whole model
-        (the keys of measured_join_costs). mode: 'always' / 'never' force the answer.
+        machine's, measured once per process (measured_join_costs, string keys at the sample's mean
+        length), unless given: table_miss_ns, the host's own time per probe row that misses its hash
+        table, or costs, the whole model (the keys of measured_join_costs). table_compute_ns and
+        filter_compute_ns: the host's table work and the filter's per missing row with every line
+        in cache, timed side by side on the same keys; each cost is then the larger of the model's
+        and the work. mode: 'always' / 'never' force the answer.
         """
 
     def to_filter(self) -> Filter:
@@ -1265,7 +1268,7 @@ class JoinPlan:
     batch. Deterministic given the same sample, options and costs; no threads of its own.
     """
 
-    def __init__(self, join_filter: JoinFilter, sample: numpy.typing.ArrayLike | Iterable[int | bytes | str] | None = None, *, mode: Literal['auto', 'always', 'never'] = 'auto', min_gain: float = 1.25, table_miss_ns: float | None = None, costs: dict[str, float] | None = None) -> None:
+    def __init__(self, join_filter: JoinFilter, sample: numpy.typing.ArrayLike | Iterable[int | bytes | str] | None = None, *, mode: Literal['auto', 'always', 'never'] = 'auto', min_gain: float = 1.25, table_miss_ns: float | None = None, costs: dict[str, float] | None = None, table_compute_ns: float | None = None, filter_compute_ns: float | None = None) -> None:
         """The same as join_filter.plan(sample, ...)."""
 
     def probe_batch(self, keys: numpy.typing.ArrayLike | Iterable[int | bytes | str], *, nulls: Literal['error', 'skip'] = 'error') -> numpy.typing.NDArray[numpy.uint64] | None:
@@ -1322,19 +1325,20 @@ class JoinPlan:
         """The JoinFilter the plan applies."""
 
     @staticmethod
-    def filter_may_pay(build_keys: int, filter_bytes: int, string_keys: bool, probe_rows: int, matched_fraction: float, *, mode: Literal['auto', 'always', 'never'] = 'auto', min_gain: float = 1.25, table_miss_ns: float | None = None, costs: dict[str, float] | None = None) -> bool:
+    def filter_may_pay(build_keys: int, filter_bytes: int, string_keys: bool, probe_rows: int, matched_fraction: float, *, mode: Literal['auto', 'always', 'never'] = 'auto', min_gain: float = 1.25, table_miss_ns: float | None = None, costs: dict[str, float] | None = None, table_compute_ns: float | None = None, filter_compute_ns: float | None = None) -> bool:
         """
         Before building a JoinFilter: whether one of filter_bytes over build_keys keys may pay in
         front of a join of probe_rows rows of which matched_fraction (the host's estimate, from
         its own hash table) have a match, its build counted. Options as JoinFilter.plan's.
         """
 
-def measured_join_costs(build_keys: int, filter_bytes: int, string_keys: bool = False) -> dict[str, float]:
+def measured_join_costs(build_keys: int, filter_bytes: int, string_keys: bool = False, string_bytes: int = 24) -> dict[str, float]:
     """
     This machine's costs for a join plan, ns per row on one thread: filter_ns (a probe row
     through a join filter of filter_bytes), table_miss_ns (a probe row that misses a hash table
-    of build_keys keys), insert_ns (a build key into the filter). Measured at the first call
-    for a size class (powers of two) and key kind, a few milliseconds, then cached for the process.
+    of build_keys keys), insert_ns (a build key into the filter), for integer keys or strings of
+    string_bytes on average. Measured at the first call for a size class (powers of two) and key
+    class (integers; strings in steps of 16 bytes), a few milliseconds, then cached for the process.
     """
 
 def load_any(source: str | os.PathLike[str] | bytes | bytearray | memoryview, *, max_bytes: int | None = None) -> Filter | CountingFilter | DeletableFilter | ScalableFilter | ClassicFilter:

@@ -169,11 +169,14 @@ JoinCosts costs_from(nb::handle costs) {
             real_arg(d["insert_ns"], "costs['insert_ns']")};
 }
 
-JoinPlanOptions plan_options(Typed<nb::str> mode, Typed<float> min_gain, nb::handle table_miss_ns, nb::handle costs) {
+JoinPlanOptions plan_options(Typed<nb::str> mode, Typed<float> min_gain, nb::handle table_miss_ns, nb::handle costs,
+                             nb::handle table_compute_ns, nb::handle filter_compute_ns) {
     JoinPlanOptions o;
     o.mode = mode_arg(mode);
     o.min_gain = real_arg(min_gain, "min_gain");
     o.table_miss_ns = optional_real_arg(table_miss_ns, "table_miss_ns").value_or(0.0);
+    o.table_compute_ns = optional_real_arg(table_compute_ns, "table_compute_ns").value_or(0.0);
+    o.filter_compute_ns = optional_real_arg(filter_compute_ns, "filter_compute_ns").value_or(0.0);
     if (!costs.is_none()) o.costs = costs_from(costs);
     return o;
 }
@@ -305,23 +308,29 @@ void bind_join(nb::module_& m) {
         .def(
             "plan",
             [](nb::handle self, nb::handle sample, Typed<nb::str> mode, Typed<float> min_gain, nb::handle table_miss_ns,
-               nb::handle costs) {
-                const JoinPlanOptions o = plan_options(mode, min_gain, table_miss_ns, costs);
+               nb::handle costs, nb::handle table_compute_ns, nb::handle filter_compute_ns) {
+                const JoinPlanOptions o =
+                    plan_options(mode, min_gain, table_miss_ns, costs, table_compute_ns, filter_compute_ns);
                 const PyJoin& join = nb::cast<const PyJoin&>(self);
                 return PyPlan{nb::borrow(self), make_plan(join.filter, sample, o)};
             },
             "sample"_a.none() = nb::none(), nb::kw_only(), "mode"_a.none() = "auto", "min_gain"_a.none() = 1.25,
-            "table_miss_ns"_a.none() = nb::none(), "costs"_a.none() = nb::none(),
+            "table_miss_ns"_a.none() = nb::none(), "costs"_a.none() = nb::none(), "table_compute_ns"_a.none() = nb::none(),
+            "filter_compute_ns"_a.none() = nb::none(),
             nb::sig("def plan(self, sample: numpy.typing.ArrayLike | collections.abc.Iterable[int | bytes | str] | None = None, "
                     "*, mode: typing.Literal['auto', 'always', 'never'] = 'auto', min_gain: float = 1.25, "
-                    "table_miss_ns: float | None = None, costs: dict[str, float] | None = None) -> JoinPlan"),
+                    "table_miss_ns: float | None = None, costs: dict[str, float] | None = None, "
+                    "table_compute_ns: float | None = None, filter_compute_ns: float | None = None) -> JoinPlan"),
             "Decides whether this filter pays in front of a hash join (a JoinPlan; call its\n"
             "probe_batch for every probe batch). sample: probe-side keys (the first batch, a few\n"
             "thousand rows; None only with a forced mode); the filter pays where the fraction p of the\n"
             "sample it passes gives (1 - p) * table_miss_ns / filter_ns >= min_gain. The costs are this\n"
-            "machine's, measured once per process (measured_join_costs), unless given: table_miss_ns,\n"
-            "the host's own time per probe row that misses its hash table, or costs, the whole model\n"
-            "(the keys of measured_join_costs). mode: 'always' / 'never' force the answer.")
+            "machine's, measured once per process (measured_join_costs, string keys at the sample's mean\n"
+            "length), unless given: table_miss_ns, the host's own time per probe row that misses its hash\n"
+            "table, or costs, the whole model (the keys of measured_join_costs). table_compute_ns and\n"
+            "filter_compute_ns: the host's table work and the filter's per missing row with every line\n"
+            "in cache, timed side by side on the same keys; each cost is then the larger of the model's\n"
+            "and the work. mode: 'always' / 'never' force the answer.")
         .def(
             "to_filter", [](const PyJoin& self) { return filter_copy(self.filter); },
             "A copy of the filter (a blocked Filter: save it, OR it, probe it).")
@@ -383,18 +392,21 @@ void bind_join(nb::module_& m) {
         .def(
             "__init__",
             [](PyPlan* self, nb::handle join, nb::handle sample, Typed<nb::str> mode, Typed<float> min_gain,
-               nb::handle table_miss_ns, nb::handle costs) {
+               nb::handle table_miss_ns, nb::handle costs, nb::handle table_compute_ns, nb::handle filter_compute_ns) {
                 if (!nb::isinstance<PyJoin>(join)) throw nb::type_error("join_filter must be a batchbloom.JoinFilter");
-                const JoinPlanOptions o = plan_options(mode, min_gain, table_miss_ns, costs);
+                const JoinPlanOptions o =
+                    plan_options(mode, min_gain, table_miss_ns, costs, table_compute_ns, filter_compute_ns);
                 const PyJoin& filter = nb::cast<const PyJoin&>(join);
                 new (self) PyPlan{nb::borrow(join), make_plan(filter.filter, sample, o)};
             },
             "join_filter"_a, "sample"_a.none() = nb::none(), nb::kw_only(), "mode"_a.none() = "auto",
             "min_gain"_a.none() = 1.25, "table_miss_ns"_a.none() = nb::none(), "costs"_a.none() = nb::none(),
+            "table_compute_ns"_a.none() = nb::none(), "filter_compute_ns"_a.none() = nb::none(),
             nb::sig("def __init__(self, join_filter: JoinFilter, sample: numpy.typing.ArrayLike | "
                     "collections.abc.Iterable[int | bytes | str] | None = None, *, "
                     "mode: typing.Literal['auto', 'always', 'never'] = 'auto', min_gain: float = 1.25, "
-                    "table_miss_ns: float | None = None, costs: dict[str, float] | None = None) -> None"),
+                    "table_miss_ns: float | None = None, costs: dict[str, float] | None = None, "
+                    "table_compute_ns: float | None = None, filter_compute_ns: float | None = None) -> None"),
             "The same as join_filter.plan(sample, ...).")
         .def(
             "probe_batch",
@@ -459,39 +471,45 @@ void bind_join(nb::module_& m) {
             "filter_may_pay",
             [](Typed<int> build_keys, Typed<int> filter_bytes, bool string_keys, Typed<int> probe_rows,
                Typed<float> matched_fraction, Typed<nb::str> mode, Typed<float> min_gain, nb::handle table_miss_ns,
-               nb::handle costs) {
-                const JoinPlanOptions o = plan_options(mode, min_gain, table_miss_ns, costs);
+               nb::handle costs, nb::handle table_compute_ns, nb::handle filter_compute_ns) {
+                const JoinPlanOptions o =
+                    plan_options(mode, min_gain, table_miss_ns, costs, table_compute_ns, filter_compute_ns);
                 return JoinPlan::filter_may_pay(int_arg(build_keys, "build_keys"), int_arg(filter_bytes, "filter_bytes"),
                                                 string_keys, int_arg(probe_rows, "probe_rows"),
                                                 real_arg(matched_fraction, "matched_fraction"), o);
             },
             "build_keys"_a, "filter_bytes"_a, "string_keys"_a, "probe_rows"_a, "matched_fraction"_a, nb::kw_only(),
             "mode"_a.none() = "auto", "min_gain"_a.none() = 1.25, "table_miss_ns"_a.none() = nb::none(),
-            "costs"_a.none() = nb::none(),
+            "costs"_a.none() = nb::none(), "table_compute_ns"_a.none() = nb::none(),
+            "filter_compute_ns"_a.none() = nb::none(),
             nb::sig("def filter_may_pay(build_keys: int, filter_bytes: int, string_keys: bool, probe_rows: int, "
                     "matched_fraction: float, *, mode: typing.Literal['auto', 'always', 'never'] = 'auto', "
                     "min_gain: float = 1.25, table_miss_ns: float | None = None, "
-                    "costs: dict[str, float] | None = None) -> bool"),
+                    "costs: dict[str, float] | None = None, table_compute_ns: float | None = None, "
+                    "filter_compute_ns: float | None = None) -> bool"),
             "Before building a JoinFilter: whether one of filter_bytes over build_keys keys may pay in\n"
             "front of a join of probe_rows rows of which matched_fraction (the host's estimate, from\n"
             "its own hash table) have a match, its build counted. Options as JoinFilter.plan's.");
     m.def(
         "measured_join_costs",
-        [](Typed<int> build_keys, Typed<int> filter_bytes, bool string_keys) {
+        [](Typed<int> build_keys, Typed<int> filter_bytes, bool string_keys, Typed<int> string_bytes) {
             const std::uint64_t keys = int_arg(build_keys, "build_keys"), bytes = int_arg(filter_bytes, "filter_bytes");
+            const std::uint64_t length = int_arg(string_bytes, "string_bytes");
             JoinCosts c;
             {
                 nb::gil_scoped_release release;
-                c = measured_join_costs(keys, bytes, string_keys);
+                c = measured_join_costs(keys, bytes, string_keys, static_cast<std::size_t>(length));
             }
             return costs_dict(c);
         },
-        "build_keys"_a, "filter_bytes"_a, "string_keys"_a = false,
-        nb::sig("def measured_join_costs(build_keys: int, filter_bytes: int, string_keys: bool = False) -> dict[str, float]"),
+        "build_keys"_a, "filter_bytes"_a, "string_keys"_a = false, "string_bytes"_a = 24,
+        nb::sig("def measured_join_costs(build_keys: int, filter_bytes: int, string_keys: bool = False, "
+                "string_bytes: int = 24) -> dict[str, float]"),
         "This machine's costs for a join plan, ns per row on one thread: filter_ns (a probe row\n"
         "through a join filter of filter_bytes), table_miss_ns (a probe row that misses a hash table\n"
-        "of build_keys keys), insert_ns (a build key into the filter). Measured at the first call\n"
-        "for a size class (powers of two) and key kind, a few milliseconds, then cached for the process.");
+        "of build_keys keys), insert_ns (a build key into the filter), for integer keys or strings of\n"
+        "string_bytes on average. Measured at the first call for a size class (powers of two) and key\n"
+        "class (integers; strings in steps of 16 bytes), a few milliseconds, then cached for the process.");
 }
 
 }  // namespace batchbloom::python

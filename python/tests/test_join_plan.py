@@ -57,6 +57,26 @@ def test_host_table_cost(join):
     assert not plan.filters and plan.costs["table_miss_ns"] == 1.0
 
 
+def test_the_hosts_measured_work_raises_the_models_costs(join):
+    few = probe_keys(4096, 100)
+    plan = join.plan(few, costs=COSTS, table_compute_ns=100.0, filter_compute_ns=1.0)
+    assert plan.costs == {"filter_ns": 2.0, "table_miss_ns": 100.0, "insert_ns": 5.0}
+    plan = batchbloom.JoinPlan(join, few, costs=COSTS, filter_compute_ns=50.0)
+    assert plan.costs["filter_ns"] == 50.0 and not plan.filters  # (1 - p) * 8 / 50 < 1
+    assert batchbloom.JoinPlan.filter_may_pay(1000, 16384, False, 10**6, 0.0, costs=COSTS)
+    assert not batchbloom.JoinPlan.filter_may_pay(1000, 16384, False, 10**6, 0.0, costs=COSTS,
+                                                  filter_compute_ns=1e6)
+    with pytest.raises(ValueError, match="table_compute_ns"):
+        join.plan(few, costs=COSTS, table_compute_ns=-1.0)
+
+
+def test_string_keys_are_modelled_at_their_length():
+    short = batchbloom.measured_join_costs(10_000, 16384, string_keys=True, string_bytes=20)
+    assert short == batchbloom.measured_join_costs(10_000, 16384, string_keys=True, string_bytes=30)
+    long = batchbloom.measured_join_costs(10_000, 16384, string_keys=True, string_bytes=200)
+    assert all(math.isfinite(v) and v > 0 for v in long.values())
+
+
 def test_forced_modes(join):
     assert join.plan(probe_keys(4096, 1), mode="always", costs=COSTS).filters
     assert join.plan(mode="always").filters  # a forced mode needs no sample
