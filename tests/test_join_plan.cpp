@@ -334,25 +334,26 @@ TEST(JoinPlanCosts, ComputeCostsTimeTheHostsProbeAndTheFiltersOnTheSameKeys) {
     EXPECT_THROW(JoinPlan(filter, std::span<const std::uint64_t>(sample), o), bb::Error);
 }
 
-TEST(JoinPlanBuild, FilterMayPayFromTheSampleKeepsTheModesAndAGivenModel) {
-    const auto sample = probe_keys(1024, 100);
-    const std::span<const std::uint64_t> s(sample);
-    const JoinPlanOptions o = fixed_costs();
-    // A given model is the whole model: the sample changes nothing.
+TEST(JoinPlanBuild, FilterMayPayModelsStringsAtTheLengthGiven) {
+    // A given model is the whole model: the length changes nothing.
+    JoinPlanOptions o = fixed_costs();
+    o.string_bytes = 200;
     for (const double matched : {0.0, 0.01, 0.5, 0.9, 1.0})
-        EXPECT_EQ(JoinPlan::filter_may_pay(s, 1000, 16'384, 1'000'000, matched, o),
-                  JoinPlan::filter_may_pay(1000, 16'384, false, 1'000'000, matched, o));
-    JoinPlanOptions forced;
-    forced.mode = JoinPlanMode::always;
-    EXPECT_TRUE(JoinPlan::filter_may_pay(s, 1000, 16'384, 1'000'000, 1.0, forced));
-    forced.mode = JoinPlanMode::never;
-    EXPECT_FALSE(JoinPlan::filter_may_pay(s, 1000, 16'384, 1'000'000, 0.0, forced));
+        EXPECT_EQ(JoinPlan::filter_may_pay(1000, 16'384, true, 1'000'000, matched, o),
+                  JoinPlan::filter_may_pay(1000, 16'384, true, 1'000'000, matched, fixed_costs()));
     // Measured: every row matching saves nothing; a miss the host says costs a millisecond pays.
-    EXPECT_FALSE(JoinPlan::filter_may_pay(s, 1000, 16'384, 1'000'000, 1.0));
-    JoinPlanOptions slow_table;
-    slow_table.table_compute_ns = 1e6;
-    EXPECT_TRUE(JoinPlan::filter_may_pay(s, 1000, 16'384, 1'000'000, 0.0, slow_table));
-    const std::vector<std::string> words = {"a", "bb", "ccc"};
-    EXPECT_TRUE(JoinPlan::filter_may_pay(std::span<const std::string>(words), 1000, 16'384, 1'000'000, 0.0, slow_table));
-    EXPECT_THROW((void)JoinPlan::filter_may_pay(s, 1000, 16'384, 1000, 1.5), bb::Error);
+    JoinPlanOptions measured;
+    measured.string_bytes = 200;
+    EXPECT_FALSE(JoinPlan::filter_may_pay(1000, 16'384, true, 1'000'000, 1.0, measured));
+    measured.table_compute_ns = 1e6;
+    EXPECT_TRUE(JoinPlan::filter_may_pay(1000, 16'384, true, 1'000'000, 0.0, measured));
+    // The plan takes the length given over its sample's mean.
+    std::vector<std::string> build, sample;
+    for (int i = 0; i < 1000; ++i) build.push_back(std::to_string(i));
+    for (int i = 0; i < 2000; ++i) sample.push_back(std::to_string(i) + " probe");
+    const JoinFilter filter{std::span<const std::string>(build)};
+    JoinPlanOptions long_keys;
+    long_keys.string_bytes = 200;
+    EXPECT_EQ(JoinPlan(filter, std::span<const std::string>(sample), long_keys).costs().filter_ns,
+              bb::measured_join_costs(filter.sized_for(), filter.filter().params().bytes(), true, 200).filter_ns);
 }

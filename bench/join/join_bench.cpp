@@ -296,20 +296,19 @@ Run planned_bloom_join(const Side<Key>& build, const Side<Key>& probe, unsigned 
     // per key per halving of the FPR does, where sizing it (the FPR model's search) would cost
     // a third of a millisecond again.
     const auto filter_bytes = static_cast<std::uint64_t>(double(o.expected_keys) * -1.5 * std::log2(fpr) / 8) + 64;
-    std::size_t string_bytes = 0;  // the sample's mean, as the plan models string keys
-    if constexpr (!std::is_integral_v<Key>) {
-        for (const Key& k : sample) string_bytes += k.size();
-        string_bytes /= std::max<std::size_t>(sample.size(), 1);
+    if constexpr (!std::is_integral_v<Key>) {  // the model's string length: the sample's mean
+        for (const Key& k : sample) po.string_bytes += k.size();
+        po.string_bytes = std::max<std::size_t>(po.string_bytes / std::max<std::size_t>(sample.size(), 1), 1);
     }
-    const bb::JoinCosts model = bb::measured_join_costs(table.distinct(), filter_bytes, strings, string_bytes);
+    const bb::JoinCosts model = bb::measured_join_costs(table.distinct(), filter_bytes, strings, po.string_bytes);
     Costs c{sample.empty() ? 1.0 : double(in_table.matched) / double(sample.size()), model.table_miss_ns,
             model.filter_ns, model.insert_ns};
     c.miss_ns = std::max(c.miss_ns, po.table_compute_ns);
     c.filter_ns = std::max(c.filter_ns, po.filter_compute_ns);
     bb::JoinPlanOptions build_if_it_pays = po;
     build_if_it_pays.trial_low = 1;
-    if (!bb::JoinPlan::filter_may_pay(std::span<const Key>(sample), table.distinct(), filter_bytes, probe.keys.size(),
-                                      c.matched, build_if_it_pays)) {
+    if (!bb::JoinPlan::filter_may_pay(table.distinct(), filter_bytes, strings, probe.keys.size(), c.matched,
+                                      build_if_it_pays)) {
         const double plan_ms = ms_since(plan_start);
         Run run{probe_directly(table, probe, threads), 0, build_ms, 0, false, c, plan_ms};
         run.total_ms = ms_since(t0);

@@ -128,6 +128,9 @@ struct JoinPlanOptions {
     /// The filter's work per probe row on the host's keys, timed beside table_compute_ns
     /// (ComputeCosts::filter_ns): a filter probe costs the larger of this and the model's.
     double filter_compute_ns = 0;
+    /// String keys: their mean length in bytes, the model's string length. 0: the sample's mean
+    /// (a plan), or 24 (filter_may_pay, which has no sample).
+    std::size_t string_bytes = 0;
     /// The whole cost model, instead of measured_join_costs (table_miss_ns > 0 still replaces
     /// its table_miss_ns). Makes the decision independent of the machine.
     std::optional<JoinCosts> costs;
@@ -204,21 +207,6 @@ public:
     /// then decides). Throws Error for a matched_fraction outside [0, 1].
     static bool filter_may_pay(std::uint64_t build_keys, std::uint64_t filter_bytes, bool string_keys,
                                std::uint64_t probe_rows, double matched_fraction, const JoinPlanOptions& options = {});
-    /// The same for keys like `sample`'s (the sample the host will give the plan): its key kind,
-    /// and for strings its mean length, which the model's keys take.
-    static bool filter_may_pay(std::span<const std::uint64_t> sample, std::uint64_t build_keys,
-                               std::uint64_t filter_bytes, std::uint64_t probe_rows, double matched_fraction,
-                               const JoinPlanOptions& options = {});
-    static bool filter_may_pay(std::span<const std::uint32_t> sample, std::uint64_t build_keys,
-                               std::uint64_t filter_bytes, std::uint64_t probe_rows, double matched_fraction,
-                               const JoinPlanOptions& options = {});
-    static bool filter_may_pay(std::span<const std::string_view> sample, std::uint64_t build_keys,
-                               std::uint64_t filter_bytes, std::uint64_t probe_rows, double matched_fraction,
-                               const JoinPlanOptions& options = {});
-    static bool filter_may_pay(std::span<const std::string> sample, std::uint64_t build_keys,
-                               std::uint64_t filter_bytes, std::uint64_t probe_rows, double matched_fraction,
-                               const JoinPlanOptions& options = {});
-
 private:
     template <class Key>
     JoinPlan(const JoinFilter& filter, std::span<const Key> sample, const JoinPlanOptions& options, int);

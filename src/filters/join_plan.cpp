@@ -305,7 +305,7 @@ JoinPlan::JoinPlan(const JoinFilter& filter, std::span<const Key> sample, const 
     const std::size_t passed = filter.select_chunk(sample, sel);  // throws for 2^32 rows or more
     pass_fraction_ = double(passed) / double(sample.size());
     costs_ = costs_for(options_, filter.sized_for(), filter.filter().params().bytes(), string_key<Key>,
-                       mean_bytes(sample));
+                       options_.string_bytes > 0 ? options_.string_bytes : mean_bytes(sample));
     gain_ = ratio((1 - pass_fraction_) * costs_.table_miss_ns, costs_.filter_ns);
     filters_ = options_.mode == JoinPlanMode::always ||
                (options_.mode == JoinPlanMode::automatic && gain_ >= options_.min_gain);
@@ -342,49 +342,18 @@ JoinBatch JoinPlan::probe_batch(std::span<const std::string> keys, std::span<std
     return probe(keys, sel);
 }
 
-namespace {
-
-bool may_pay(std::uint64_t build_keys, std::uint64_t filter_bytes, bool string_keys, std::size_t string_bytes,
-             std::uint64_t probe_rows, double matched_fraction, const JoinPlanOptions& options) {
+bool JoinPlan::filter_may_pay(std::uint64_t build_keys, std::uint64_t filter_bytes, bool string_keys,
+                              std::uint64_t probe_rows, double matched_fraction, const JoinPlanOptions& options) {
     checked(options);
     if (!(matched_fraction >= 0 && matched_fraction <= 1))
         throw Error("join plan: matched_fraction must be in [0, 1], got " + std::to_string(matched_fraction));
     if (options.mode != JoinPlanMode::automatic) return options.mode == JoinPlanMode::always;
-    const JoinCosts c = costs_for(options, build_keys, filter_bytes, string_keys, string_bytes);
+    const JoinCosts c = costs_for(options, build_keys, filter_bytes, string_keys,
+                                  options.string_bytes > 0 ? options.string_bytes : default_string_bytes);
     const double rows = double(probe_rows);
     const double gain =
         ratio(rows * (1 - matched_fraction) * c.table_miss_ns, rows * c.filter_ns + double(build_keys) * c.insert_ns);
     return gain >= options.min_gain || in_trial_band(options, gain);
-}
-
-template <class Key>
-bool sampled_may_pay(std::span<const Key> sample, std::uint64_t build_keys, std::uint64_t filter_bytes,
-                     std::uint64_t probe_rows, double matched_fraction, const JoinPlanOptions& options) {
-    return may_pay(build_keys, filter_bytes, string_key<Key>, mean_bytes(sample), probe_rows, matched_fraction,
-                   options);
-}
-
-}  // namespace
-
-bool JoinPlan::filter_may_pay(std::uint64_t build_keys, std::uint64_t filter_bytes, bool string_keys,
-                              std::uint64_t probe_rows, double matched_fraction, const JoinPlanOptions& options) {
-    return may_pay(build_keys, filter_bytes, string_keys, default_string_bytes, probe_rows, matched_fraction, options);
-}
-bool JoinPlan::filter_may_pay(std::span<const std::uint64_t> s, std::uint64_t b, std::uint64_t f, std::uint64_t p,
-                              double m, const JoinPlanOptions& o) {
-    return sampled_may_pay(s, b, f, p, m, o);
-}
-bool JoinPlan::filter_may_pay(std::span<const std::uint32_t> s, std::uint64_t b, std::uint64_t f, std::uint64_t p,
-                              double m, const JoinPlanOptions& o) {
-    return sampled_may_pay(s, b, f, p, m, o);
-}
-bool JoinPlan::filter_may_pay(std::span<const std::string_view> s, std::uint64_t b, std::uint64_t f, std::uint64_t p,
-                              double m, const JoinPlanOptions& o) {
-    return sampled_may_pay(s, b, f, p, m, o);
-}
-bool JoinPlan::filter_may_pay(std::span<const std::string> s, std::uint64_t b, std::uint64_t f, std::uint64_t p,
-                              double m, const JoinPlanOptions& o) {
-    return sampled_may_pay(s, b, f, p, m, o);
 }
 
 }  // namespace batchbloom
