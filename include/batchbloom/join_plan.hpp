@@ -89,8 +89,9 @@ struct ComputeCosts {
 };
 
 /// Times the host's table probe (`probe_table` over the keys it is given) and a small join
-/// filter's probe of the same keys in alternation, and returns each one's fastest pass (of
-/// three, after a first that brings the lines in). Give it probe rows the table lacks (e.g. the
+/// filter's probe of the same keys in alternation, five passes after a first that brings the
+/// lines in, and returns the two times of the pass whose ratio is the median (one pass holds
+/// both at one moment of a machine whose speed drifts). Give it probe rows the table lacks (e.g. the
 /// sample rows it found no match for); it times the first 256. What it returns goes into
 /// JoinPlanOptions' table_compute_ns and filter_compute_ns. About 60 microseconds for string
 /// keys. All zeros for no keys.

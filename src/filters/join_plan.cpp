@@ -21,10 +21,10 @@ namespace {
 // pass is a fraction of a millisecond.
 constexpr std::size_t timed_rows = 2048;
 constexpr int passes = 3;
-// compute_costs: timed passes after the first (each way's fastest counts), the keys it times at
+// compute_costs: timed passes after the first (the median ratio's counts), the keys it times at
 // most, and the rows of a filter pass at least. About 60 us in all for string keys: a join's
 // plan must cost a few percent of the smallest join it decides.
-constexpr int compute_passes = 3;
+constexpr int compute_passes = 5;
 constexpr std::size_t compute_keys = 256, compute_filter_rows = 1024;
 // Out of every cache but the largest last-level ones; touching a larger table costs more than
 // the measurement it serves.
@@ -137,7 +137,7 @@ ComputeCosts timed_in_alternation(std::span<const Key> keys, const std::function
     while (tiled.size() < compute_filter_rows) tiled.insert(tiled.end(), keys.begin(), keys.end());
     std::vector<std::uint32_t> sel(tiled.size());
     const double n = double(keys.size());
-    ComputeCosts best{std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity()};
+    std::vector<ComputeCosts> timed;
     std::size_t sink = 0;
     for (int pass = 0; pass <= compute_passes; ++pass) {
         auto t = Clock::now();
@@ -146,10 +146,18 @@ ComputeCosts timed_in_alternation(std::span<const Key> keys, const std::function
         t = Clock::now();
         probe_table(keys);
         const double table = std::chrono::duration<double, std::nano>(Clock::now() - t).count() / n;
-        if (pass > 0) best = {std::min(best.filter_ns, filter), std::min(best.table_ns, table)};
+        if (pass > 0) timed.push_back({filter, table});
     }
-    if (sink == std::numeric_limits<std::size_t>::max()) best.filter_ns = 0;  // keeps the probes
-    return best;
+    // The pass of the median ratio: what the plan weighs is the two costs' ratio, and one pass
+    // holds both at one moment of the machine (a shared VM's speed drifts between passes, and a
+    // fastest-of-each mixes moments).
+    std::nth_element(timed.begin(), timed.begin() + std::ptrdiff_t(timed.size() / 2), timed.end(),
+                     [](const ComputeCosts& a, const ComputeCosts& b) {
+                         return a.table_ns * b.filter_ns < b.table_ns * a.filter_ns;
+                     });
+    ComputeCosts median = timed[timed.size() / 2];
+    if (sink == std::numeric_limits<std::size_t>::max()) median.filter_ns = 0;  // keeps the probes
+    return median;
 }
 
 bool finite_non_negative(double x) { return std::isfinite(x) && x >= 0; }
