@@ -34,6 +34,7 @@ batchbloom must be importable on every executor (see docs/spark.md), with its [s
 
 from __future__ import annotations
 
+import contextlib
 import math
 from typing import Any, Union
 
@@ -121,7 +122,10 @@ def _built_in_the_jvm(keys, like):
         if guess < 1 or max(1, round(like.bits / guess * math.log(2))) != like.k:
             continue
         try:
-            built = keys._jdf.stat().bloomFilter("key", guess, like.bits)
+            # Spark 4 caps bloomFilter() at its runtime join filter's limits (64 Mbit, 4M items
+            # unless set), which a filter of a few million keys passes: raised for this call.
+            with _runtime_filter_caps(keys.sparkSession, like.bits, guess):
+                built = keys._jdf.stat().bloomFilter("key", guess, like.bits)
             out = jvm.java.io.ByteArrayOutputStream()
             built.writeTo(out)
             f = ClassicFilter.from_spark_bytes(bytes(out.toByteArray()), key_kinds=["integers"])
@@ -130,6 +134,30 @@ def _built_in_the_jvm(keys, like):
         if (f.bits, f.k, f.scheme, f.seed) == (like.bits, like.k, like.scheme, like.seed):
             return f
     return None
+
+
+_RUNTIME_FILTER_CAPS = ("spark.sql.optimizer.runtime.bloomFilter.maxNumBits",
+                        "spark.sql.optimizer.runtime.bloomFilter.maxNumItems")
+
+
+@contextlib.contextmanager
+def _runtime_filter_caps(spark, bits, items):
+    """The session's runtime Bloom filter caps raised to at least bits and items while the block
+    runs, then put back as they were (unset where they were unset)."""
+    conf = spark.conf
+    saved = {key: conf.get(key, None) for key in _RUNTIME_FILTER_CAPS}
+    try:
+        for key, least in zip(_RUNTIME_FILTER_CAPS, (bits, items)):
+            now = conf.get(key)
+            if now is None or int(now) < least:
+                conf.set(key, str(least))
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                conf.unset(key)
+            else:
+                conf.set(key, value)
 
 
 def _union_of_partitions(df, column, make, depth):

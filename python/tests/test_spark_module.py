@@ -325,6 +325,26 @@ def test_large_native_filters_are_built_in_the_jvm(spark, sides, monkeypatch, co
     assert bbs.semi_join(probe, build, column).count() == probe.join(build, column, "left_semi").count()
 
 
+def test_jvm_builds_pass_sparks_runtime_filter_caps_and_restore_them(spark, sides, monkeypatch):
+    # Spark 4 caps bloomFilter() at its runtime join filter's limits (64 Mbit and 4M items by
+    # default: 40M keys at 1% need 383 Mbit). Caps set below this filter's bits and keys stand in
+    # for them: the JVM still builds the exact filter, and the session's settings come back.
+    build, _, _ = sides
+    small = bbs.build_native(build, "k", fpr=0.01, min_bits=0)
+    bits_cap, items_cap = bbs._RUNTIME_FILTER_CAPS
+    spark.conf.set(bits_cap, "64")
+    spark.conf.unset(items_cap)
+    try:
+        monkeypatch.setattr(bbs, "_COLLECT_BYTES", 0)
+        monkeypatch.setattr(bbs, "_union_of_partitions", lambda *a, **k: pytest.fail("built outside the JVM"))
+        large = bbs.build_native(build, "k", fpr=0.01, min_bits=0)
+        assert large == small and large.bits > 64
+        assert spark.conf.get(bits_cap) == "64"
+        assert spark.conf.get(items_cap, None) is None
+    finally:
+        spark.conf.unset(bits_cap)
+
+
 def test_spark_bytes_say_their_key_kinds_where_the_caller_knows():
     spark_form = batchbloom.ClassicFilter.spark(100, 0.01).to_spark_bytes()
     assert batchbloom.ClassicFilter.from_spark_bytes(spark_form).key_kinds is None
