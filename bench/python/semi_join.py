@@ -10,12 +10,15 @@ engine runs it alone, and after batchbloom drops the fact rows whose key is not 
 the keys (filter build included):
 
 - pyarrow: `Table.join(keys, "key", join_type="left semi")` (Acero); batchbloom.arrow.filter first.
-- polars: `DataFrame.join(keys, on="key", how="semi")`; the fact rows kept by a NumPy mask of
-  `Filter.contains` over the key column first.
+- polars: `DataFrame.join(keys, on="key", how="semi")`; batchbloom.arrow.filter of the polars
+  DataFrame first.
 - duckdb: the SQL semi join over the Arrow tables; and with `bloom_may_contain(key)` (the
   batchbloom.duckdb function) in its WHERE clause.
 
-Medians of --reps runs; every variant's answer is checked against the engine's own.
+The filter is built with `n=` the number of keys, and for pyarrow and polars also as
+docs/guide.md writes it, `bba.build(keys, "key", fpr=0.01)` without `n=` (sized from a
+HyperLogLog sketch of the keys). Medians of --reps rounds, each running an engine's variants in
+its own shuffled order; every variant's answer is checked against the engine's own.
 """
 import argparse
 import json
@@ -37,16 +40,18 @@ def fact_dir(data, build, match):
     return Path(data) / f"fact_{build}_{int(round(match * 100))}pct"
 
 
-def timed(fn, reps):
-    times, answer = [], None
+def timed_rounds(fns, reps, rng):
+    """{name: (median seconds, answer)} of reps rounds, each running fns in its own order."""
+    times = {name: [] for name in fns}
+    answers = {}
     for _ in range(reps):
-        t = time.perf_counter()
-        got = fn()
-        times.append(time.perf_counter() - t)
-        if answer is not None and got != answer:
-            raise SystemExit(f"answers differ between runs: {got} vs {answer}")
-        answer = got
-    return statistics.median(times), answer
+        for name in rng.permutation(list(fns)):
+            t = time.perf_counter()
+            got = fns[name]()
+            times[name].append(time.perf_counter() - t)
+            if answers.setdefault(name, got) != got:
+                raise SystemExit(f"{name}: answers differ between runs: {got} vs {answers[name]}")
+    return {name: (statistics.median(times[name]), answers[name]) for name in fns}
 
 
 def answer_of(table):
@@ -66,6 +71,7 @@ def main():
 
     dim = pq.read_table(Path(args.data) / "dim", columns=["key", "attr"])
     out = []
+    rng = np.random.default_rng(46)
     for build, match in CASES:
         fact = pq.read_table(fact_dir(args.data, build, match), columns=["key", "amount"]).combine_chunks()
         keys = dim.filter(pa.compute.less(dim.column("attr"), build)).select(["key"]).combine_chunks()
@@ -78,21 +84,29 @@ def main():
         def bloom():
             return bba.build(keys, "key", fpr=args.fpr, n=keys.num_rows)
 
+        def polars_answer(r):
+            return (r.height, int(r["amount"].sum()))
+
         def arrow_plain():
             return answer_of(fact.join(keys, "key", join_type="left semi"))
 
         def arrow_bloom():
             return answer_of(bba.filter(fact, "key", bloom()).join(keys, "key", join_type="left semi"))
 
+        def arrow_as_written():
+            f = bba.build(keys, "key", fpr=args.fpr)
+            return answer_of(bba.filter(fact, "key", f).join(keys, "key", join_type="left semi"))
+
         def polars_plain():
-            r = pfact.join(pkeys, on="key", how="semi")
-            return (r.height, int(r["amount"].sum()))
+            return polars_answer(pfact.join(pkeys, on="key", how="semi"))
 
         def polars_bloom():
-            f = bloom()
-            kept = pfact.filter(pl.Series(f.contains(pfact["key"].to_numpy())))
-            r = kept.join(pkeys, on="key", how="semi")
-            return (r.height, int(r["amount"].sum()))
+            f = bba.build(pkeys, "key", fpr=args.fpr, n=pkeys.height)
+            return polars_answer(bba.filter(pfact, "key", f).join(pkeys, on="key", how="semi"))
+
+        def polars_as_written():
+            f = bba.build(pkeys, "key", fpr=args.fpr)
+            return polars_answer(bba.filter(pfact, "key", f).join(pkeys, on="key", how="semi"))
 
         def duckdb_plain():
             return tuple(con.execute(query).fetchall()[0])
@@ -106,15 +120,19 @@ def main():
             return tuple(con.execute("SELECT count(*), sum(amount) FROM fact WHERE bloom_may_contain(key) "
                                      "AND key IN (SELECT key FROM keys)").fetchall()[0])
 
-        variants = {"pyarrow": (arrow_plain, arrow_bloom), "polars": (polars_plain, polars_bloom),
-                    "duckdb": (duckdb_plain, duckdb_bloom)}
-        for engine, (plain, filtered) in variants.items():
-            base, expected = timed(plain, args.reps)
-            with_filter, got = timed(filtered, args.reps)
-            if got != expected:
-                raise SystemExit(f"{engine} {build} {match}: {got} with the filter, {expected} without")
+        variants = {"pyarrow": {"plain": arrow_plain, "n": arrow_bloom, "as_written": arrow_as_written},
+                    "polars": {"plain": polars_plain, "n": polars_bloom, "as_written": polars_as_written},
+                    "duckdb": {"plain": duckdb_plain, "n": duckdb_bloom}}
+        for engine, fns in variants.items():
+            got = timed_rounds(fns, args.reps, rng)
+            expected = got["plain"][1]
+            for name, (_, answer) in got.items():
+                if answer != expected:
+                    raise SystemExit(f"{engine} {build} {match} {name}: {answer} with the filter, {expected} without")
             r = {"engine": engine, "build_keys": build, "match": match, "fact_rows": fact.num_rows,
-                 "plain_s": round(base, 4), "batchbloom_s": round(with_filter, 4)}
+                 "plain_s": round(got["plain"][0], 4), "batchbloom_s": round(got["n"][0], 4)}
+            if "as_written" in got:
+                r["batchbloom_as_written_s"] = round(got["as_written"][0], 4)
             print(json.dumps(r), flush=True)
             out.append(r)
     if args.json:
