@@ -357,3 +357,21 @@ TEST(JoinPlanBuild, FilterMayPayModelsStringsAtTheLengthGiven) {
     EXPECT_EQ(JoinPlan(filter, std::span<const std::string>(sample), long_keys).costs().filter_ns,
               bb::measured_join_costs(filter.sized_for(), filter.filter().params().bytes(), true, 200).filter_ns);
 }
+
+TEST(JoinPlanBuild, WeighedCostsAreWhatTheDecisionsUse) {
+    JoinPlanOptions o = fixed_costs();  // filter_ns 2, table_miss_ns 8, insert_ns 5
+    o.table_compute_ns = 100;
+    o.filter_compute_ns = 1;
+    const JoinCosts c = JoinPlan::weighed_costs(1000, 16'384, false, o);
+    EXPECT_EQ(c.table_miss_ns, 100.0);
+    EXPECT_EQ(c.filter_ns, 2.0);
+    EXPECT_EQ(c.insert_ns, 5.0);
+    const std::vector<std::uint64_t> build = build_keys();
+    const JoinFilter filter{std::span<const std::uint64_t>(build)};
+    const auto sample = probe_keys(2048, 100);
+    const JoinPlan plan(filter, std::span<const std::uint64_t>(sample), o);
+    EXPECT_EQ(plan.costs().table_miss_ns, c.table_miss_ns);
+    EXPECT_EQ(plan.costs().filter_ns, c.filter_ns);
+    o.filter_compute_ns = -1;
+    EXPECT_THROW((void)JoinPlan::weighed_costs(1000, 16'384, false, o), bb::Error);
+}

@@ -300,19 +300,16 @@ Run planned_bloom_join(const Side<Key>& build, const Side<Key>& probe, unsigned 
         for (const Key& k : sample) po.string_bytes += k.size();
         po.string_bytes = std::max<std::size_t>(po.string_bytes / std::max<std::size_t>(sample.size(), 1), 1);
     }
-    const bb::JoinCosts model = bb::measured_join_costs(table.distinct(), filter_bytes, strings, po.string_bytes);
-    Costs c{sample.empty() ? 1.0 : double(in_table.matched) / double(sample.size()), model.table_miss_ns,
-            model.filter_ns, model.insert_ns};
-    c.miss_ns = std::max(c.miss_ns, po.table_compute_ns);
-    c.filter_ns = std::max(c.filter_ns, po.filter_compute_ns);
+    const bb::JoinCosts weighed = bb::JoinPlan::weighed_costs(table.distinct(), filter_bytes, strings, po);
+    const Costs c{sample.empty() ? 1.0 : double(in_table.matched) / double(sample.size()), weighed.table_miss_ns,
+                  weighed.filter_ns, weighed.insert_ns};
     bb::JoinPlanOptions build_if_it_pays = po;
     build_if_it_pays.trial_low = 1;
     if (!bb::JoinPlan::filter_may_pay(table.distinct(), filter_bytes, strings, probe.keys.size(), c.matched,
                                       build_if_it_pays)) {
         const double plan_ms = ms_since(plan_start);
-        Run run{probe_directly(table, probe, threads), 0, build_ms, 0, false, c, plan_ms};
-        run.total_ms = ms_since(t0);
-        return run;
+        const Result r = probe_directly(table, probe, threads);
+        return {r, ms_since(t0), build_ms, 0, false, c, plan_ms};
     }
     double plan_ms = ms_since(plan_start);
 

@@ -208,6 +208,12 @@ public:
     /// then decides). Throws Error for a matched_fraction outside [0, 1].
     static bool filter_may_pay(std::uint64_t build_keys, std::uint64_t filter_bytes, bool string_keys,
                                std::uint64_t probe_rows, double matched_fraction, const JoinPlanOptions& options = {});
+    /// The costs filter_may_pay weighs for these arguments: options.costs or the model's
+    /// (measured_join_costs, strings of options.string_bytes or 24), then the host's
+    /// table_miss_ns, table_compute_ns and filter_compute_ns applied. Throws as filter_may_pay.
+    static JoinCosts weighed_costs(std::uint64_t build_keys, std::uint64_t filter_bytes, bool string_keys,
+                                   const JoinPlanOptions& options = {});
+
 private:
     template <class Key>
     JoinPlan(const JoinFilter& filter, std::span<const Key> sample, const JoinPlanOptions& options, int);

@@ -183,9 +183,24 @@ const JoinPlanOptions& checked(const JoinPlanOptions& o) {
     return o;
 }
 
-/// The costs the plan weighs: the host's, or the model's for keys like the host's.
+/// The mean length of a sample's string keys (the model's string length); 0 for integers.
+template <class Key>
+std::size_t mean_bytes(std::span<const Key> sample) {
+    if constexpr (std::is_integral_v<Key>) {
+        return 0;
+    } else {
+        if (sample.empty()) return default_string_bytes;
+        std::uint64_t bytes = 0;
+        for (const Key& k : sample) bytes += k.size();
+        return static_cast<std::size_t>(bytes / sample.size());
+    }
+}
+
+/// The costs the plan weighs: the host's, or the model's for keys like the host's (strings of
+/// o.string_bytes, else of `sample_bytes`).
 JoinCosts costs_for(const JoinPlanOptions& o, std::uint64_t build_keys, std::uint64_t filter_bytes, bool strings,
-                    std::size_t string_bytes) {
+                    std::size_t sample_bytes) {
+    const std::size_t string_bytes = o.string_bytes > 0 ? o.string_bytes : sample_bytes;
     JoinCosts c = o.costs ? *o.costs : measured_join_costs(build_keys, filter_bytes, strings, string_bytes);
     if (o.table_miss_ns > 0)
         c.table_miss_ns = o.table_miss_ns;
@@ -221,19 +236,6 @@ ComputeCosts compute_costs(std::span<const std::string_view> k,
 }
 ComputeCosts compute_costs(std::span<const std::string> k, const std::function<void(std::span<const std::string>)>& p) {
     return timed_in_alternation(k, p);
-}
-
-/// The mean length of a sample's string keys (the model's string length); 0 for integers.
-template <class Key>
-std::size_t mean_bytes(std::span<const Key> sample) {
-    if constexpr (std::is_integral_v<Key>) {
-        return 0;
-    } else {
-        if (sample.empty()) return default_string_bytes;
-        std::uint64_t bytes = 0;
-        for (const Key& k : sample) bytes += k.size();
-        return static_cast<std::size_t>(bytes / sample.size());
-    }
 }
 
 JoinCosts measured_join_costs(std::uint64_t build_keys, std::uint64_t filter_bytes, bool string_keys,
@@ -313,7 +315,7 @@ JoinPlan::JoinPlan(const JoinFilter& filter, std::span<const Key> sample, const 
     const std::size_t passed = filter.select_chunk(sample, sel);  // throws for 2^32 rows or more
     pass_fraction_ = double(passed) / double(sample.size());
     costs_ = costs_for(options_, filter.sized_for(), filter.filter().params().bytes(), string_key<Key>,
-                       options_.string_bytes > 0 ? options_.string_bytes : mean_bytes(sample));
+                       mean_bytes(sample));
     gain_ = ratio((1 - pass_fraction_) * costs_.table_miss_ns, costs_.filter_ns);
     filters_ = options_.mode == JoinPlanMode::always ||
                (options_.mode == JoinPlanMode::automatic && gain_ >= options_.min_gain);
@@ -356,12 +358,16 @@ bool JoinPlan::filter_may_pay(std::uint64_t build_keys, std::uint64_t filter_byt
     if (!(matched_fraction >= 0 && matched_fraction <= 1))
         throw Error("join plan: matched_fraction must be in [0, 1], got " + std::to_string(matched_fraction));
     if (options.mode != JoinPlanMode::automatic) return options.mode == JoinPlanMode::always;
-    const JoinCosts c = costs_for(options, build_keys, filter_bytes, string_keys,
-                                  options.string_bytes > 0 ? options.string_bytes : default_string_bytes);
+    const JoinCosts c = weighed_costs(build_keys, filter_bytes, string_keys, options);
     const double rows = double(probe_rows);
     const double gain =
         ratio(rows * (1 - matched_fraction) * c.table_miss_ns, rows * c.filter_ns + double(build_keys) * c.insert_ns);
     return gain >= options.min_gain || in_trial_band(options, gain);
+}
+
+JoinCosts JoinPlan::weighed_costs(std::uint64_t build_keys, std::uint64_t filter_bytes, bool string_keys,
+                                  const JoinPlanOptions& options) {
+    return costs_for(checked(options), build_keys, filter_bytes, string_keys, default_string_bytes);
 }
 
 }  // namespace batchbloom
