@@ -268,6 +268,40 @@ TEST_P(BatchPathTest, ConcurrentPartitionedCallsOnOneFilter) {
     for (const auto& g : got) ASSERT_EQ(g, expect);
 }
 
+TEST_P(BatchPathTest, RoundsOfAFewKeysPerLineStayBitExact) {
+    // A batch of many keys per filter line runs in several rounds of at most 32 keys per line
+    // (round_keys, blocked_paths.cpp), whatever the scratch limit: every round but the last
+    // ends on a whole word of a probe's answer bitmap, and every answer and bit matches the
+    // scalar engine's direct path, on one to three threads.
+    const Params p = Params::make(Shape::word512, 1024, 8);  // 64 KiB: 32768 keys per round
+    const auto keys = bb::testing::random_keys(100003, 53, 0);
+    auto q = bb::testing::random_keys(keys.size() + 29, 54, 1);
+    for (std::size_t i = 0; i < keys.size(); i += 3) q[i] = keys[i];
+    Filter ref(p, {}, bb::Backend::scalar);
+    ref.set_batch_path(bb::BatchPath::direct);
+    ref.insert(keys);
+    std::vector<std::uint8_t> expect(q.size());
+    ref.contains(q, expect);
+    std::vector<std::uint64_t> expect_bits((q.size() + 63) / 64);
+    ref.contains_bitmap(q, expect_bits);
+    for (const unsigned threads : {1u, 2u, 3u}) {
+        SCOPED_TRACE("threads=" + std::to_string(threads));
+        Filter f(p, {}, backend());
+        f.set_threads(threads);
+        f.set_batch_path(bb::BatchPath::partitioned);
+        f.insert(keys);
+        ASSERT_TRUE(f == ref);
+        std::vector<std::uint8_t> got(q.size());
+        f.contains(q, got);
+        ASSERT_EQ(got, expect);
+        std::vector<std::uint64_t> bits(expect_bits.size(), ~std::uint64_t(0));
+        f.contains_bitmap(q, bits);
+        ASSERT_EQ(bits, expect_bits);
+        ASSERT_EQ(f.count(q), ref.count(q));
+        EXPECT_GT(f.scratch_bytes(), 0u);  // it ran partitioned, not on the fallback
+    }
+}
+
 TEST_P(BatchPathTest, AutomaticPathIsARuleAndStaysBitExact) {
     // A filter beyond L2, batches of every path's interest, one to three threads and scratch
     // limits that make the partitioned path run several rounds: the automatic path is decided
@@ -316,8 +350,9 @@ TEST_P(BatchPathTest, AutomaticPathIsARuleAndStaysBitExact) {
 
 TEST(BatchPathChoice, TheRuleFollowsTheMachinesCaches) {
     // The rule of path_choice.hpp over this machine's cache sizes: partitioned only for inserts
-    // on several threads, of 1M keys or more, into a filter the last-level cache cannot hold
-    // (and whose private copies do not pay); direct for everything else, probes included.
+    // of 1M keys or more, on several threads into a filter whose private copies do not fit the
+    // last-level cache (whether or not the filter itself does), on one thread into a filter over
+    // four times that cache; direct for everything else, probes included.
     using bb::detail::Op;
     ASSERT_EQ(unsetenv("BATCHBLOOM_BATCH_PATH"), 0);
     bb::reload_environment();
@@ -329,13 +364,23 @@ TEST(BatchPathChoice, TheRuleFollowsTheMachinesCaches) {
         return bb::detail::choose_path(f, n, t, bb::BatchPath::automatic, op);
     };
     const auto big = ref_of(4 * llc), cached = ref_of(llc / 2), l2 = ref_of(m.l2_bytes / 2);
+    const auto no_copies = ref_of(llc / 4 * 3);  // held by the cache, but not twice
     const std::size_t n = std::size_t(64) << 20;  // copies of 4x the cache never pay for these
     EXPECT_EQ(choose(big, n, 2, Op::insert), BatchPath::partitioned);
     EXPECT_EQ(choose(big, n, 8, Op::insert), BatchPath::partitioned);
     EXPECT_EQ(choose(big, n, 1, Op::insert), BatchPath::direct);
+    const auto huge = ref_of(4 * llc + (std::uint64_t(1) << 20));  // over four times the cache
+    EXPECT_EQ(choose(huge, n, 1, Op::insert), BatchPath::partitioned);
+    EXPECT_EQ(choose(huge, n, 1, Op::probe), BatchPath::direct);
+    EXPECT_EQ(choose(huge, std::size_t(1) << 19, 1, Op::insert), BatchPath::direct);
     EXPECT_EQ(choose(big, n, 2, Op::probe), BatchPath::direct);
     EXPECT_EQ(choose(big, std::size_t(1) << 19, 2, Op::insert), BatchPath::direct);  // a small batch
-    EXPECT_EQ(choose(cached, n, 2, Op::insert), BatchPath::direct);
+    EXPECT_EQ(choose(cached, n, 2, Op::insert), BatchPath::direct);  // into two copies
+    EXPECT_TRUE(bb::detail::private_copies_pay(cached, 2, n));
+    EXPECT_EQ(choose(no_copies, n, 2, Op::insert), BatchPath::partitioned);
+    EXPECT_EQ(choose(no_copies, n, 1, Op::insert), BatchPath::direct);
+    EXPECT_EQ(choose(no_copies, std::size_t(1) << 19, 2, Op::insert), BatchPath::direct);
+    EXPECT_EQ(choose(no_copies, n, 2, Op::probe), BatchPath::direct);
     EXPECT_EQ(choose(l2, n, 2, Op::insert), BatchPath::direct);
     EXPECT_EQ(choose(l2, n, 2, Op::probe), BatchPath::direct);
     // An explicit path is kept.

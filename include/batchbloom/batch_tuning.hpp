@@ -15,8 +15,9 @@ class BatchScratch;  // src/batch/scratch.hpp
 /// How bulk operations walk a filter (results are the same on every path).
 enum class BatchPath : std::uint8_t {
     automatic,    ///< a rule over this machine's caches and the call, the same in every
-                  ///< process: partitioned only for inserts on several threads, of a million
-                  ///< keys or more, into a filter larger than the last-level cache; direct
+                  ///< process: partitioned only for inserts of a million keys or more, on
+                  ///< several threads into a filter whose private copies the last-level cache
+                  ///< cannot hold, on one thread into a filter over four times that cache; direct
                   ///< otherwise (docs/design.md, "Two batch paths").
                   ///< BATCHBLOOM_BATCH_PATH=direct|partitioned overrides it (environment.hpp).
     direct,       ///< keys in the caller's order, blocks prefetched far ahead

@@ -98,6 +98,18 @@ struct Plan {
     }
 };
 
+/// The most keys one of t threads takes into a round: together, 32 per filter line. A round
+/// streams each region it touches once, so it must bring several keys to each line (at 1.2 per
+/// line a 1 GiB filter ran 1.3-1.7x slower than at 5), but a larger round only grows the
+/// scratch the first call faults in, which a VM's host may hand over slowly (docs/design.md,
+/// "The batch code's constants"). A multiple of 64 keys, as every round is: a probe's rounds
+/// then never share a word of the answer bitmap.
+std::size_t round_keys(const FilterRef& f, unsigned t) {
+    constexpr std::uint64_t keys_per_line = 32;
+    const std::uint64_t lines = filter_bytes(f) / 64 + 1;
+    return static_cast<std::size_t>((keys_per_line * lines / t + 63) / 64 * 64);
+}
+
 /// One thread's partitioning of rounds of keys by filter region (the scatter kernel,
 /// cpu/partition_kernel.hpp), and the processing of its buckets region by region. Bucket r
 /// holds its keys in the caller's order, so for probes the i-th key of region r gets the i-th
@@ -236,7 +248,7 @@ void partitioned_rounds(const BlockedKernels& e, const FilterRef& f, const std::
                         KeyMode mode, unsigned t, BatchScratch::Lease& lease, bool ordered, Region&& region,
                         Finish&& finish) {
     const Geometry g(f);
-    const Plan p = Plan::fit(g.regions, (n + t - 1) / t, lease.per_thread(), ordered);
+    const Plan p = Plan::fit(g.regions, std::min((n + t - 1) / t, round_keys(f, t)), lease.per_thread(), ordered);
     if (p.round == 0) throw std::bad_alloc();
     std::vector<std::byte*> mem(t);
     each_thread(t, [&](unsigned v) { mem[v] = lease.arena(v).get(p.bytes()); });  // each faults in its own

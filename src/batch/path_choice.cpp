@@ -43,9 +43,9 @@ BatchPath choose_path(const FilterRef& f, std::size_t n, unsigned threads, Batch
     if (path != BatchPath::automatic) return path;
     if (const auto& env = environment().batch_path; env)
         if (const BatchPath e = parse_env(*env); e != BatchPath::automatic) return e;
-    if (op == Op::probe || threads < 2 || n < min_partitioned_keys) return BatchPath::direct;
-    if (private_copies_pay(f, threads, n) || filter_bytes(f) <= shared_cache_bytes()) return BatchPath::direct;
-    return BatchPath::partitioned;
+    if (op == Op::probe || n < min_partitioned_keys) return BatchPath::direct;
+    if (threads < 2) return filter_bytes(f) > 4 * shared_cache_bytes() ? BatchPath::partitioned : BatchPath::direct;
+    return private_copies_pay(f, threads, n) ? BatchPath::direct : BatchPath::partitioned;
 }
 
 }  // namespace batchbloom::detail

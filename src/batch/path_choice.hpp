@@ -7,16 +7,18 @@
 //  - Probes take the direct path: the direct probe reads one line per key in the caller's
 //    order with prefetching, at or near the machine's random-read limit out of cache; the
 //    partitioned probe also has to put the answers back in order, and lost on every CPU seen.
-//  - Inserts on one thread take the direct path, for the same reason.
+//  - Inserts on one thread take the direct path, unless they bring 1M keys or more to a filter
+//    over four times the last-level cache: then most of the direct path's line reads go to
+//    memory, and partitioning won where memory is slow (Sapphire Rapids and Zen 3 VMs, 1.5-1.8x
+//    at 120 MiB) and cost 3-5% where it is fast (Zen 5 VM, 120 MiB, against a 32 MiB cache).
 //  - Inserts on several threads into a filter whose copies fit the cache take private copies
 //    (private_copies_pay), which is the direct path on each thread's share.
-//  - Inserts on several threads into a filter the last-level cache holds (shared_cache_bytes)
-//    take the direct path
-//    by block range (each thread reads every key, sets only its own blocks).
-//  - Inserts on several threads into a larger filter, in batches large enough to bring several
-//    keys to each region, take the partitioned path: there the by-block-range insert hashes
-//    every key on every thread and misses the cache on every key, and partitioning won by
-//    1.6x at 100M keys.
+//  - Inserts on several threads of 1M keys or more into a filter whose copies do not fit take
+//    the partitioned path, whether or not the last-level cache holds the filter itself. The
+//    alternative, the direct path by block range, makes each thread read and hash every key
+//    to set only its own blocks: that per-key work is not shared, and on a Zen 3 VM two threads
+//    gained nothing over one at 12 and 30 MiB, where partitioning ran twice as fast.
+//  - Smaller multi-thread batches take the direct path (copies, else block ranges).
 // An explicit Filter::set_batch_path, then the environment variable BATCHBLOOM_BATCH_PATH
 // (direct, partitioned or automatic; as last read, batchbloom/environment.hpp), override it.
 #include <cstddef>
