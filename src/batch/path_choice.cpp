@@ -1,10 +1,7 @@
 #include "batch/path_choice.hpp"
 
 #include <algorithm>
-#include <string>
-#include <string_view>
 
-#include "batchbloom/error.hpp"
 #include "batchbloom/parallel.hpp"
 #include "core/environment.hpp"
 #include "engine/machine.hpp"
@@ -16,13 +13,6 @@ namespace {
 /// Below this many keys a call is not worth partitioning: its buckets would hold a few keys
 /// per region, and growing them would cost more than the call.
 constexpr std::size_t min_partitioned_keys = std::size_t(1) << 20;
-
-BatchPath parse_env(std::string_view s) {
-    if (s.empty() || s == "automatic" || s == "auto") return BatchPath::automatic;
-    if (s == "direct") return BatchPath::direct;
-    if (s == "partitioned") return BatchPath::partitioned;
-    throw Error("BATCHBLOOM_BATCH_PATH must be direct, partitioned or automatic, got '" + std::string(s) + "'");
-}
 
 std::uint64_t filter_bytes(const FilterRef& f) { return f.blocks * layout::info(f.shape).block_bytes; }
 
@@ -41,8 +31,7 @@ bool private_copies_pay(const FilterRef& f, unsigned t, std::size_t n) {
 
 BatchPath choose_path(const FilterRef& f, std::size_t n, unsigned threads, BatchPath path, Op op) {
     if (path != BatchPath::automatic) return path;
-    if (const auto& env = environment().batch_path; env)
-        if (const BatchPath e = parse_env(*env); e != BatchPath::automatic) return e;
+    if (const auto& env = environment().batch_path.get(); env && *env != BatchPath::automatic) return *env;
     if (op == Op::probe || n < min_partitioned_keys) return BatchPath::direct;
     if (threads < 2) return filter_bytes(f) > 4 * shared_cache_bytes() ? BatchPath::partitioned : BatchPath::direct;
     return private_copies_pay(f, threads, n) ? BatchPath::direct : BatchPath::partitioned;

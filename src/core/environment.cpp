@@ -4,16 +4,39 @@
 #include <cstdlib>
 #include <forward_list>
 #include <mutex>
+#include <string>
+#include <string_view>
 
 #include "batchbloom/environment.hpp"
 
 namespace batchbloom::detail {
 namespace {
 
+BatchPath parse_batch_path(std::string_view s) {
+    if (s.empty() || s == "automatic" || s == "auto") return BatchPath::automatic;
+    if (s == "direct") return BatchPath::direct;
+    if (s == "partitioned") return BatchPath::partitioned;
+    throw Error("BATCHBLOOM_BATCH_PATH must be direct, partitioned or automatic, got '" + std::string(s) + "'");
+}
+
+/// Parses a variable once, at reading: bulk calls then look the result up.
+template <class T, class Parse>
+Setting<T> setting(const char* v, Parse parse) {
+    Setting<T> s;
+    if (v == nullptr) return s;
+    try {
+        s.value = parse(v);
+    } catch (const Error& e) {
+        s.error = e.what();
+    }
+    return s;
+}
+
 Environment read_now() {
     Environment env;
-    if (const char* v = std::getenv("BATCHBLOOM_BACKEND"); v != nullptr && *v != '\0') env.backend = v;
-    if (const char* v = std::getenv("BATCHBLOOM_BATCH_PATH"); v != nullptr) env.batch_path = v;
+    if (const char* v = std::getenv("BATCHBLOOM_BACKEND"); v != nullptr && *v != '\0')
+        env.backend = setting<Backend>(v, parse_backend);
+    env.batch_path = setting<BatchPath>(std::getenv("BATCHBLOOM_BATCH_PATH"), parse_batch_path);
     return env;
 }
 

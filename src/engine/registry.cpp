@@ -125,10 +125,8 @@ std::vector<std::string> available_backends() {
 
 Backend resolve_backend(Backend b) {
     if (b == Backend::automatic) {
-        if (const auto& env = detail::environment().backend) {
-            const Backend forced = parse_backend(*env);
-            if (forced != Backend::automatic) b = forced;
-        }
+        if (const auto& forced = detail::environment().backend.get(); forced && *forced != Backend::automatic)
+            b = *forced;
     }
     if (b == Backend::automatic) {
         // The CUDA engine copies the filter to the device and back on every call, which a
