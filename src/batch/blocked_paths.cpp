@@ -17,15 +17,22 @@ namespace {
 std::uint64_t block_bytes(const FilterRef& f) { return layout::info(f.shape).block_bytes; }
 std::uint64_t filter_bytes(const FilterRef& f) { return f.blocks * block_bytes(f); }
 
-/// f, told to prefetch as far ahead as this machine needs unless `bytes` of it fit in L2, and
-/// just ahead where they fill more than half of it.
-FilterRef prefetched(FilterRef f, std::uint64_t bytes) {
+/// f, told how its kernels reach `bytes` of it: up to `cached` bytes through the in-cache kernel
+/// (prefetch 0: nothing in flight but the next groups' blocks, and those only where they fill
+/// more than half of L2, prefetch_near), beyond that as far ahead as this machine needs.
+FilterRef prefetched(FilterRef f, std::uint64_t bytes, std::uint64_t cached) {
     const std::uint64_t l2 = machine().l2_bytes;
-    f.prefetch = bytes > l2 ? machine().prefetch_distance : 0;
-    f.prefetch_near = bytes <= l2 && bytes > l2 / 2;
+    f.prefetch = bytes > cached ? machine().prefetch_distance : 0;
+    f.prefetch_near = bytes <= cached && bytes > l2 / 2;
     return f;
 }
-FilterRef prefetched(const FilterRef& f) { return prefetched(f, filter_bytes(f)); }
+
+/// A whole filter on the direct path: the in-cache kernel up to four L2s. Its near prefetch,
+/// two groups of keys ahead, covers a line from L3 but not from memory: on a Zen 3 VM (512 KiB
+/// L2) it ran 1M keys (1.2 MiB) 1.35-1.5x faster warm than the prefetching kernel and no slower
+/// cold, and 4M keys (4.8 MiB) 1.2-1.4x faster warm but 1.4-2x slower cold (docs/design.md,
+/// "The batch code's constants").
+FilterRef prefetched(const FilterRef& f) { return prefetched(f, filter_bytes(f), 4 * machine().l2_bytes); }
 
 constexpr KeyMode hashed{KeyMode::hashed, 0};
 
@@ -160,7 +167,7 @@ struct Round {
         // way or never fetched; with L1 hints the loop is paced by its misses, and probes and
         // inserts ran faster (docs/design.md, "The batch code's constants").
         for (std::uint64_t at = first * bb; at < end * bb; at += 64) __builtin_prefetch(f.data + at, 0, 3);
-        const FilterRef in = prefetched(f, bytes);
+        const FilterRef in = prefetched(f, bytes, machine().l2_bytes);
         return in.prefetch == 0 ? dense(in) : sparse(in);
     }
 

@@ -46,9 +46,9 @@ struct FilterRef {
     /// by the batch layer from what this machine needs (engine/machine.hpp).
     std::uint32_t prefetch = 0;
     /// With prefetch 0: whether the engine prefetches each key's block into L1 as soon as it has
-    /// the key's hash, for a filter the L2 holds but that fills more than half of it, whose lines
-    /// the keys streaming through the call push out to L3 (docs/design.md, "The batch code's
-    /// constants").
+    /// the key's hash, for a filter that fills more than half of L2 (whose lines the keys
+    /// streaming through the call push out to L3) or that lives in L3 (docs/design.md, "The
+    /// batch code's constants").
     bool prefetch_near = false;
     /// Inserts set only blocks in [first_block, end_block) and skip the keys of other blocks:
     /// how threads share a direct insert without two of them ever writing one block.

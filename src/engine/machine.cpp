@@ -103,8 +103,8 @@ Machine detect() {
     // gaining up to 64 lines in flight, and `batchbloom bench`'s two-level limit row (the
     // pipeline's scheme) was flat from 64 to 256 lines ahead (docs/design.md, "The batch
     // code's constants"), so 128 sits inside the plateau with room on both sides; a line
-    // prefetched into L2 that early is still there when its key comes. Filters within L2 are
-    // not prefetched at all, so this costs in-cache calls nothing.
+    // prefetched into L2 that early is still there when its key comes. Filters of up to four
+    // L2s take the in-cache kernel instead, so this costs in-cache calls nothing.
     m.prefetch_distance = 128;
     m.memory_bytes = memory_bytes();
     return m;
