@@ -6,7 +6,8 @@
 // The rule, and the measurements behind it (docs/design.md, "Two batch paths"):
 //  - Probes take the direct path: the direct probe reads one line per key in the caller's
 //    order with prefetching, at or near the machine's random-read limit out of cache; the
-//    partitioned probe also has to put the answers back in order, and lost on every CPU seen.
+//    partitioned probe also has to put the answers back in order: it lost by 1.4x where memory
+//    is fast (Zen 5 VM) and won by only 1.2-1.3x where it is slow (Zen 3 and Sapphire Rapids VMs).
 //  - Inserts on one thread take the direct path, unless they bring 1M keys or more to a filter
 //    over four times the last-level cache: then most of the direct path's line reads go to
 //    memory, and partitioning won where memory is slow (Sapphire Rapids and Zen 3 VMs, 1.5-1.8x
