@@ -34,6 +34,13 @@ namespace {
 class BatchPathTest : public ::testing::TestWithParam<std::string> {
 protected:
     bb::Backend backend() const { return bb::parse_backend(GetParam()); }
+    /// An empty filter of p on the engine under test, forced onto the partitioned path.
+    Filter partitioned(const Params& p, unsigned threads) const {
+        Filter f(p, {}, backend());
+        f.set_threads(threads);
+        f.set_batch_path(bb::BatchPath::partitioned);
+        return f;
+    }
 };
 
 std::string engine_name(const ::testing::TestParamInfo<std::string>& info) { return info.param; }
@@ -90,9 +97,7 @@ TEST_P(BatchPathTest, PartitionedPathWithSkewedKeys) {
     for (std::size_t i = 1; i < q.size(); i += 5) q[i] = 42;
     const auto check = [&](const std::vector<std::uint64_t>& batch, const Filter& expect, unsigned threads) {
         SCOPED_TRACE("threads=" + std::to_string(threads));
-        Filter f(p, {}, backend());
-        f.set_threads(threads);
-        f.set_batch_path(bb::BatchPath::partitioned);
+        Filter f = partitioned(p, threads);
         f.insert(batch);
         ASSERT_TRUE(f == expect);
         ASSERT_NO_FATAL_FAILURE(bb::testing::expect_same_probes(expect, f, q));
@@ -282,9 +287,7 @@ TEST_P(BatchPathTest, RoundsOfAFewKeysPerLineStayBitExact) {
     ref.insert(keys);
     for (const unsigned threads : {1u, 2u, 3u}) {
         SCOPED_TRACE("threads=" + std::to_string(threads));
-        Filter f(p, {}, backend());
-        f.set_threads(threads);
-        f.set_batch_path(bb::BatchPath::partitioned);
+        Filter f = partitioned(p, threads);
         f.insert(keys);
         ASSERT_TRUE(f == ref);
         ASSERT_NO_FATAL_FAILURE(bb::testing::expect_same_probes(ref, f, q));
