@@ -215,8 +215,14 @@ inline std::size_t run(const FilterRef& f, const std::uint64_t* keys, std::size_
 /// faster than 1, with filters in L1 and in L2 alike.
 inline constexpr std::size_t cached_ahead = 2;
 
+/// The lanes of a slot, read from memory at each use (one load each, folded into the address
+/// of what uses it), rather than each kept in a register of its own from the vector they were
+/// stored from: for two groups that took eight registers, and a probe then spilled its answers.
+inline const volatile std::uint64_t* in_memory(const std::uint64_t* slot) { return slot; }
+
 /// run() for a filter the cache holds (prefetch == 0), at the fewest instructions per key
-/// (with f.prefetch_near, two more: each block prefetched into L1 as its address is stored):
+/// (with Near, f.prefetch_near, two more: each block prefetched into L1 as its address is
+/// stored; a template parameter, since a test of the flag per group cost half an instruction per key):
 /// groups of keys are hashed in registers cached_ahead groups before they are processed, and
 /// each group's hashes and its blocks' addresses are stored to its slot of a buffer of that
 /// many groups, which a later iteration reads: each key broadcasts its hash and addresses its
@@ -224,7 +230,7 @@ inline constexpr std::size_t cached_ahead = 2;
 /// instruction computes one. (Read in the iteration that wrote them, compilers took the lanes
 /// out of the registers instead, with a shuffle and an add per key: AVX2, word512, hashes
 /// given, 16.25 instead of 14.75 instructions per key, bench/callgrind_ipk.sh.)
-template <class Arch, Shape S, bool Two, bool Mix, Out O>
+template <class Arch, Shape S, bool Two, bool Mix, bool Near, Out O>
 inline std::size_t run_cached(const FilterRef& f, const std::uint64_t* keys, std::size_t n, std::uint64_t seed, void* out) {
     using T = layout::shape_traits<S>;
     using word = typename T::word_type;
@@ -234,7 +240,6 @@ inline std::size_t run_cached(const FilterRef& f, const std::uint64_t* keys, std
     // Copies: the blocks written below could alias f, which would be read again for every group.
     word* const base = reinterpret_cast<word*>(f.data);
     const std::uint64_t blocks = f.blocks;
-    const bool near = f.prefetch_near;
     const B base_address(reinterpret_cast<std::uint64_t>(base));
     const typename isa<Arch>::template block<S, Two> ops(f.k);
     // Per slot: the hashes (with Mix; without, the hashes are the keys, read where they are)
@@ -252,15 +257,15 @@ inline std::size_t run_cached(const FilterRef& f, const std::uint64_t* keys, std
     auto stage = [&](B h, std::size_t slot) {
         if constexpr (Mix) h.store_aligned(hash[slot]);
         ((isa<Arch>::scale32(h >> 32, blocks) << block_shift) + base_address).store_aligned(block[slot]);
-        if (near)
-            for (std::size_t j = 0; j < lanes; ++j) __builtin_prefetch(reinterpret_cast<const void*>(block[slot][j]), 0, 3);
+        if constexpr (Near)
+            for (std::size_t j = 0; j < lanes; ++j) __builtin_prefetch(reinterpret_cast<const void*>(in_memory(block[slot])[j]), 0, 3);
     };
     auto process = [&](std::size_t g, std::size_t slot) {
         const std::size_t i = g * lanes;
         const std::uint64_t* const hs = Mix ? hash[slot] : keys + i;
         for (std::size_t j = 0; j < lanes; ++j)
-            apply<O>(ops, reinterpret_cast<word*>(block[slot][j]), static_cast<std::uint32_t>(hs[j]), i + j, out, found,
-                     bitmap);
+            apply<O>(ops, reinterpret_cast<word*>(in_memory(block[slot])[j]), static_cast<std::uint32_t>(hs[j]), i + j, out,
+                     found, bitmap);
         if constexpr (O == Out::bits) bitmap.group_done(i, lanes);
     };
 
@@ -367,8 +372,10 @@ struct kernels {
     static std::size_t pass(const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode, void* out) {
         std::size_t r = 0;
         specialize(f, mode, [&]<Shape S, bool Two, bool Mix>() {
-            r = f.prefetch == 0 ? run_cached<Arch, S, Two, Mix, O>(f, keys, n, mode.seed, out)
-                                : run<Arch, S, Two, Mix, O>(f, keys, n, mode.seed, out);
+            if (f.prefetch != 0)
+                r = run<Arch, S, Two, Mix, O>(f, keys, n, mode.seed, out);
+            else
+                with_bool(f.prefetch_near, [&](auto near) { r = run_cached<Arch, S, Two, Mix, near(), O>(f, keys, n, mode.seed, out); });
         });
         return r;
     }
