@@ -129,30 +129,7 @@ public:
     static DeletableFilter load(const std::filesystem::path& path);
 
 private:
-    friend KeyForms<DeletableFilter>;
-    friend HashForms<DeletableFilter>;
-    friend EraseForms<DeletableFilter, EraseResult>;
-    // With Hashed, the keys are hashes already. Probes are the bit array's.
-    template <class Key, bool Hashed = false>
-    void insert_keys(std::span<const Key> keys);
-    template <class Key, bool Hashed = false>
-    std::size_t erase_keys(std::span<const Key> keys, std::span<EraseResult> results);
-    template <class Key, bool Hashed = false>
-    void contains_keys(std::span<const Key> keys, std::span<std::uint8_t> out) const {
-        if constexpr (Hashed)
-            bits_.contains_hashes(keys, out);
-        else
-            bits_.contains(keys, out);
-    }
-    template <class Key, bool Hashed = false>
-    std::size_t count_keys(std::span<const Key> keys) const {
-        if constexpr (Hashed)
-            return bits_.count_hashes(keys);
-        else
-            return bits_.count(keys);
-    }
-    void insert_one_hash(std::uint64_t hash);
-    bool contains_one_hash(std::uint64_t hash) const { return bits_.contains_hash(hash); }
+    friend detail::Forms<DeletableFilter>;  // implements the bulk forms (key_forms.hpp)
 
     Filter bits_;
     unsigned region_bits_;

@@ -180,23 +180,7 @@ public:
     static ScalableFilter load(const std::filesystem::path& path);
 
 private:
-    friend KeyForms<ScalableFilter>;
-    friend HashForms<ScalableFilter>;
-    template <class Key, bool Hashed = false>
-    void insert_keys(std::span<const Key> keys);
-    /// Inserts keys (or, Hashed, their hashes) into stage i, remixed by stage_hash, until one
-    /// would put the stage's measured FPR above its target; returns how many went in.
-    template <class Key, bool Hashed>
-    std::size_t insert_into_stage(std::size_t i, std::span<const Key> keys);
-    template <class Key, bool Hashed = false>
-    void contains_keys(std::span<const Key> keys, std::span<std::uint8_t> out) const;
-    /// The stage-by-stage probe (see scratch_bytes) where it applies; false where it does not.
-    template <bool Hashed>
-    bool probe_by_stage_if_it_pays(std::span<const std::uint64_t> keys, std::span<std::uint8_t> out) const;
-    template <class Key, bool Hashed = false>
-    std::size_t count_keys(std::span<const Key> keys) const;
-    void insert_one_hash(std::uint64_t hash);
-    bool contains_one_hash(std::uint64_t hash) const;
+    friend detail::Forms<ScalableFilter>;  // implements the bulk forms (key_forms.hpp)
     /// For load(): params validated and the first stage sized already.
     ScalableFilter(const ScalableParams& params, const Hashing& hashing, Backend backend, const Params& first_stage);
     Params stage_params(std::size_t i) const;

@@ -114,77 +114,94 @@ BatchPath Filter::batch_path_for(std::size_t keys, bool insert) const {
 
 // ---- keys to engine batches (detail::feed_keys, key_hashes.hpp) ------------------------
 
-template <class Key, bool Hashed>
-void Filter::insert_keys(std::span<const Key> keys) {
-    require_writable("insert");
-    if constexpr (!Hashed) key_kinds_ = key_kinds_ | detail::kinds_of<Key>(keys.size());
-    const auto& e = engine(backend_);
-    detail::feed_keys<Hashed>(hashing_, keys, [&](const std::uint64_t* v, std::size_t n, detail::KeyMode m, std::size_t) {
-        detail::bulk_insert(e, ref(params_, storage_.data()), v, n, m, batch_config(*this, scratch()));
-    });
-}
-
-template <class Key, bool Hashed>
-void Filter::contains_keys(std::span<const Key> keys, std::span<std::uint8_t> out) const {
-    check_out(keys.size(), out.size());
-    if (is_empty()) {
-        std::fill(out.begin(), out.end(), std::uint8_t{0});
-        return;
+template <>
+struct detail::Forms<Filter> {
+    template <class Key, bool Hashed = false>
+    static void insert_keys(Filter& f, std::span<const Key> keys) {
+        f.require_writable("insert");
+        if constexpr (!Hashed) f.key_kinds_ = f.key_kinds_ | detail::kinds_of<Key>(keys.size());
+        const auto& e = engine(f.backend_);
+        detail::feed_keys<Hashed>(f.hashing_, keys, [&](const std::uint64_t* v, std::size_t n, detail::KeyMode m, std::size_t) {
+            detail::bulk_insert(e, ref(f.params_, f.storage_.data()), v, n, m, batch_config(f, f.scratch()));
+        });
     }
-    const auto& e = engine(backend_);
-    detail::feed_keys<Hashed>(hashing_, keys, [&](const std::uint64_t* v, std::size_t n, detail::KeyMode m, std::size_t at) {
-        detail::bulk_contains_bytes(e, ref(params_, storage_.data()), v, n, m, out.data() + at, batch_config(*this, scratch()));
-    });
-    check_mapping();
-}
 
-template <class Key, bool Hashed>
-std::size_t Filter::count_keys(std::span<const Key> keys) const {
-    if (is_empty()) return 0;
-    const auto& e = engine(backend_);
-    std::size_t c = 0;
-    detail::feed_keys<Hashed>(hashing_, keys, [&](const std::uint64_t* v, std::size_t n, detail::KeyMode m, std::size_t) {
-        c += detail::bulk_count(e, ref(params_, storage_.data()), v, n, m, batch_config(*this, scratch()));
-    });
-    check_mapping();
-    return c;
-}
+    template <class Key, bool Hashed = false>
+    static void contains_keys(const Filter& f, std::span<const Key> keys, std::span<std::uint8_t> out) {
+        check_out(keys.size(), out.size());
+        if (f.is_empty()) {
+            std::fill(out.begin(), out.end(), std::uint8_t{0});
+            return;
+        }
+        const auto& e = engine(f.backend_);
+        detail::feed_keys<Hashed>(f.hashing_, keys, [&](const std::uint64_t* v, std::size_t n, detail::KeyMode m, std::size_t at) {
+            detail::bulk_contains_bytes(e, ref(f.params_, f.storage_.data()), v, n, m, out.data() + at,
+                                        batch_config(f, f.scratch()));
+        });
+        f.check_mapping();
+    }
+
+    template <class Key, bool Hashed = false>
+    static std::size_t count_keys(const Filter& f, std::span<const Key> keys) {
+        if (f.is_empty()) return 0;
+        const auto& e = engine(f.backend_);
+        std::size_t c = 0;
+        detail::feed_keys<Hashed>(f.hashing_, keys, [&](const std::uint64_t* v, std::size_t n, detail::KeyMode m, std::size_t) {
+            c += detail::bulk_count(e, ref(f.params_, f.storage_.data()), v, n, m, batch_config(f, f.scratch()));
+        });
+        f.check_mapping();
+        return c;
+    }
+
+    template <class Key>
+    static void bitmap_keys(const Filter& f, std::span<const Key> keys, std::span<std::uint64_t> bitmap) {
+        const std::size_t words = (keys.size() + 63) / 64;
+        if (bitmap.size() < words)
+            throw Error("bitmap has " + std::to_string(bitmap.size()) + " words; " + std::to_string(keys.size()) +
+                        " keys need " + std::to_string(words));
+        if (f.is_empty()) {
+            std::fill_n(bitmap.begin(), words, std::uint64_t{0});
+            return;
+        }
+        const auto& e = engine(f.backend_);
+        // Chunks are multiples of 64 keys, so each starts on a bitmap word.
+        detail::feed_keys(f.hashing_, keys, [&](const std::uint64_t* v, std::size_t n, detail::KeyMode m, std::size_t at) {
+            detail::bulk_contains_bits(e, ref(f.params_, f.storage_.data()), v, n, m, bitmap.data() + at / 64,
+                                       batch_config(f, f.scratch()));
+        });
+        f.check_mapping();
+    }
+
+    // Single keys: the reference engine directly (no engine resolution or threads for one key).
+    static void insert_one_hash(Filter& f, std::uint64_t h) {
+        f.require_writable("insert");
+        detail::scalar_blocked.insert(ref(f.params_, f.storage_.data()), &h, 1, hashed);
+    }
+    static bool contains_one_hash(const Filter& f, std::uint64_t h) {
+        if (f.is_empty()) return false;
+        const bool found = detail::scalar_blocked.count(ref(f.params_, f.storage_.data()), &h, 1, hashed) == 1;
+        f.check_mapping();
+        return found;
+    }
+};
 
 template class KeyForms<Filter>;
 template class HashForms<Filter>;
 
-template <class Key>
-void Filter::bitmap_keys(std::span<const Key> keys, std::span<std::uint64_t> bitmap) const {
-    const std::size_t words = (keys.size() + 63) / 64;
-    if (bitmap.size() < words)
-        throw Error("bitmap has " + std::to_string(bitmap.size()) + " words; " + std::to_string(keys.size()) +
-                    " keys need " + std::to_string(words));
-    if (is_empty()) {
-        std::fill_n(bitmap.begin(), words, std::uint64_t{0});
-        return;
-    }
-    const auto& e = engine(backend_);
-    // Chunks are multiples of 64 keys, so each starts on a bitmap word.
-    detail::feed_keys(hashing_, keys, [&](const std::uint64_t* v, std::size_t n, detail::KeyMode m, std::size_t at) {
-        detail::bulk_contains_bits(e, ref(params_, storage_.data()), v, n, m, bitmap.data() + at / 64, batch_config(*this, scratch()));
-    });
-    check_mapping();
-}
-
 void Filter::contains_bitmap(std::span<const std::uint64_t> keys, std::span<std::uint64_t> bitmap) const {
-    bitmap_keys(keys, bitmap);
+    detail::Forms<Filter>::bitmap_keys(*this, keys, bitmap);
 }
 void Filter::contains_bitmap(std::span<const std::uint32_t> keys, std::span<std::uint64_t> bitmap) const {
-    bitmap_keys(keys, bitmap);
+    detail::Forms<Filter>::bitmap_keys(*this, keys, bitmap);
 }
 void Filter::contains_bitmap(std::span<const std::string_view> keys, std::span<std::uint64_t> bitmap) const {
-    bitmap_keys(keys, bitmap);
+    detail::Forms<Filter>::bitmap_keys(*this, keys, bitmap);
 }
 void Filter::contains_bitmap(std::span<const std::string> keys, std::span<std::uint64_t> bitmap) const {
-    bitmap_keys(keys, bitmap);
+    detail::Forms<Filter>::bitmap_keys(*this, keys, bitmap);
 }
 
-// Single keys: the reference engine directly (no engine resolution or threads for one key).
+// Single keys: the hash forms' single-hash members (detail::Forms<Filter>).
 void Filter::insert(std::uint64_t key) {
     insert_hash(hash(key));  // first: it throws for a moved-from or mapped filter
     add_key_kinds(KeyKinds::only_integers());
@@ -195,17 +212,6 @@ void Filter::insert(std::string_view key) {
 }
 bool Filter::contains(std::uint64_t key) const { return contains_hash(hash(key)); }
 bool Filter::contains(std::string_view key) const { return contains_hash(hash(key)); }
-
-void Filter::insert_one_hash(std::uint64_t h) {
-    require_writable("insert");
-    detail::scalar_blocked.insert(ref(params_, storage_.data()), &h, 1, hashed);
-}
-bool Filter::contains_one_hash(std::uint64_t h) const {
-    if (is_empty()) return false;
-    const bool found = detail::scalar_blocked.count(ref(params_, storage_.data()), &h, 1, hashed) == 1;
-    check_mapping();
-    return found;
-}
 
 // ---- state and estimates -------------------------------------------------------------------
 

@@ -178,7 +178,7 @@ void check_out(std::size_t keys, std::size_t out) {
 
 }  // namespace
 
-// Single keys: the reference kernels directly (no engine resolution or threads for one key).
+// Single keys: the hash forms' single-hash members (detail::Forms<ClassicFilter>).
 std::uint64_t ClassicFilter::hash(std::uint64_t key) const noexcept { return start_of(hashing_, key); }
 std::uint64_t ClassicFilter::hash(std::string_view key) const noexcept { return start_of(hashing_, key); }
 void ClassicFilter::insert(std::uint64_t key) {
@@ -189,29 +189,38 @@ void ClassicFilter::insert(std::string_view key) {
     insert_hash(hash(key));  // first: it throws for a moved-from filter
     add_key_kinds(KeyKinds::only_bytes());
 }
-void ClassicFilter::insert_one_hash(std::uint64_t hash) {
-    if (words_.empty()) detail::throw_moved_from("insert");
-    insert_start(mutable_words().data(), params_, hashing_, hash);
-}
 bool ClassicFilter::contains(std::uint64_t key) const { return contains_hash(hash(key)); }
 bool ClassicFilter::contains(std::string_view key) const { return contains_hash(hash(key)); }
-bool ClassicFilter::contains_one_hash(std::uint64_t hash) const { return contains_start(words().data(), params_, hashing_, hash); }
 
-template <class Key, bool Hashed>
-void ClassicFilter::insert_keys(std::span<const Key> keys) {
-    if (words_.empty()) detail::throw_moved_from("insert");
-    if constexpr (!Hashed) add_key_kinds(detail::kinds_of<Key>(keys.size()));
-    insert_all<Hashed>(detail::classic_kernels(backend_), mutable_words(), params_, hashing_, keys, threads_);
-}
-template <class Key, bool Hashed>
-std::size_t ClassicFilter::count_keys(std::span<const Key> keys, std::uint8_t* out) const {
-    return probe_all<Hashed>(detail::classic_kernels(backend_), words().data(), params_, hashing_, keys, out, threads_);
-}
-template <class Key, bool Hashed>
-void ClassicFilter::contains_keys(std::span<const Key> keys, std::span<std::uint8_t> out) const {
-    check_out(keys.size(), out.size());
-    count_keys<Key, Hashed>(keys, out.data());
-}
+// With Hashed, the keys are hashes already.
+template <>
+struct detail::Forms<ClassicFilter> {
+    template <class Key, bool Hashed = false>
+    static void insert_keys(ClassicFilter& f, std::span<const Key> keys) {
+        if (f.words_.empty()) detail::throw_moved_from("insert");
+        if constexpr (!Hashed) f.add_key_kinds(detail::kinds_of<Key>(keys.size()));
+        insert_all<Hashed>(detail::classic_kernels(f.backend_), f.mutable_words(), f.params_, f.hashing_, keys, f.threads_);
+    }
+    /// Answers into out if it is not null; returns the number of hits.
+    template <class Key, bool Hashed = false>
+    static std::size_t count_keys(const ClassicFilter& f, std::span<const Key> keys, std::uint8_t* out = nullptr) {
+        return probe_all<Hashed>(detail::classic_kernels(f.backend_), f.words().data(), f.params_, f.hashing_, keys, out,
+                                 f.threads_);
+    }
+    template <class Key, bool Hashed = false>
+    static void contains_keys(const ClassicFilter& f, std::span<const Key> keys, std::span<std::uint8_t> out) {
+        check_out(keys.size(), out.size());
+        count_keys<Key, Hashed>(f, keys, out.data());
+    }
+    // Single keys: the reference kernels directly (no engine resolution or threads for one key).
+    static void insert_one_hash(ClassicFilter& f, std::uint64_t hash) {
+        if (f.words_.empty()) detail::throw_moved_from("insert");
+        insert_start(f.mutable_words().data(), f.params_, f.hashing_, hash);
+    }
+    static bool contains_one_hash(const ClassicFilter& f, std::uint64_t hash) {
+        return contains_start(f.words().data(), f.params_, f.hashing_, hash);
+    }
+};
 
 template class KeyForms<ClassicFilter>;
 template class HashForms<ClassicFilter>;
