@@ -46,6 +46,7 @@
 #include <vector>
 
 #include "backend.hpp"
+#include "bulk_settings.hpp"
 #include "error.hpp"
 #include "filter.hpp"
 #include "hash.hpp"
@@ -73,7 +74,11 @@ struct ScalableParams {
     friend bool operator==(const ScalableParams&, const ScalableParams&) = default;
 };
 
-class ScalableFilter : public KeyForms<ScalableFilter>, public HashForms<ScalableFilter> {
+/// Engines and threads (BulkSettings): the engine hashes the keys of every bulk call and runs
+/// the probes, on the threads set; inserts place the bits on the scalar layout code, on the
+/// calling thread (above). The stages are Filters of a Filter's default settings: this filter's
+/// calls take this filter's settings.
+class ScalableFilter : public KeyForms<ScalableFilter>, public HashForms<ScalableFilter>, public BulkSettings {
 public:
     /// The first stage is allocated at once. Throws Error on invalid params or hashing.
     explicit ScalableFilter(const ScalableParams& params, const Hashing& hashing = {},
@@ -91,13 +96,6 @@ public:
 
     const ScalableParams& params() const noexcept { return params_; }
     const Hashing& hashing() const noexcept { return hashing_; }
-    /// Engine of the probes and of the keys' hashing (see BulkSettings::set_backend); inserts
-    /// place the bits on the scalar layout code (above).
-    void set_backend(Backend b);
-    Backend backend() const noexcept { return backend_; }
-    /// Threads of the probes (see BulkSettings::set_threads); inserts run on the calling thread.
-    void set_threads(unsigned threads) noexcept;
-    unsigned threads() const noexcept { return threads_; }
 
     // ---- keys (bulk forms: KeyForms, key_forms.hpp) ---------------------------------------
     /// An insert throws Error if the filter would need more than 64 stages (or a stage beyond
@@ -182,7 +180,7 @@ public:
 private:
     friend detail::Forms<ScalableFilter>;  // implements the bulk forms (key_forms.hpp)
     /// For load(): params validated and the first stage sized already.
-    ScalableFilter(const ScalableParams& params, const Hashing& hashing, Backend backend, const Params& first_stage);
+    ScalableFilter(const ScalableParams& params, const Hashing& hashing, const Params& first_stage);
     Params stage_params(std::size_t i) const;
     void add_stage();
     void add_stage(const Params& params);
@@ -191,8 +189,6 @@ private:
 
     ScalableParams params_;
     Hashing hashing_;
-    Backend backend_;
-    unsigned threads_ = 0;
     KeyKinds key_kinds_ = KeyKinds::none();
     std::vector<Filter> stages_;
     std::vector<std::uint64_t> sizes_;  // keys inserted into each stage

@@ -14,20 +14,12 @@
 #include "batch/blocked_paths.hpp"
 #include "batch/path_choice.hpp"
 #include "batch/scratch.hpp"
+#include "filters/blocked_probes.hpp"
 #include "filters/key_forms_impl.hpp"
 #include "filters/key_hashes.hpp"
 #include "filters/storage.hpp"
 
 namespace batchbloom {
-
-namespace {
-
-void check_out(std::size_t keys, std::size_t out) {
-    if (keys != out)
-        throw Error("output has " + std::to_string(out) + " entries for " + std::to_string(keys) + " keys");
-}
-
-}  // namespace
 
 Filter::Filter(const Params& params, const Hashing& hashing, Backend backend)
     : BatchTuning(params.bytes()), params_(params), hashing_(hashing) {
@@ -91,66 +83,46 @@ namespace {
 // Probes take the same reference as inserts and only read through it.
 detail::FilterRef ref(const Params& p, const std::byte* data) { return detail::filter_ref(p, data); }
 
-// The engine is resolved per bulk call, so BATCHBLOOM_BACKEND (reload_environment) and engines
-// that become available take effect without rebuilding filters. Single keys go to the reference engine.
-const detail::BlockedKernels& engine(Backend b) { return detail::blocked_kernels(b); }
-
 constexpr detail::KeyMode hashed{detail::KeyMode::hashed, 0};
-
-detail::BatchConfig batch_config(const Filter& f, detail::BatchScratch* scratch) noexcept {
-    return {detail::resolve_threads(f.threads()), f.batch_path(), scratch};
-}
 
 }  // namespace
 
-BatchPath Filter::batch_path_for(std::size_t keys, bool insert) const {
-    const auto& e = detail::blocked_kernels(backend_);
-    // The device takes whole calls; an engine without partitioned kernels has one path.
-    if (e.backend == Backend::cuda || e.partition == nullptr) return BatchPath::direct;
-    const unsigned t = detail::call_threads(keys, threads_);
-    return detail::choose_path(ref(params_, storage_.data()), keys, t, batch_path(),
-                               insert ? detail::Op::insert : detail::Op::probe);
-}
-
 // ---- keys to engine batches (detail::feed_keys, key_hashes.hpp) ------------------------
+// A bulk call resolves its context once, before its work (batch/bulk_call.hpp: the engine on
+// every call, so BATCHBLOOM_BACKEND and engines that become available take effect without
+// rebuilding filters); the probes are filters/blocked_probes.hpp's. Single keys go to the
+// reference engine, with no context.
 
 template <>
 struct detail::Forms<Filter> {
+    /// The context of a bulk call of n keys on f's blocks under `settings` (detail::blocked_call).
+    static detail::BulkCall call(const Filter& f, const BulkSettings& settings, std::size_t n) {
+        return detail::bulk_call(settings, n, f.batch_path(), f.scratch());
+    }
+
     template <class Key, bool Hashed = false>
     static void insert_keys(Filter& f, std::span<const Key> keys) {
         f.require_writable("insert");
         if constexpr (!Hashed) f.key_kinds_ = f.key_kinds_ | detail::kinds_of<Key>(keys.size());
-        const auto& e = engine(f.backend_);
+        const detail::BulkCall c = call(f, f, keys.size());
+        const auto& e = detail::blocked_kernels(c.backend);
+        const detail::FilterRef r = ref(f.params_, f.storage_.data());
         detail::feed_keys<Hashed>(f.hashing_, keys, [&](const std::uint64_t* v, std::size_t n, detail::KeyMode m, std::size_t) {
-            detail::bulk_insert(e, ref(f.params_, f.storage_.data()), v, n, m, batch_config(f, f.scratch()));
+            detail::bulk_insert(e, r, v, n, m, c);
         });
     }
 
     template <class Key, bool Hashed = false>
     static void contains_keys(const Filter& f, std::span<const Key> keys, std::span<std::uint8_t> out) {
-        check_out(keys.size(), out.size());
-        if (f.is_empty()) {
-            std::fill(out.begin(), out.end(), std::uint8_t{0});
-            return;
-        }
-        const auto& e = engine(f.backend_);
-        detail::feed_keys<Hashed>(f.hashing_, keys, [&](const std::uint64_t* v, std::size_t n, detail::KeyMode m, std::size_t at) {
-            detail::bulk_contains_bytes(e, ref(f.params_, f.storage_.data()), v, n, m, out.data() + at,
-                                        batch_config(f, f.scratch()));
-        });
+        detail::blocked_contains<Hashed>(f, f, keys, out);
         f.check_mapping();
     }
 
     template <class Key, bool Hashed = false>
     static std::size_t count_keys(const Filter& f, std::span<const Key> keys) {
-        if (f.is_empty()) return 0;
-        const auto& e = engine(f.backend_);
-        std::size_t c = 0;
-        detail::feed_keys<Hashed>(f.hashing_, keys, [&](const std::uint64_t* v, std::size_t n, detail::KeyMode m, std::size_t) {
-            c += detail::bulk_count(e, ref(f.params_, f.storage_.data()), v, n, m, batch_config(f, f.scratch()));
-        });
+        const std::size_t found = detail::blocked_count<Hashed>(f, f, keys);
         f.check_mapping();
-        return c;
+        return found;
     }
 
     template <class Key>
@@ -163,11 +135,12 @@ struct detail::Forms<Filter> {
             std::fill_n(bitmap.begin(), words, std::uint64_t{0});
             return;
         }
-        const auto& e = engine(f.backend_);
+        const detail::BulkCall c = call(f, f, keys.size());
+        const auto& e = detail::blocked_kernels(c.backend);
+        const detail::FilterRef r = ref(f.params_, f.storage_.data());
         // Chunks are multiples of 64 keys, so each starts on a bitmap word.
         detail::feed_keys(f.hashing_, keys, [&](const std::uint64_t* v, std::size_t n, detail::KeyMode m, std::size_t at) {
-            detail::bulk_contains_bits(e, ref(f.params_, f.storage_.data()), v, n, m, bitmap.data() + at / 64,
-                                       batch_config(f, f.scratch()));
+            detail::bulk_contains_bits(e, r, v, n, m, bitmap.data() + at / 64, c);
         });
         f.check_mapping();
     }
@@ -187,6 +160,16 @@ struct detail::Forms<Filter> {
 
 template class KeyForms<Filter>;
 template class HashForms<Filter>;
+
+detail::BulkCall detail::blocked_call(const Filter& f, const BulkSettings& settings, std::size_t n) {
+    return Forms<Filter>::call(f, settings, n);
+}
+
+BatchPath Filter::batch_path_for(std::size_t keys, bool insert) const {
+    const detail::BulkCall c = detail::blocked_call(*this, *this, keys);
+    return detail::path_for(detail::blocked_kernels(c.backend), ref(params_, storage_.data()), keys, c,
+                            insert ? detail::Op::insert : detail::Op::probe);
+}
 
 void Filter::contains_bitmap(std::span<const std::uint64_t> keys, std::span<std::uint64_t> bitmap) const {
     detail::Forms<Filter>::bitmap_keys(*this, keys, bitmap);

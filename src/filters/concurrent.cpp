@@ -7,6 +7,7 @@
 #include <cstring>
 #include <string>
 
+#include "batch/bulk_call.hpp"
 #include "engine/engine.hpp"
 #include "filters/key_forms_impl.hpp"
 #include "filters/key_hashes.hpp"
@@ -38,14 +39,15 @@ void check_out(std::size_t keys, std::size_t out) {
 
 }  // namespace
 
-// With Hashed, the keys are hashes already.
+// With Hashed, the keys are hashes already. A bulk call takes the viewed filter's engine
+// (bulk_call.hpp) and runs on its calling thread: the callers are the threads.
 template <>
 struct detail::Forms<ConcurrentFilter> {
     template <class Key, bool Hashed = false>
     static void insert_keys(ConcurrentFilter& c, std::span<const Key> keys) {
         const Filter& f = *c.filter_;
         require_writable(f);
-        const auto& k = detail::concurrent_kernels(f.backend());
+        const auto& k = detail::concurrent_kernels(detail::bulk_call(f, keys.size()).backend);
         const auto r = ref(f);
         detail::feed_keys<Hashed>(f.hashing(), keys,
                                   [&](const std::uint64_t* v, std::size_t n, detail::KeyMode m, std::size_t) { k.insert(r, v, n, m); });
@@ -59,7 +61,7 @@ struct detail::Forms<ConcurrentFilter> {
             if (out != nullptr) std::fill_n(out, keys.size(), std::uint8_t{0});
             return 0;
         }
-        const auto& k = detail::concurrent_kernels(f.backend());
+        const auto& k = detail::concurrent_kernels(detail::bulk_call(f, keys.size()).backend);
         const auto r = ref(f);
         std::size_t hits = 0;
         std::uint8_t scratch[detail::hash_chunk];

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "batch/block_owners.hpp"
+#include "batch/bulk_call.hpp"
 #include "batch/threads.hpp"
 #include "engine/engine.hpp"
 #include "filters/key_forms_impl.hpp"
@@ -103,9 +104,10 @@ struct detail::Forms<CountingFilter> {
         if (f.is_empty()) detail::throw_moved_from("insert");
         const std::size_t n = keys.size();
         const auto source = source_of<Hashed>(f.hashing_, keys);
-        const auto& k = detail::counting_kernels(f.backend_);
+        const detail::BulkCall call = detail::bulk_call(f, n);
+        const auto& k = detail::counting_kernels(call.backend);
         const auto r = ref(f.params_, f.planes_.data());
-        const unsigned t = detail::call_threads(n, f.threads_);
+        const unsigned t = call.threads;
         if (t == 1) {
             source(0, n, [&](const std::uint64_t* h, std::size_t m, std::size_t) { k.insert(r, h, m); });
         } else {
@@ -128,9 +130,10 @@ struct detail::Forms<CountingFilter> {
             std::fill(erased.begin(), erased.end(), std::uint8_t{0});
             return 0;
         }
-        const auto& k = detail::counting_kernels(f.backend_);
+        const detail::BulkCall call = detail::bulk_call(f, n);
+        const auto& k = detail::counting_kernels(call.backend);
         const auto r = ref(f.params_, f.planes_.data());
-        const unsigned t = detail::call_threads(n, f.threads_);
+        const unsigned t = call.threads;
         std::atomic<std::size_t> total{0};
         if (t == 1) {
             source(0, n, [&](const std::uint64_t* h, std::size_t m, std::size_t at) {
@@ -162,9 +165,10 @@ struct detail::Forms<CountingFilter> {
             std::fill_n(out, n, std::uint8_t{0});
             return;
         }
-        const auto& k = detail::counting_kernels(f.backend_);
+        const detail::BulkCall call = detail::bulk_call(f, n);
+        const auto& k = detail::counting_kernels(call.backend);
         const auto r = ref(f.params_, f.planes_.data());
-        detail::each_part(n, detail::call_threads(n, f.threads_), 1, [&](detail::Range range) {
+        detail::each_part(n, call.threads, 1, [&](detail::Range range) {
             source(range.begin, range.end,
                    [&](const std::uint64_t* h, std::size_t m, std::size_t at) { k.contains(r, h, m, out + at); });
         });
@@ -176,9 +180,10 @@ struct detail::Forms<CountingFilter> {
         const std::size_t n = keys.size();
         const auto source = source_of<Hashed>(f.hashing_, keys);
         // Answers in chunks per thread, summed: no output array the size of the batch.
-        const auto& k = detail::counting_kernels(f.backend_);
+        const detail::BulkCall call = detail::bulk_call(f, n);
+        const auto& k = detail::counting_kernels(call.backend);
         const auto r = ref(f.params_, f.planes_.data());
-        return detail::sum_parts(n, detail::call_threads(n, f.threads_), 1, [&](detail::Range range) {
+        return detail::sum_parts(n, call.threads, 1, [&](detail::Range range) {
             std::uint8_t out[detail::hash_chunk];
             std::size_t mine = 0;
             source(range.begin, range.end, [&](const std::uint64_t* h, std::size_t m, std::size_t) {

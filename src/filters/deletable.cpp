@@ -6,7 +6,9 @@
 #include <cstring>
 #include <string>
 
+#include "batch/bulk_call.hpp"
 #include "engine/engine.hpp"
+#include "filters/blocked_probes.hpp"
 #include "filters/key_forms_impl.hpp"
 #include "filters/key_hashes.hpp"
 #include "filters/storage.hpp"
@@ -34,13 +36,14 @@ detail::DeletableRef ref(Filter& bits, AlignedBuffer& collisions, unsigned regio
 }  // namespace
 
 DeletableFilter::DeletableFilter(const Params& params, unsigned region_bits, const Hashing& hashing, Backend backend)
-    : bits_(params, hashing, backend), region_bits_(region_bits) {
+    : bits_(params, hashing), region_bits_(region_bits) {
+    set_backend(backend);
     check_region_bits(params, region_bits);
     collisions_ = detail::allocate_zeroed(8 * bitmap_words(params, region_bits), "the collision bitmap");
 }
 
 DeletableFilter::DeletableFilter(const DeletableFilter& other)
-    : bits_(other.bits_), region_bits_(other.region_bits_),
+    : BulkSettings(other), bits_(other.bits_), region_bits_(other.region_bits_),
       collisions_(detail::clone_storage(other.collisions_, "the collision bitmap")) {}
 
 DeletableFilter& DeletableFilter::operator=(const DeletableFilter& other) { return detail::copy_assign(*this, other); }
@@ -56,13 +59,15 @@ EraseResult DeletableFilter::erase_hash(std::uint64_t hash) {
     return r;
 }
 
-// With Hashed, the keys are hashes already. Probes are the bit array's.
+// With Hashed, the keys are hashes already. Probes are the bit array's, under this filter's
+// settings (filters/blocked_probes.hpp); inserts and erases take the engine of the call's context
+// (bulk_call.hpp) and run on the calling thread.
 template <>
 struct detail::Forms<DeletableFilter> {
     template <class Key, bool Hashed = false>
     static void insert_keys(DeletableFilter& f, std::span<const Key> keys) {
         if (f.params().blocks == 0) detail::throw_moved_from("insert");
-        const auto& k = detail::deletable_kernels(f.bits_.backend());
+        const auto& k = detail::deletable_kernels(detail::bulk_call(f, keys.size()).backend);
         const auto r = ref(f.bits_, f.collisions_, f.region_bits_);
         if constexpr (Hashed) {
             k.insert(r, keys.data(), keys.size());
@@ -81,7 +86,7 @@ struct detail::Forms<DeletableFilter> {
             std::fill(results.begin(), results.end(), EraseResult::absent);
             return 0;
         }
-        const auto& k = detail::deletable_kernels(f.bits_.backend());
+        const auto& k = detail::deletable_kernels(detail::bulk_call(f, keys.size()).backend);
         const auto r = ref(f.bits_, f.collisions_, f.region_bits_);
         if constexpr (Hashed) return k.erase(r, keys.data(), keys.size(), results.empty() ? nullptr : results.data());
         std::size_t erased = 0;
@@ -93,17 +98,11 @@ struct detail::Forms<DeletableFilter> {
 
     template <class Key, bool Hashed = false>
     static void contains_keys(const DeletableFilter& f, std::span<const Key> keys, std::span<std::uint8_t> out) {
-        if constexpr (Hashed)
-            f.bits_.contains_hashes(keys, out);
-        else
-            f.bits_.contains(keys, out);
+        detail::blocked_contains<Hashed>(f.bits_, f, keys, out);
     }
     template <class Key, bool Hashed = false>
     static std::size_t count_keys(const DeletableFilter& f, std::span<const Key> keys) {
-        if constexpr (Hashed)
-            return f.bits_.count_hashes(keys);
-        else
-            return f.bits_.count(keys);
+        return detail::blocked_count<Hashed>(f.bits_, f, keys);
     }
 
     // Single keys: the reference kernels directly, as for Filter.

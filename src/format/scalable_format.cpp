@@ -80,7 +80,7 @@ ScalableFilter ScalableFilter::load(std::istream& stream) {
             if (expected != h.payload_bytes)
                 throw FormatError("corrupt header: payload length " + std::to_string(h.payload_bytes) + ", but the " +
                                   std::to_string(stages) + " stages take " + std::to_string(expected) + " bytes");
-            ScalableFilter f(p, h.hashing(), Backend::automatic, stage_params.front());
+            ScalableFilter f(p, h.hashing(), stage_params.front());
             f.key_kinds_ = h.key_kinds;
             f.stages_remixed_ = meta.stage_hashing == 1;
             const std::byte* sizes = payload.data() + meta_bytes;
