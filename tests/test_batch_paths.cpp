@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <batchbloom/filter.hpp>
+#include <batchbloom/parallel.hpp>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -17,8 +18,10 @@
 #include <utility>
 #include <vector>
 
+#include "batch/bulk_call.hpp"
 #include "batch/path_choice.hpp"
 #include "batch/scratch.hpp"
+#include "batch/threads.hpp"
 #include "engine/engine.hpp"
 #include "engine/machine.hpp"
 #include "support.hpp"
@@ -379,6 +382,59 @@ TEST(BatchPathChoice, TheRuleFollowsTheMachinesCaches) {
     // An explicit path is kept.
     EXPECT_EQ(bb::detail::choose_path(l2, n, 1, BatchPath::partitioned, Op::probe), BatchPath::partitioned);
     EXPECT_EQ(bb::detail::choose_path(big, n, 2, BatchPath::direct, Op::insert), BatchPath::direct);
+}
+
+// A bulk call's context (batch/bulk_call.hpp) is resolved once, from the settings and the call's
+// key count: `automatic` is the engine the registry picks here, and the threads are the setting
+// (0: every CPU this process may use, at most max_threads) fitted to the keys, one per
+// min_keys_per_thread and at least one; a part of the call never gets more than the call.
+TEST(BulkCall, ResolvesTheEngineAndTheThreadsOnceForTheCallsKeys) {
+    namespace d = bb::detail;
+    ASSERT_EQ(unsetenv("BATCHBLOOM_BACKEND"), 0);
+    bb::reload_environment();
+    Filter f(Params::for_fpr(1000, 0.01));
+    const d::BulkCall none = d::bulk_call(f, 0);
+    EXPECT_NE(none.backend, bb::Backend::automatic);
+    EXPECT_EQ(none.backend, bb::resolve_backend(bb::Backend::automatic));
+    EXPECT_EQ(&d::blocked_kernels(none.backend), &d::blocked_kernels(bb::Backend::automatic));
+    EXPECT_EQ(none.threads, 1u);
+    EXPECT_EQ(none.path, BatchPath::automatic);
+    EXPECT_EQ(none.scratch, nullptr);
+
+    const std::size_t per = d::min_keys_per_thread;
+    const unsigned every = std::min(bb::hardware_threads(), bb::max_threads);
+    for (const std::size_t n : {std::size_t{1}, per - 1, per, 2 * per + 1, 7 * per, 1000 * per, std::size_t(1) << 45})
+        EXPECT_EQ(d::bulk_call(f, n).threads, std::clamp<std::size_t>(n / per, 1, every)) << n << " keys";
+    f.set_threads(3);
+    EXPECT_EQ(d::bulk_call(f, 1000 * per).threads, 3u);
+    EXPECT_EQ(d::bulk_call(f, 2 * per).threads, 2u);
+    EXPECT_EQ(d::bulk_call(f, per / 2).threads, 1u);
+    f.set_threads(bb::max_threads + 1000);  // set_threads cannot refuse it: a call runs on max_threads
+    EXPECT_EQ(d::bulk_call(f, std::size_t(4) * bb::max_threads * per).threads, bb::max_threads);
+
+    f.set_threads(4);
+    const d::BulkCall call = d::bulk_call(f, 1000 * per);
+    EXPECT_EQ(call.threads_for(1000 * per), 4u);
+    EXPECT_EQ(call.threads_for(3 * per), 3u);
+    EXPECT_EQ(call.threads_for(2048), 1u);  // a chunk of hashed keys
+    EXPECT_EQ(d::bulk_call(f, 2 * per).threads_for(1000 * per), 2u);  // never more than the call's
+
+    // A set engine is the call's; the path and scratch are carried as given.
+    f.set_backend(bb::Backend::scalar);
+    d::BatchScratch scratch(0);
+    const d::BulkCall set = d::bulk_call(f, 10, BatchPath::partitioned, &scratch);
+    EXPECT_EQ(set.backend, bb::Backend::scalar);
+    EXPECT_EQ(set.path, BatchPath::partitioned);
+    EXPECT_EQ(set.scratch, &scratch);
+
+    // BATCHBLOOM_BACKEND names the engine of `automatic`, as last read.
+    Filter automatic(Params::for_fpr(1000, 0.01));
+    ASSERT_EQ(setenv("BATCHBLOOM_BACKEND", "scalar", 1), 0);
+    bb::reload_environment();
+    EXPECT_EQ(d::bulk_call(automatic, 10).backend, bb::Backend::scalar);
+    ASSERT_EQ(unsetenv("BATCHBLOOM_BACKEND"), 0);
+    bb::reload_environment();
+    EXPECT_EQ(d::bulk_call(automatic, 10).backend, none.backend);
 }
 
 TEST(BatchPathEnvironment, OverridesAutomaticButNotAnExplicitPath) {

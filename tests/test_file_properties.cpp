@@ -5,7 +5,8 @@
 // loaded or refused with Error and nothing else; the committed golden files loaded and saved to
 // the same bytes. A Kind<F> says how to make filters of a type worth saving and what its golden
 // files hold; what only one kind has (the blocked header's layout, hostile lengths, Spark's form,
-// zstd frames) is tested in that kind's own file.
+// zstd frames) is tested in that kind's own file. Their engine and thread settings are the
+// object's, never the file's.
 #include <gtest/gtest.h>
 
 #include <batchbloom/batchbloom.hpp>
@@ -19,6 +20,7 @@
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <type_traits>
 #include <typeinfo>
 #include <variant>
 #include <vector>
@@ -252,6 +254,38 @@ TYPED_TEST(FileProperties, SaveLoadRoundTripThroughStreamsFilesAndLoadAny) {
         }
         EXPECT_TRUE(bb::load_exactly<F>(as_bytes(s)) == f);
     }
+}
+
+// The engine and the thread count are settings of the object, held the same way by every type
+// (BulkSettings, the scalable and deletable filters' included): reported as set, kept by a copy, an assignment and a move, never part of the
+// filter's value (== ignores them) nor of its file (a loaded filter has the defaults).
+TYPED_TEST(FileProperties, EngineAndThreadsAreTheObjectsSettingsNotTheFiles) {
+    using F = TypeParam;
+    static_assert(std::is_base_of_v<bb::BulkSettings, F>);
+    F f = Kind<F>::samples().front();
+    EXPECT_EQ(f.backend(), bb::Backend::automatic);
+    EXPECT_EQ(f.threads(), 0u);
+    const F plain(f);
+    f.set_backend(bb::Backend::scalar);
+    f.set_threads(3);
+    EXPECT_TRUE(f == plain);
+    const auto has_them = [](const F& g) { return g.backend() == bb::Backend::scalar && g.threads() == 3u; };
+    EXPECT_TRUE(has_them(f));
+    F copy(f);
+    EXPECT_TRUE(has_them(copy));
+    F assigned = Kind<F>::samples().back();
+    assigned = f;
+    EXPECT_TRUE(has_them(assigned));
+    const F moved(std::move(copy));
+    EXPECT_TRUE(has_them(moved));
+    F move_assigned = Kind<F>::samples().back();
+    move_assigned = std::move(assigned);
+    EXPECT_TRUE(has_them(move_assigned));
+    std::istringstream in(saved(f), std::ios::binary);
+    const F loaded = F::load(in);
+    EXPECT_TRUE(loaded == f);
+    EXPECT_EQ(loaded.backend(), bb::Backend::automatic);
+    EXPECT_EQ(loaded.threads(), 0u);
 }
 
 // A loaded filter holds the keys it was saved with and takes more.

@@ -1,9 +1,14 @@
 // The thread pool under every multi-threaded bulk call (src/batch/threads.cpp): each task runs
-// exactly once whatever the thread count, exceptions come out, calls nest and come from several
-// threads at once, a host's runner takes the work, and a thread the system will not start
-// leaves the call running on fewer instead of ending the process.
+// exactly once whatever the thread count, exceptions come out, calls nest (a bulk call inside a
+// task runs on its thread) and come from several threads at once, a host's runner takes the
+// work, every filter type's calls run on its own thread setting, and a thread the system will
+// not start leaves the call running on fewer instead of ending the process.
+#include <batchbloom/classic.hpp>
+#include <batchbloom/counting.hpp>
+#include <batchbloom/deletable.hpp>
 #include <batchbloom/filter.hpp>
 #include <batchbloom/parallel.hpp>
+#include <batchbloom/scalable.hpp>
 #include <gtest/gtest.h>
 
 #include <sys/resource.h>
@@ -14,6 +19,7 @@
 #include <cstdint>
 #include <fstream>
 #include <numeric>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -78,27 +84,132 @@ std::vector<std::uint64_t> test_keys(std::size_t n) {
     return keys;
 }
 
+/// While it lives, a host runner (parallel.hpp) takes the library's parallel work, each task but
+/// the first on a thread of its own, and counts the calls that reach it.
+class HostRunner {
+public:
+    HostRunner() {
+        batchbloom::set_parallel_runner([this](unsigned tasks, const std::function<void(unsigned)>& task) {
+            calls_.fetch_add(1);
+            std::vector<std::thread> threads;
+            for (unsigned i = 1; i < tasks; ++i) threads.emplace_back([&, i] { task(i); });
+            task(0);
+            for (auto& t : threads) t.join();
+        });
+    }
+    ~HostRunner() { batchbloom::set_parallel_runner(nullptr); }
+    HostRunner(const HostRunner&) = delete;
+    HostRunner& operator=(const HostRunner&) = delete;
+
+    int calls() const { return calls_.load(); }
+
+private:
+    std::atomic<int> calls_{0};
+};
+
 TEST(Threads, AHostRunnerTakesTheWorkAndTheResultIsTheSame) {
     const auto keys = test_keys(300000);
     batchbloom::Filter one(batchbloom::Params::for_fpr(keys.size(), 0.01));
     one.set_threads(1);
     one.insert(keys);
 
-    std::atomic<int> calls{0};
-    batchbloom::set_parallel_runner([&](unsigned tasks, const std::function<void(unsigned)>& task) {
-        calls.fetch_add(1);
-        std::vector<std::thread> threads;
-        for (unsigned i = 1; i < tasks; ++i) threads.emplace_back([&, i] { task(i); });
-        task(0);
-        for (auto& t : threads) t.join();
-    });
     batchbloom::Filter hosted(one.params());
-    hosted.set_threads(4);
-    hosted.insert(keys);
-    batchbloom::set_parallel_runner(nullptr);
-    EXPECT_GT(calls.load(), 0);
+    int calls = 0;
+    {
+        const HostRunner runner;
+        hosted.set_threads(4);
+        hosted.insert(keys);
+        calls = runner.calls();
+    }
+    EXPECT_GT(calls, 0);
     EXPECT_TRUE(hosted == one);
     EXPECT_EQ(hosted.count(keys), keys.size());
+}
+
+// A bulk call made inside a task of the library's parallel work (as a Parquet add's chunks make
+// theirs) runs all of its work on that task's thread: it hands nothing to the runner however
+// many threads its filter is set to, and its bits and answers are the scalar engine's on one
+// thread. The same calls outside a task do hand their work on.
+TEST(Threads, ABulkCallInsideTheLibrarysParallelWorkRunsOnItsTasksThread) {
+    namespace bb = batchbloom;
+    const auto keys = test_keys(4 * bb::detail::min_keys_per_thread);  // four threads' worth
+    const auto half = std::span(keys).first(keys.size() / 2);
+    const bb::Params p = bb::Params::for_fpr(keys.size(), 0.01);
+    const bb::ClassicParams cp = bb::ClassicParams::for_fpr(keys.size(), 0.01);
+    bb::Filter blocked(p, {}, bb::Backend::scalar);
+    bb::CountingFilter counting(p, {}, bb::Backend::scalar);
+    bb::ClassicFilter classic(cp, {}, bb::Backend::scalar);
+    blocked.set_threads(1);
+    counting.set_threads(1);
+    classic.set_threads(1);
+    blocked.insert(keys);
+    counting.insert(keys);
+    counting.erase(half);
+    classic.insert(keys);
+    const std::size_t counted = counting.count(keys);
+
+    constexpr unsigned tasks = 3;
+    std::vector<int> same(tasks, 0);
+    const HostRunner runner;
+    bb::detail::each_thread(tasks, [&](unsigned v) {
+        bb::Filter f(p);
+        bb::CountingFilter c(p);
+        bb::ClassicFilter cl(cp);
+        f.set_threads(4);
+        c.set_threads(4);
+        cl.set_threads(4);
+        f.insert(keys);
+        c.insert(keys);
+        c.erase(half);
+        cl.insert(keys);
+        same[v] = f == blocked && f.count(keys) == keys.size() && c == counting && c.count(keys) == counted &&
+                  cl == classic && cl.count(keys) == keys.size();
+    });
+    EXPECT_EQ(runner.calls(), 1);  // the phase above, none of the calls in it
+    EXPECT_EQ(same, std::vector<int>(tasks, 1));
+
+    bb::Filter outside(p);
+    outside.set_threads(4);
+    outside.insert(keys);
+    EXPECT_GT(runner.calls(), 1);
+    EXPECT_TRUE(outside == blocked);
+}
+
+// A scalable and a deletable filter hold their settings as every type does (BulkSettings), and
+// their calls run on them: probes hand their work to the runner on four threads, not on one;
+// inserts run on the calling thread whatever the setting (scalable.hpp, deletable.hpp). A copy
+// runs on the setting it took along.
+TEST(Threads, ScalableAndDeletableCallsRunOnTheirOwnThreadSetting) {
+    namespace bb = batchbloom;
+    const auto keys = test_keys(4 * bb::detail::min_keys_per_thread);
+    bb::ScalableParams sp;
+    sp.initial_capacity = keys.size() / 4;  // several stages
+    bb::ScalableFilter scalable(sp);
+    bb::DeletableFilter deletable(bb::Params::for_fpr(keys.size(), 0.01));
+    const HostRunner runner;
+    scalable.set_threads(4);
+    deletable.set_threads(4);
+    scalable.insert(keys);
+    deletable.insert(keys);
+    EXPECT_EQ(runner.calls(), 0);
+    ASSERT_GT(scalable.stages().size(), 1u);
+
+    scalable.set_threads(1);
+    deletable.set_threads(1);
+    EXPECT_EQ(scalable.count(keys), keys.size());
+    EXPECT_EQ(deletable.count(keys), keys.size());
+    EXPECT_EQ(runner.calls(), 0);
+
+    scalable.set_threads(4);
+    EXPECT_EQ(scalable.count(keys), keys.size());
+    const int after_scalable = runner.calls();
+    EXPECT_GT(after_scalable, 0);
+    deletable.set_threads(4);
+    const bb::DeletableFilter copy(deletable);
+    deletable.set_threads(1);
+    EXPECT_EQ(copy.threads(), 4u);
+    EXPECT_EQ(copy.count(keys), keys.size());
+    EXPECT_GT(runner.calls(), after_scalable);
 }
 
 std::uint64_t address_space_bytes() {

@@ -1,7 +1,9 @@
 #pragma once
 // The engine and the thread count of a filter's bulk calls, declared once for the filter
-// classes that hold them (Filter, CountingFilter, ClassicFilter). They are settings of the
-// object, not part of the filter's value: never saved or compared, and copied and moved with it.
+// classes that hold them (Filter, CountingFilter, ClassicFilter, DeletableFilter, ScalableFilter).
+// They are settings of the object, not part of the filter's value: never saved or compared, and
+// copied and moved with it. Each bulk call reads them once, at its start: what they mean for the
+// call (the engine `automatic` stands for, the threads its keys get) is resolved then.
 #include "backend.hpp"
 #include "environment.hpp"
 

@@ -182,18 +182,7 @@ public:
                                           const KeyKinds& kinds = KeyKinds::not_recorded());
 
 private:
-    friend KeyForms<ClassicFilter>;
-    friend HashForms<ClassicFilter>;
-    // With Hashed, the keys are hashes already.
-    template <class Key, bool Hashed = false>
-    void insert_keys(std::span<const Key> keys);
-    template <class Key, bool Hashed = false>
-    void contains_keys(std::span<const Key> keys, std::span<std::uint8_t> out) const;
-    /// Answers into out if it is not null; returns the number of hits.
-    template <class Key, bool Hashed = false>
-    std::size_t count_keys(std::span<const Key> keys, std::uint8_t* out = nullptr) const;
-    void insert_one_hash(std::uint64_t hash);
-    bool contains_one_hash(std::uint64_t hash) const;
+    friend detail::Forms<ClassicFilter>;  // implements the bulk forms (key_forms.hpp)
 
     ClassicParams params_;
     ClassicHashing hashing_;

@@ -91,18 +91,7 @@ public:
     void save(const std::filesystem::path& path, const SaveOptions& options = {}) const;
 
 private:
-    friend KeyForms<ConcurrentFilter>;
-    friend HashForms<ConcurrentFilter>;
-    // With Hashed, the keys are hashes already.
-    template <class Key, bool Hashed = false>
-    void insert_keys(std::span<const Key> keys);
-    template <class Key, bool Hashed = false>
-    void contains_keys(std::span<const Key> keys, std::span<std::uint8_t> out) const;
-    /// Answers into out if it is not null; returns the number of hits.
-    template <class Key, bool Hashed = false>
-    std::size_t count_keys(std::span<const Key> keys, std::uint8_t* out = nullptr) const;
-    void insert_one_hash(std::uint64_t hash);
-    bool contains_one_hash(std::uint64_t hash) const;
+    friend detail::Forms<ConcurrentFilter>;  // implements the bulk forms (key_forms.hpp)
 
     Filter* filter_;
 };

@@ -136,20 +136,7 @@ public:
     static CountingFilter load(const std::filesystem::path& path);
 
 private:
-    friend KeyForms<CountingFilter>;
-    friend HashForms<CountingFilter>;
-    friend EraseForms<CountingFilter, std::uint8_t>;
-    // With Hashed, the keys are hashes already.
-    template <class Key, bool Hashed = false>
-    void insert_keys(std::span<const Key> keys);
-    template <class Key, bool Hashed = false>
-    std::size_t erase_keys(std::span<const Key> keys, std::span<std::uint8_t> erased);
-    template <class Key, bool Hashed = false>
-    void contains_keys(std::span<const Key> keys, std::span<std::uint8_t> out) const;
-    template <class Key, bool Hashed = false>
-    std::size_t count_keys(std::span<const Key> keys) const;
-    void insert_one_hash(std::uint64_t hash);
-    bool contains_one_hash(std::uint64_t hash) const;
+    friend detail::Forms<CountingFilter>;  // implements the bulk forms (key_forms.hpp)
     void become_empty() noexcept;
     bool is_empty() const noexcept { return planes_.empty(); }
 

@@ -28,6 +28,7 @@
 
 #include "aligned_buffer.hpp"
 #include "backend.hpp"
+#include "bulk_settings.hpp"
 #include "error.hpp"
 #include "filter.hpp"
 #include "hash.hpp"
@@ -43,9 +44,13 @@ enum class EraseResult : std::uint8_t {
     not_deletable = 2,  ///< every one of its bits lies in a region with collisions; nothing changed
 };
 
+/// Engines and threads (BulkSettings): inserts and erases go key by key, in order, on the scalar
+/// engine's kernels whichever engine is asked for (the fallback rule of docs/architecture.md), on
+/// one thread; probes run the engine's blocked-filter kernels, on the threads set.
 class DeletableFilter : public KeyForms<DeletableFilter>,
                         public HashForms<DeletableFilter>,
-                        public EraseForms<DeletableFilter, EraseResult> {
+                        public EraseForms<DeletableFilter, EraseResult>,
+                        public BulkSettings {
 public:
     static constexpr unsigned default_region_bits = 8;  // 12.5% extra memory; ~half the keys deletable at 10 bits/key
 
@@ -67,14 +72,6 @@ public:
     const Hashing& hashing() const noexcept { return bits_.hashing(); }
     unsigned region_bits() const noexcept { return region_bits_; }
     std::uint64_t regions() const noexcept { return params().bits() / region_bits_; }
-    /// Engine of the bulk operations (see BulkSettings::set_backend). Inserts and erases go key by
-    /// key, in order, on the scalar engine's kernels whichever engine is asked for (the
-    /// fallback rule of docs/architecture.md); probes run the engine's blocked-filter kernels.
-    void set_backend(Backend b) { bits_.set_backend(b); }
-    Backend backend() const noexcept { return bits_.backend(); }
-    /// Threads of the bulk probes (see BulkSettings::set_threads); inserts and erases run on one.
-    void set_threads(unsigned threads) noexcept { bits_.set_threads(threads); }
-    unsigned threads() const noexcept { return bits_.threads(); }
 
     // ---- keys (bulk forms: KeyForms and EraseForms, key_forms.hpp) ------------------------
     void insert(std::uint64_t key) {
@@ -102,7 +99,8 @@ public:
     std::size_t erase_hashes(std::span<const std::uint64_t> hashes, std::span<EraseResult> results = {});
 
     /// The blocked filter (the bits); byte-identical to a Filter of the present keys as long
-    /// as nothing was erased.
+    /// as nothing was erased. Its engine and threads are a Filter's defaults: this filter's calls
+    /// take this filter's settings (above).
     const Filter& filter() const noexcept { return bits_; }
     /// The kinds of keys inserted (key_kinds.hpp; as Filter, and the same as filter().key_kinds()).
     KeyKinds key_kinds() const noexcept { return bits_.key_kinds(); }
@@ -129,30 +127,7 @@ public:
     static DeletableFilter load(const std::filesystem::path& path);
 
 private:
-    friend KeyForms<DeletableFilter>;
-    friend HashForms<DeletableFilter>;
-    friend EraseForms<DeletableFilter, EraseResult>;
-    // With Hashed, the keys are hashes already. Probes are the bit array's.
-    template <class Key, bool Hashed = false>
-    void insert_keys(std::span<const Key> keys);
-    template <class Key, bool Hashed = false>
-    std::size_t erase_keys(std::span<const Key> keys, std::span<EraseResult> results);
-    template <class Key, bool Hashed = false>
-    void contains_keys(std::span<const Key> keys, std::span<std::uint8_t> out) const {
-        if constexpr (Hashed)
-            bits_.contains_hashes(keys, out);
-        else
-            bits_.contains(keys, out);
-    }
-    template <class Key, bool Hashed = false>
-    std::size_t count_keys(std::span<const Key> keys) const {
-        if constexpr (Hashed)
-            return bits_.count_hashes(keys);
-        else
-            return bits_.count(keys);
-    }
-    void insert_one_hash(std::uint64_t hash);
-    bool contains_one_hash(std::uint64_t hash) const { return bits_.contains_hash(hash); }
+    friend detail::Forms<DeletableFilter>;  // implements the bulk forms (key_forms.hpp)
 
     Filter bits_;
     unsigned region_bits_;

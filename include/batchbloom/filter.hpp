@@ -180,18 +180,7 @@ public:
     static Filter map(const std::filesystem::path& path, bool verify = true);
 
 private:
-    friend KeyForms<Filter>;
-    friend HashForms<Filter>;
-    template <class Key, bool Hashed = false>
-    void insert_keys(std::span<const Key> keys);
-    template <class Key, bool Hashed = false>
-    void contains_keys(std::span<const Key> keys, std::span<std::uint8_t> out) const;
-    template <class Key>
-    void bitmap_keys(std::span<const Key> keys, std::span<std::uint64_t> bitmap) const;
-    template <class Key, bool Hashed = false>
-    std::size_t count_keys(std::span<const Key> keys) const;
-    void insert_one_hash(std::uint64_t hash);
-    bool contains_one_hash(std::uint64_t hash) const;
+    friend detail::Forms<Filter>;  // implements the bulk forms and contains_bitmap (key_forms.hpp)
     /// A filter over storage already holding params.bytes() bytes of blocks (map()).
     Filter(const Params& params, const Hashing& hashing, const KeyKinds& kinds, AlignedBuffer storage);
     /// Throws Error unless the bits may be written: not moved from (see "After a move"), not

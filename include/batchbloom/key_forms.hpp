@@ -8,15 +8,18 @@
 // erases) and gets these members; it declares its single-key members itself and brings these
 // in beside them (`using KeyForms<Itself>::insert;`). The members are ordinary functions, so a
 // std::vector or an array converts to the span as it is passed. They are defined in the library,
-// for the library's filter classes: each forwards to the class's own implementation of the
-// operation, one member template over the key type (insert_keys, contains_keys, count_keys,
-// erase_keys).
+// for the library's filter classes: each forwards to the class's access struct,
+// detail::Forms<Itself>, whose static member templates over the key type (insert_keys,
+// contains_keys, count_keys, erase_keys) implement the operation once for every key type. The
+// class's one hook for them is a private `friend detail::Forms<Itself>;`: the struct is defined
+// in the class's source file, not in a header, and the forms are instantiated there (declared
+// `extern template` in the class's header), so a user's code never needs its definition.
 //
 // HashForms are the same for keys hashed already: each class declares the forms once by
 // deriving from HashForms<Itself>, and the bulk forms reach the same member templates with
 // Hashed = true (insert_keys<std::uint64_t, true>, ...), so a hash takes the path its key would
-// after hashing. The single-hash forms reach insert_one_hash and contains_one_hash, which may
-// skip what a bulk call sets up (engine resolution, threads) for one hash.
+// after hashing. The single-hash forms reach Forms' insert_one_hash and contains_one_hash, which
+// may skip what a bulk call sets up (engine resolution, threads) for one hash.
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -24,6 +27,12 @@
 #include <string_view>
 
 namespace batchbloom {
+
+namespace detail {
+/// A filter class's implementation of the forms (above): defined in its source file.
+template <class FilterClass>
+struct Forms;
+}  // namespace detail
 
 template <class Derived>
 class KeyForms {

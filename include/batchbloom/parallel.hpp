@@ -18,7 +18,8 @@ using ParallelRunner = std::function<void(unsigned tasks, const std::function<vo
 /// Makes `runner` run the library's parallel work from the next bulk call on (calls already
 /// running finish as they started); an empty runner restores the library's own pool. The
 /// runner is called from the thread that made the bulk call, possibly from several such
-/// threads at once.
+/// threads at once, but never from inside one of the library's tasks: a bulk call made there
+/// (by a task of a Parquet add, say) runs all of its work on that task's thread.
 void set_parallel_runner(ParallelRunner runner);
 
 /// Threads the library's own pool starts at most for `threads = 0` (every core): the CPUs this

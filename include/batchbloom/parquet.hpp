@@ -156,26 +156,9 @@ public:
     }
 
 private:
-    friend HashForms<SplitBlockFilter>;
-    // HashForms' hooks. A split-block filter takes values or their hashes, never keys: only the
-    // Hashed forms exist, and they are its Filter's.
-    template <class Key, bool Hashed>
-    void insert_keys(std::span<const Key> hashes) {
-        static_assert(Hashed);
-        filter_.insert_hashes(hashes);
-    }
-    template <class Key, bool Hashed>
-    void contains_keys(std::span<const Key> hashes, std::span<std::uint8_t> out) const {
-        static_assert(Hashed);
-        filter_.contains_hashes(hashes, out);
-    }
-    template <class Key, bool Hashed>
-    std::size_t count_keys(std::span<const Key> hashes) const {
-        static_assert(Hashed);
-        return filter_.count_hashes(hashes);
-    }
-    void insert_one_hash(std::uint64_t hash) { filter_.insert_hash(hash); }
-    bool contains_one_hash(std::uint64_t hash) const { return filter_.contains_hash(hash); }
+    // A split-block filter takes values or their hashes, never keys: only the hash forms
+    // exist, and they are its Filter's.
+    friend detail::Forms<SplitBlockFilter>;  // implements the hash forms (key_forms.hpp)
 
     template <class T>
     void insert_values(std::span<const T> values);

@@ -46,6 +46,7 @@
 #include <vector>
 
 #include "backend.hpp"
+#include "bulk_settings.hpp"
 #include "error.hpp"
 #include "filter.hpp"
 #include "hash.hpp"
@@ -73,7 +74,11 @@ struct ScalableParams {
     friend bool operator==(const ScalableParams&, const ScalableParams&) = default;
 };
 
-class ScalableFilter : public KeyForms<ScalableFilter>, public HashForms<ScalableFilter> {
+/// Engines and threads (BulkSettings): the engine hashes the keys of every bulk call and runs
+/// the probes, on the threads set; inserts place the bits on the scalar layout code, on the
+/// calling thread (above). The stages are Filters of a Filter's default settings: this filter's
+/// calls take this filter's settings.
+class ScalableFilter : public KeyForms<ScalableFilter>, public HashForms<ScalableFilter>, public BulkSettings {
 public:
     /// The first stage is allocated at once. Throws Error on invalid params or hashing.
     explicit ScalableFilter(const ScalableParams& params, const Hashing& hashing = {},
@@ -91,13 +96,6 @@ public:
 
     const ScalableParams& params() const noexcept { return params_; }
     const Hashing& hashing() const noexcept { return hashing_; }
-    /// Engine of the probes and of the keys' hashing (see BulkSettings::set_backend); inserts
-    /// place the bits on the scalar layout code (above).
-    void set_backend(Backend b);
-    Backend backend() const noexcept { return backend_; }
-    /// Threads of the probes (see BulkSettings::set_threads); inserts run on the calling thread.
-    void set_threads(unsigned threads) noexcept;
-    unsigned threads() const noexcept { return threads_; }
 
     // ---- keys (bulk forms: KeyForms, key_forms.hpp) ---------------------------------------
     /// An insert throws Error if the filter would need more than 64 stages (or a stage beyond
@@ -180,25 +178,9 @@ public:
     static ScalableFilter load(const std::filesystem::path& path);
 
 private:
-    friend KeyForms<ScalableFilter>;
-    friend HashForms<ScalableFilter>;
-    template <class Key, bool Hashed = false>
-    void insert_keys(std::span<const Key> keys);
-    /// Inserts keys (or, Hashed, their hashes) into stage i, remixed by stage_hash, until one
-    /// would put the stage's measured FPR above its target; returns how many went in.
-    template <class Key, bool Hashed>
-    std::size_t insert_into_stage(std::size_t i, std::span<const Key> keys);
-    template <class Key, bool Hashed = false>
-    void contains_keys(std::span<const Key> keys, std::span<std::uint8_t> out) const;
-    /// The stage-by-stage probe (see scratch_bytes) where it applies; false where it does not.
-    template <bool Hashed>
-    bool probe_by_stage_if_it_pays(std::span<const std::uint64_t> keys, std::span<std::uint8_t> out) const;
-    template <class Key, bool Hashed = false>
-    std::size_t count_keys(std::span<const Key> keys) const;
-    void insert_one_hash(std::uint64_t hash);
-    bool contains_one_hash(std::uint64_t hash) const;
+    friend detail::Forms<ScalableFilter>;  // implements the bulk forms (key_forms.hpp)
     /// For load(): params validated and the first stage sized already.
-    ScalableFilter(const ScalableParams& params, const Hashing& hashing, Backend backend, const Params& first_stage);
+    ScalableFilter(const ScalableParams& params, const Hashing& hashing, const Params& first_stage);
     Params stage_params(std::size_t i) const;
     void add_stage();
     void add_stage(const Params& params);
@@ -207,8 +189,6 @@ private:
 
     ScalableParams params_;
     Hashing hashing_;
-    Backend backend_;
-    unsigned threads_ = 0;
     KeyKinds key_kinds_ = KeyKinds::none();
     std::vector<Filter> stages_;
     std::vector<std::uint64_t> sizes_;  // keys inserted into each stage

@@ -38,10 +38,10 @@ constexpr KeyMode hashed{KeyMode::hashed, 0};
 
 /// The CUDA engine moves each call's data to the device itself: one call, on one host thread
 /// (so that its errors can surface as exceptions rather than inside a parallel region).
-BatchConfig for_engine(const BlockedKernels& e, BatchConfig cfg) {
-    if (e.backend == Backend::cuda) cfg.threads = 1;
-    if (e.partition == nullptr) cfg.path = BatchPath::direct;
-    return cfg;
+BulkCall for_engine(const BlockedKernels& e, BulkCall call) {
+    if (e.backend == Backend::cuda) call.threads = 1;
+    if (e.partition == nullptr) call.path = BatchPath::direct;
+    return call;
 }
 
 // ---- partitioning ------------------------------------------------------------------------
@@ -297,14 +297,14 @@ void insert_partitioned(const BlockedKernels& e, const FilterRef& f, const std::
         [](const Round&, std::size_t, std::size_t) {});
 }
 
-/// Runs a bulk call of n keys with the engine's config (for_engine), on the threads the call
-/// deserves and the path choose_path() picks for them (path_choice.hpp):
-/// run(threads, partitioned, scratch). Once per call, outside the per-key loops.
+/// Runs n keys of a bulk call with the engine's limits (for_engine), on the call's threads (fewer
+/// for a part too small for them) and the path choose_path() picks for them (path_choice.hpp):
+/// run(threads, partitioned, scratch). Once per call or part, outside the per-key loops.
 template <class Run>
-void on_chosen_path(const BlockedKernels& e, const FilterRef& f, std::size_t n, BatchConfig cfg, Op op, Run&& run) {
-    cfg = for_engine(e, cfg);
-    const unsigned t = threads_for(n, cfg.threads);
-    run(t, choose_path(f, n, t, cfg.path, op) == BatchPath::partitioned, cfg.scratch);
+void on_chosen_path(const BlockedKernels& e, const FilterRef& f, std::size_t n, const BulkCall& call, Op op, Run&& run) {
+    const BulkCall c = for_engine(e, call);
+    const unsigned t = c.threads_for(n);
+    run(t, choose_path(f, n, t, c.path, op) == BatchPath::partitioned, c.scratch);
 }
 
 bool insert_range(const BlockedKernels& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
@@ -400,33 +400,39 @@ bool count_range(const BlockedKernels& e, const FilterRef& f, const std::uint64_
 }  // namespace
 
 void bulk_insert(const BlockedKernels& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
-                 BatchConfig cfg) {
-    on_chosen_path(e, f, n, cfg, Op::insert, [&](unsigned t, bool partitioned, BatchScratch* scratch) {
+                 const BulkCall& call) {
+    on_chosen_path(e, f, n, call, Op::insert, [&](unsigned t, bool partitioned, BatchScratch* scratch) {
         insert_range(e, f, keys, n, mode, t, partitioned, scratch);
     });
 }
 
 void bulk_contains_bytes(const BlockedKernels& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
-                         std::uint8_t* out, BatchConfig cfg) {
-    on_chosen_path(e, f, n, cfg, Op::probe, [&](unsigned t, bool partitioned, BatchScratch* scratch) {
+                         std::uint8_t* out, const BulkCall& call) {
+    on_chosen_path(e, f, n, call, Op::probe, [&](unsigned t, bool partitioned, BatchScratch* scratch) {
         bytes_range(e, f, keys, n, mode, out, t, partitioned, scratch);
     });
 }
 
 void bulk_contains_bits(const BlockedKernels& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
-                        std::uint64_t* out, BatchConfig cfg) {
-    on_chosen_path(e, f, n, cfg, Op::probe, [&](unsigned t, bool partitioned, BatchScratch* scratch) {
+                        std::uint64_t* out, const BulkCall& call) {
+    on_chosen_path(e, f, n, call, Op::probe, [&](unsigned t, bool partitioned, BatchScratch* scratch) {
         bits_range(e, f, keys, n, mode, out, t, partitioned, scratch);
     });
 }
 
 std::size_t bulk_count(const BlockedKernels& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
-                       BatchConfig cfg) {
+                       const BulkCall& call) {
     std::atomic<std::size_t> total{0};
-    on_chosen_path(e, f, n, cfg, Op::probe, [&](unsigned t, bool partitioned, BatchScratch* scratch) {
+    on_chosen_path(e, f, n, call, Op::probe, [&](unsigned t, bool partitioned, BatchScratch* scratch) {
         count_range(e, f, keys, n, mode, total, t, partitioned, scratch);
     });
     return total;
+}
+
+BatchPath path_for(const BlockedKernels& e, const FilterRef& f, std::size_t n, const BulkCall& call, Op op) {
+    bool partitioned = false;
+    on_chosen_path(e, f, n, call, op, [&](unsigned, bool p, BatchScratch*) { partitioned = p; });
+    return partitioned ? BatchPath::partitioned : BatchPath::direct;
 }
 
 }  // namespace batchbloom::detail

@@ -18,6 +18,8 @@
 #include "batchbloom/batch_tuning.hpp"
 #include "batchbloom/params.hpp"
 #include "engine/engine.hpp"
+#include "batch/bulk_call.hpp"
+#include "batch/path_choice.hpp"
 #include "batch/threads.hpp"
 
 namespace batchbloom::detail {
@@ -29,19 +31,21 @@ inline FilterRef filter_ref(const Params& p, const std::byte* data) {
     return {const_cast<std::byte*>(data), p.blocks, p.shape, p.k};
 }
 
-struct BatchConfig {
-    unsigned threads;  // resolved: >= 1
-    BatchPath path;
-    BatchScratch* scratch = nullptr;  // the filter's partitioning scratch; none: direct only
-};
-
+// Each takes the call's context (bulk_call.hpp), built once for the call; n may be a part of
+// the call's keys (a chunk), which then gets call.threads_for(n).
 void bulk_insert(const BlockedKernels& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
-                 BatchConfig cfg);
+                 const BulkCall& call);
 void bulk_contains_bytes(const BlockedKernels& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
-                         std::uint8_t* out, BatchConfig cfg);
+                         std::uint8_t* out, const BulkCall& call);
 void bulk_contains_bits(const BlockedKernels& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
-                        std::uint64_t* out, BatchConfig cfg);
+                        std::uint64_t* out, const BulkCall& call);
 std::size_t bulk_count(const BlockedKernels& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
-                       BatchConfig cfg);
+                       const BulkCall& call);
+
+/// The path (direct or partitioned) those take for n keys on f with e under `call`: the engine's
+/// limits first (the CUDA engine takes whole calls on one host thread; an engine without
+/// partitioned kernels has the direct path only), then choose_path (path_choice.hpp) for the
+/// threads n keys get.
+BatchPath path_for(const BlockedKernels& e, const FilterRef& f, std::size_t n, const BulkCall& call, Op op);
 
 }  // namespace batchbloom::detail

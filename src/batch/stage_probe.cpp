@@ -117,7 +117,7 @@ void by_stage(std::size_t stages, const std::uint64_t* values, std::size_t n, st
 // Chunks of 16K keys keep the hashes in L2; chunks of 64K and 1M keys (each stage kept in
 // cache over a longer run) measured no faster (docs/design.md, "The batch code's constants").
 void probe_in_chunks(const BlockedKernels& kernels, std::span<const FilterRef> refs, std::span<const KeyMode> modes,
-                     std::size_t n, std::uint8_t* out, unsigned threads, const HashKeys& hash) {
+                     std::size_t n, std::uint8_t* out, const BulkCall& call, const HashKeys& hash) {
     const std::size_t last = refs.size();
     // The CUDA engine moves each call's data to the device itself, from one host thread, so
     // it gets chunks of 1M keys at once, not L1-sized pieces (whose answers are ORed in while
@@ -125,7 +125,7 @@ void probe_in_chunks(const BlockedKernels& kernels, std::span<const FilterRef> r
     const bool cuda = kernels.backend == Backend::cuda;
     const std::size_t chunk = cuda ? std::size_t(1) << 20 : std::size_t(1) << 14;
     const std::size_t piece = cuda ? chunk : 4096;
-    const unsigned t = cuda ? 1u : call_threads(n, threads);
+    const unsigned t = cuda ? 1u : call.threads_for(n);
     each_part(n, t, 1, [&](Range range) {
         const std::size_t scratch = std::min(chunk, range.size());
         // Not zeroed; position[] (in the chunk, of hashes[j] once compacted) only once keys
@@ -168,7 +168,7 @@ void probe_in_chunks(const BlockedKernels& kernels, std::span<const FilterRef> r
 }
 
 bool probe_by_stage(BatchScratch& scratch, std::size_t stages, const std::uint64_t* values, std::size_t n,
-                    std::uint8_t* out, unsigned threads, const HashKeys& hash, const ProbeStage& probe) {
+                    std::uint8_t* out, const BulkCall& call, const HashKeys& hash, const ProbeStage& probe) {
     // Parts of at most the cap, and few enough keys for 32-bit positions.
     const std::size_t cap = scratch.limit() / ByStage::bytes_per_key;
     const std::size_t part = std::min<std::size_t>({n, cap, std::numeric_limits<std::uint32_t>::max()});
@@ -189,7 +189,7 @@ bool probe_by_stage(BatchScratch& scratch, std::size_t stages, const std::uint64
             hash(b, len, m.kept);
             v = m.kept;
         }
-        by_stage(stages, v, len, out + b, m, call_threads(len, threads), probe);
+        by_stage(stages, v, len, out + b, m, call.threads_for(len), probe);
     }
     return true;
 }

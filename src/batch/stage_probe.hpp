@@ -18,6 +18,7 @@
 #include <functional>
 #include <span>
 
+#include "batch/bulk_call.hpp"
 #include "engine/engine.hpp"
 
 namespace batchbloom::detail {
@@ -27,10 +28,10 @@ class BatchScratch;
 /// Writes the hashes of keys [begin, begin + n) of the batch to `hashes`.
 using HashKeys = std::function<void(std::size_t begin, std::size_t n, std::uint64_t* hashes)>;
 
-/// Probes keys [0, n) in chunks, on the threads the setting `threads` (BulkSettings::threads)
-/// gives the batch: stage s is refs[s] read with modes[s], newest first. out: one answer per key.
+/// Probes keys [0, n), the keys of `call` (bulk_call.hpp), in chunks on the call's threads:
+/// stage s is refs[s] read with modes[s], newest first. out: one answer per key.
 void probe_in_chunks(const BlockedKernels& kernels, std::span<const FilterRef> refs, std::span<const KeyMode> modes,
-                     std::size_t n, std::uint8_t* out, unsigned threads, const HashKeys& hash);
+                     std::size_t n, std::uint8_t* out, const BulkCall& call, const HashKeys& hash);
 
 /// Asks stage s (0: newest) for the answers of values v[0, m).
 using ProbeStage = std::function<void(std::size_t s, const std::uint64_t* v, std::size_t m, std::uint8_t* answers)>;
@@ -38,13 +39,14 @@ using ProbeStage = std::function<void(std::size_t s, const std::uint64_t* v, std
 /// Below this many keys every stage runs direct: the stage-by-stage probe does not apply.
 inline constexpr std::size_t stage_probe_min_keys = std::size_t(1) << 17;
 
-/// Probes keys [0, n) of `stages` stages stage by stage, in parts of as many keys as `scratch`
-/// holds (13 bytes per key: a value, its position, an answer): `values` (null: hash writes each
-/// part's hashes into the scratch) are the keys as every stage's probe takes them. Each stage's
-/// answers are ORed in on the threads the setting `threads` gives a part (the stages' own
-/// calls take theirs). Returns false, having done nothing, when the scratch is too small for a part of
-/// stage_probe_min_keys keys, is used by another call, or cannot be had.
+/// Probes keys [0, n), the keys of `call` (bulk_call.hpp), of `stages` stages stage by stage, in
+/// parts of as many keys as `scratch` holds (13 bytes per key: a value, its position, an
+/// answer): `values` (null: hash writes each part's hashes into the scratch) are the keys as
+/// every stage's probe takes them. Each stage's answers are ORed in on the threads the call
+/// gives a part (call.threads_for; the stages' own calls take theirs). Returns false, having
+/// done nothing, when the scratch is too small for a part of stage_probe_min_keys keys, is used
+/// by another call, or cannot be had.
 bool probe_by_stage(BatchScratch& scratch, std::size_t stages, const std::uint64_t* values, std::size_t n,
-                    std::uint8_t* out, unsigned threads, const HashKeys& hash, const ProbeStage& probe);
+                    std::uint8_t* out, const BulkCall& call, const HashKeys& hash, const ProbeStage& probe);
 
 }  // namespace batchbloom::detail

@@ -1,8 +1,9 @@
 #pragma once
-// Splitting a bulk call across threads: how many threads a batch deserves, contiguous ranges of
-// it, parallel phases that carry exceptions out, and inserts into private copies of a filter.
-// The only code that starts threads for a bulk call (the pool in threads.cpp): every filter
-// type describes its work per range (or per thread, or per chunk) and these helpers run it.
+// Splitting a bulk call across threads: how many threads a batch deserves (a call's own come
+// from bulk_call.hpp, resolved once), contiguous ranges of it, parallel phases that carry
+// exceptions out, and inserts into private copies of a filter. The only code that starts
+// threads for a bulk call (the pool in threads.cpp): every filter type describes its work per
+// range (or per thread, or per chunk) and these helpers run it.
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
@@ -12,7 +13,9 @@
 namespace batchbloom::detail {
 
 /// Threads used for `requested` (0 = every CPU this process may run on, hardware_threads()),
-/// at most max_threads (bulk_settings.hpp).
+/// at most max_threads (bulk_settings.hpp). A bulk call's threads come from bulk_call
+/// (bulk_call.hpp), which also fits them to the call's keys; this is for options that set the
+/// threads of other parallel work (a join's chunks, a Parquet add's files).
 unsigned resolve_threads(unsigned requested);
 
 /// Below this many keys per thread, starting threads costs more than it saves.
@@ -22,14 +25,11 @@ inline constexpr std::size_t min_keys_per_thread = std::size_t(1) << 15;
 /// (bulk_settings.hpp), naming `owner`'s option.
 void check_threads_option(unsigned threads, const char* owner);
 
-/// Threads for a batch of n keys, at most `threads` (resolved).
+/// Threads for a batch of n keys, at most `threads` (resolved): one per min_keys_per_thread keys,
+/// at least 1.
 inline unsigned threads_for(std::size_t n, unsigned threads) {
     return static_cast<unsigned>(std::clamp<std::size_t>(n / min_keys_per_thread, 1, std::max(threads, 1u)));
 }
-
-/// Threads for a bulk call of n keys on a filter whose thread setting is `setting`
-/// (BulkSettings::threads: 0 every core).
-inline unsigned call_threads(std::size_t n, unsigned setting) { return threads_for(n, resolve_threads(setting)); }
 
 /// [begin, end) of a batch.
 struct Range {

@@ -14,20 +14,12 @@
 #include "batch/blocked_paths.hpp"
 #include "batch/path_choice.hpp"
 #include "batch/scratch.hpp"
+#include "filters/blocked_probes.hpp"
 #include "filters/key_forms_impl.hpp"
 #include "filters/key_hashes.hpp"
 #include "filters/storage.hpp"
 
 namespace batchbloom {
-
-namespace {
-
-void check_out(std::size_t keys, std::size_t out) {
-    if (keys != out)
-        throw Error("output has " + std::to_string(out) + " entries for " + std::to_string(keys) + " keys");
-}
-
-}  // namespace
 
 Filter::Filter(const Params& params, const Hashing& hashing, Backend backend)
     : BatchTuning(params.bytes()), params_(params), hashing_(hashing) {
@@ -91,100 +83,108 @@ namespace {
 // Probes take the same reference as inserts and only read through it.
 detail::FilterRef ref(const Params& p, const std::byte* data) { return detail::filter_ref(p, data); }
 
-// The engine is resolved per bulk call, so BATCHBLOOM_BACKEND (reload_environment) and engines
-// that become available take effect without rebuilding filters. Single keys go to the reference engine.
-const detail::BlockedKernels& engine(Backend b) { return detail::blocked_kernels(b); }
-
 constexpr detail::KeyMode hashed{detail::KeyMode::hashed, 0};
-
-detail::BatchConfig batch_config(const Filter& f, detail::BatchScratch* scratch) noexcept {
-    return {detail::resolve_threads(f.threads()), f.batch_path(), scratch};
-}
 
 }  // namespace
 
-BatchPath Filter::batch_path_for(std::size_t keys, bool insert) const {
-    const auto& e = detail::blocked_kernels(backend_);
-    // The device takes whole calls; an engine without partitioned kernels has one path.
-    if (e.backend == Backend::cuda || e.partition == nullptr) return BatchPath::direct;
-    const unsigned t = detail::call_threads(keys, threads_);
-    return detail::choose_path(ref(params_, storage_.data()), keys, t, batch_path(),
-                               insert ? detail::Op::insert : detail::Op::probe);
-}
-
 // ---- keys to engine batches (detail::feed_keys, key_hashes.hpp) ------------------------
+// A bulk call resolves its context once, before its work (batch/bulk_call.hpp: the engine on
+// every call, so BATCHBLOOM_BACKEND and engines that become available take effect without
+// rebuilding filters); the probes are filters/blocked_probes.hpp's. Single keys go to the
+// reference engine, with no context.
 
-template <class Key, bool Hashed>
-void Filter::insert_keys(std::span<const Key> keys) {
-    require_writable("insert");
-    if constexpr (!Hashed) key_kinds_ = key_kinds_ | detail::kinds_of<Key>(keys.size());
-    const auto& e = engine(backend_);
-    detail::feed_keys<Hashed>(hashing_, keys, [&](const std::uint64_t* v, std::size_t n, detail::KeyMode m, std::size_t) {
-        detail::bulk_insert(e, ref(params_, storage_.data()), v, n, m, batch_config(*this, scratch()));
-    });
-}
-
-template <class Key, bool Hashed>
-void Filter::contains_keys(std::span<const Key> keys, std::span<std::uint8_t> out) const {
-    check_out(keys.size(), out.size());
-    if (is_empty()) {
-        std::fill(out.begin(), out.end(), std::uint8_t{0});
-        return;
+template <>
+struct detail::Forms<Filter> {
+    /// The context of a bulk call of n keys on f's blocks under `settings` (detail::blocked_call).
+    static detail::BulkCall call(const Filter& f, const BulkSettings& settings, std::size_t n) {
+        return detail::bulk_call(settings, n, f.batch_path(), f.scratch());
     }
-    const auto& e = engine(backend_);
-    detail::feed_keys<Hashed>(hashing_, keys, [&](const std::uint64_t* v, std::size_t n, detail::KeyMode m, std::size_t at) {
-        detail::bulk_contains_bytes(e, ref(params_, storage_.data()), v, n, m, out.data() + at, batch_config(*this, scratch()));
-    });
-    check_mapping();
-}
 
-template <class Key, bool Hashed>
-std::size_t Filter::count_keys(std::span<const Key> keys) const {
-    if (is_empty()) return 0;
-    const auto& e = engine(backend_);
-    std::size_t c = 0;
-    detail::feed_keys<Hashed>(hashing_, keys, [&](const std::uint64_t* v, std::size_t n, detail::KeyMode m, std::size_t) {
-        c += detail::bulk_count(e, ref(params_, storage_.data()), v, n, m, batch_config(*this, scratch()));
-    });
-    check_mapping();
-    return c;
-}
+    template <class Key, bool Hashed = false>
+    static void insert_keys(Filter& f, std::span<const Key> keys) {
+        f.require_writable("insert");
+        if constexpr (!Hashed) f.key_kinds_ = f.key_kinds_ | detail::kinds_of<Key>(keys.size());
+        const detail::BulkCall c = call(f, f, keys.size());
+        const auto& e = detail::blocked_kernels(c.backend);
+        const detail::FilterRef r = ref(f.params_, f.storage_.data());
+        detail::feed_keys<Hashed>(f.hashing_, keys, [&](const std::uint64_t* v, std::size_t n, detail::KeyMode m, std::size_t) {
+            detail::bulk_insert(e, r, v, n, m, c);
+        });
+    }
+
+    template <class Key, bool Hashed = false>
+    static void contains_keys(const Filter& f, std::span<const Key> keys, std::span<std::uint8_t> out) {
+        detail::blocked_contains<Hashed>(f, f, keys, out);
+        f.check_mapping();
+    }
+
+    template <class Key, bool Hashed = false>
+    static std::size_t count_keys(const Filter& f, std::span<const Key> keys) {
+        const std::size_t found = detail::blocked_count<Hashed>(f, f, keys);
+        f.check_mapping();
+        return found;
+    }
+
+    template <class Key>
+    static void bitmap_keys(const Filter& f, std::span<const Key> keys, std::span<std::uint64_t> bitmap) {
+        const std::size_t words = (keys.size() + 63) / 64;
+        if (bitmap.size() < words)
+            throw Error("bitmap has " + std::to_string(bitmap.size()) + " words; " + std::to_string(keys.size()) +
+                        " keys need " + std::to_string(words));
+        if (f.is_empty()) {
+            std::fill_n(bitmap.begin(), words, std::uint64_t{0});
+            return;
+        }
+        const detail::BulkCall c = call(f, f, keys.size());
+        const auto& e = detail::blocked_kernels(c.backend);
+        const detail::FilterRef r = ref(f.params_, f.storage_.data());
+        // Chunks are multiples of 64 keys, so each starts on a bitmap word.
+        detail::feed_keys(f.hashing_, keys, [&](const std::uint64_t* v, std::size_t n, detail::KeyMode m, std::size_t at) {
+            detail::bulk_contains_bits(e, r, v, n, m, bitmap.data() + at / 64, c);
+        });
+        f.check_mapping();
+    }
+
+    // Single keys: the reference engine directly (no engine resolution or threads for one key).
+    static void insert_one_hash(Filter& f, std::uint64_t h) {
+        f.require_writable("insert");
+        detail::scalar_blocked.insert(ref(f.params_, f.storage_.data()), &h, 1, hashed);
+    }
+    static bool contains_one_hash(const Filter& f, std::uint64_t h) {
+        if (f.is_empty()) return false;
+        const bool found = detail::scalar_blocked.count(ref(f.params_, f.storage_.data()), &h, 1, hashed) == 1;
+        f.check_mapping();
+        return found;
+    }
+};
 
 template class KeyForms<Filter>;
 template class HashForms<Filter>;
 
-template <class Key>
-void Filter::bitmap_keys(std::span<const Key> keys, std::span<std::uint64_t> bitmap) const {
-    const std::size_t words = (keys.size() + 63) / 64;
-    if (bitmap.size() < words)
-        throw Error("bitmap has " + std::to_string(bitmap.size()) + " words; " + std::to_string(keys.size()) +
-                    " keys need " + std::to_string(words));
-    if (is_empty()) {
-        std::fill_n(bitmap.begin(), words, std::uint64_t{0});
-        return;
-    }
-    const auto& e = engine(backend_);
-    // Chunks are multiples of 64 keys, so each starts on a bitmap word.
-    detail::feed_keys(hashing_, keys, [&](const std::uint64_t* v, std::size_t n, detail::KeyMode m, std::size_t at) {
-        detail::bulk_contains_bits(e, ref(params_, storage_.data()), v, n, m, bitmap.data() + at / 64, batch_config(*this, scratch()));
-    });
-    check_mapping();
+detail::BulkCall detail::blocked_call(const Filter& f, const BulkSettings& settings, std::size_t n) {
+    return Forms<Filter>::call(f, settings, n);
+}
+
+BatchPath Filter::batch_path_for(std::size_t keys, bool insert) const {
+    const detail::BulkCall c = detail::blocked_call(*this, *this, keys);
+    return detail::path_for(detail::blocked_kernels(c.backend), ref(params_, storage_.data()), keys, c,
+                            insert ? detail::Op::insert : detail::Op::probe);
 }
 
 void Filter::contains_bitmap(std::span<const std::uint64_t> keys, std::span<std::uint64_t> bitmap) const {
-    bitmap_keys(keys, bitmap);
+    detail::Forms<Filter>::bitmap_keys(*this, keys, bitmap);
 }
 void Filter::contains_bitmap(std::span<const std::uint32_t> keys, std::span<std::uint64_t> bitmap) const {
-    bitmap_keys(keys, bitmap);
+    detail::Forms<Filter>::bitmap_keys(*this, keys, bitmap);
 }
 void Filter::contains_bitmap(std::span<const std::string_view> keys, std::span<std::uint64_t> bitmap) const {
-    bitmap_keys(keys, bitmap);
+    detail::Forms<Filter>::bitmap_keys(*this, keys, bitmap);
 }
 void Filter::contains_bitmap(std::span<const std::string> keys, std::span<std::uint64_t> bitmap) const {
-    bitmap_keys(keys, bitmap);
+    detail::Forms<Filter>::bitmap_keys(*this, keys, bitmap);
 }
 
-// Single keys: the reference engine directly (no engine resolution or threads for one key).
+// Single keys: the hash forms' single-hash members (detail::Forms<Filter>).
 void Filter::insert(std::uint64_t key) {
     insert_hash(hash(key));  // first: it throws for a moved-from or mapped filter
     add_key_kinds(KeyKinds::only_integers());
@@ -195,17 +195,6 @@ void Filter::insert(std::string_view key) {
 }
 bool Filter::contains(std::uint64_t key) const { return contains_hash(hash(key)); }
 bool Filter::contains(std::string_view key) const { return contains_hash(hash(key)); }
-
-void Filter::insert_one_hash(std::uint64_t h) {
-    require_writable("insert");
-    detail::scalar_blocked.insert(ref(params_, storage_.data()), &h, 1, hashed);
-}
-bool Filter::contains_one_hash(std::uint64_t h) const {
-    if (is_empty()) return false;
-    const bool found = detail::scalar_blocked.count(ref(params_, storage_.data()), &h, 1, hashed) == 1;
-    check_mapping();
-    return found;
-}
 
 // ---- state and estimates -------------------------------------------------------------------
 

@@ -18,6 +18,7 @@
 #include "filters/key_forms_impl.hpp"
 #include "filters/key_hashes.hpp"
 #include "filters/storage.hpp"
+#include "batch/bulk_call.hpp"
 #include "batch/threads.hpp"
 
 namespace batchbloom {
@@ -99,19 +100,18 @@ std::uint64_t start_of(const ClassicHashing& h, const Key& key) {
     return detail::with_scheme(h.scheme, [&]<class Scheme>(Scheme) { return Scheme::start(h, key); });
 }
 
-/// Bulk insert on up to `threads` threads. A classic filter's k bits land anywhere in the
-/// array, so no thread owns a region: small filters get a private copy per extra thread,
-/// ORed in afterwards (an atomic OR costs more than a cache-resident plain one), and larger
-/// ones are shared, with atomic ORs, where the cache misses dominate.
+/// Bulk insert of the call's keys on its t threads (bulk_call.hpp). A classic filter's k bits
+/// land anywhere in the array, so no thread owns a region: small filters get a private copy per
+/// extra thread, ORed in afterwards (an atomic OR costs more than a cache-resident plain one),
+/// and larger ones are shared, with atomic ORs, where the cache misses dominate.
 template <bool Hashed = false, class Key>
 void insert_all(const detail::ClassicKernels& kernels, std::span<std::uint64_t> words, const ClassicParams& p,
-                const ClassicHashing& h, std::span<const Key> keys, unsigned threads) {
+                const ClassicHashing& h, std::span<const Key> keys, unsigned t) {
     const auto insert_range = [&](std::uint64_t* into, std::span<const Key> part, bool shared) {
         for_start_chunks<Hashed>(h, part, [&](const std::uint64_t* starts, std::size_t n, std::size_t) {
             kernels.insert(ref(into, p, h), starts, n, shared);
         });
     };
-    const unsigned t = detail::call_threads(keys.size(), threads);
     if (t == 1) return insert_range(words.data(), keys, false);
     const std::uint64_t bytes = words.size() * sizeof(std::uint64_t);
     std::vector<AlignedBuffer> buffers;
@@ -138,17 +138,17 @@ void insert_all(const detail::ClassicKernels& kernels, std::span<std::uint64_t> 
                       [&](detail::Range r) { insert_range(words.data(), keys.subspan(r.begin, r.size()), true); });
 }
 
-/// Bulk probe: contiguous ranges of the batch on up to `threads` threads; out may be null
-/// when only the count (returned) is wanted.
+/// Bulk probe: contiguous ranges of the call's keys on its t threads; out may be null when only
+/// the count (returned) is wanted.
 template <bool Hashed = false, class Key>
 std::size_t probe_all(const detail::ClassicKernels& kernels, const std::uint64_t* words, const ClassicParams& p,
-                      const ClassicHashing& h, std::span<const Key> keys, std::uint8_t* out, unsigned threads) {
+                      const ClassicHashing& h, std::span<const Key> keys, std::uint8_t* out, unsigned t) {
     if (p.bits == 0) {  // moved from: contains nothing
         if (out != nullptr) std::fill_n(out, keys.size(), std::uint8_t{0});
         return 0;
     }
     const auto r0 = ref(const_cast<std::uint64_t*>(words), p, h);  // probes only read
-    return detail::sum_parts(keys.size(), detail::call_threads(keys.size(), threads), 1, [&](detail::Range r) {
+    return detail::sum_parts(keys.size(), t, 1, [&](detail::Range r) {
         std::uint8_t hits[2048];
         std::size_t mine = 0;
         for_start_chunks<Hashed>(h, keys.subspan(r.begin, r.size()), [&](const std::uint64_t* starts, std::size_t n, std::size_t at) {
@@ -178,7 +178,7 @@ void check_out(std::size_t keys, std::size_t out) {
 
 }  // namespace
 
-// Single keys: the reference kernels directly (no engine resolution or threads for one key).
+// Single keys: the hash forms' single-hash members (detail::Forms<ClassicFilter>).
 std::uint64_t ClassicFilter::hash(std::uint64_t key) const noexcept { return start_of(hashing_, key); }
 std::uint64_t ClassicFilter::hash(std::string_view key) const noexcept { return start_of(hashing_, key); }
 void ClassicFilter::insert(std::uint64_t key) {
@@ -189,29 +189,41 @@ void ClassicFilter::insert(std::string_view key) {
     insert_hash(hash(key));  // first: it throws for a moved-from filter
     add_key_kinds(KeyKinds::only_bytes());
 }
-void ClassicFilter::insert_one_hash(std::uint64_t hash) {
-    if (words_.empty()) detail::throw_moved_from("insert");
-    insert_start(mutable_words().data(), params_, hashing_, hash);
-}
 bool ClassicFilter::contains(std::uint64_t key) const { return contains_hash(hash(key)); }
 bool ClassicFilter::contains(std::string_view key) const { return contains_hash(hash(key)); }
-bool ClassicFilter::contains_one_hash(std::uint64_t hash) const { return contains_start(words().data(), params_, hashing_, hash); }
 
-template <class Key, bool Hashed>
-void ClassicFilter::insert_keys(std::span<const Key> keys) {
-    if (words_.empty()) detail::throw_moved_from("insert");
-    if constexpr (!Hashed) add_key_kinds(detail::kinds_of<Key>(keys.size()));
-    insert_all<Hashed>(detail::classic_kernels(backend_), mutable_words(), params_, hashing_, keys, threads_);
-}
-template <class Key, bool Hashed>
-std::size_t ClassicFilter::count_keys(std::span<const Key> keys, std::uint8_t* out) const {
-    return probe_all<Hashed>(detail::classic_kernels(backend_), words().data(), params_, hashing_, keys, out, threads_);
-}
-template <class Key, bool Hashed>
-void ClassicFilter::contains_keys(std::span<const Key> keys, std::span<std::uint8_t> out) const {
-    check_out(keys.size(), out.size());
-    count_keys<Key, Hashed>(keys, out.data());
-}
+// With Hashed, the keys are hashes already.
+template <>
+struct detail::Forms<ClassicFilter> {
+    template <class Key, bool Hashed = false>
+    static void insert_keys(ClassicFilter& f, std::span<const Key> keys) {
+        if (f.words_.empty()) detail::throw_moved_from("insert");
+        if constexpr (!Hashed) f.add_key_kinds(detail::kinds_of<Key>(keys.size()));
+        const detail::BulkCall call = detail::bulk_call(f, keys.size());
+        insert_all<Hashed>(detail::classic_kernels(call.backend), f.mutable_words(), f.params_, f.hashing_, keys,
+                           call.threads);
+    }
+    /// Answers into out if it is not null; returns the number of hits.
+    template <class Key, bool Hashed = false>
+    static std::size_t count_keys(const ClassicFilter& f, std::span<const Key> keys, std::uint8_t* out = nullptr) {
+        const detail::BulkCall call = detail::bulk_call(f, keys.size());
+        return probe_all<Hashed>(detail::classic_kernels(call.backend), f.words().data(), f.params_, f.hashing_, keys,
+                                 out, call.threads);
+    }
+    template <class Key, bool Hashed = false>
+    static void contains_keys(const ClassicFilter& f, std::span<const Key> keys, std::span<std::uint8_t> out) {
+        check_out(keys.size(), out.size());
+        count_keys<Key, Hashed>(f, keys, out.data());
+    }
+    // Single keys: the reference kernels directly (no engine resolution or threads for one key).
+    static void insert_one_hash(ClassicFilter& f, std::uint64_t hash) {
+        if (f.words_.empty()) detail::throw_moved_from("insert");
+        insert_start(f.mutable_words().data(), f.params_, f.hashing_, hash);
+    }
+    static bool contains_one_hash(const ClassicFilter& f, std::uint64_t hash) {
+        return contains_start(f.words().data(), f.params_, f.hashing_, hash);
+    }
+};
 
 template class KeyForms<ClassicFilter>;
 template class HashForms<ClassicFilter>;

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <string>
 
+#include "batch/bulk_call.hpp"
 #include "engine/engine.hpp"
 #include "filters/key_forms_impl.hpp"
 #include "filters/key_hashes.hpp"
@@ -38,59 +39,70 @@ void check_out(std::size_t keys, std::size_t out) {
 
 }  // namespace
 
-template <class Key, bool Hashed>
-void ConcurrentFilter::insert_keys(std::span<const Key> keys) {
-    require_writable(*filter_);
-    const auto& k = detail::concurrent_kernels(filter_->backend());
-    const auto r = ref(*filter_);
-    detail::feed_keys<Hashed>(filter_->hashing(), keys,
-                      [&](const std::uint64_t* v, std::size_t n, detail::KeyMode m, std::size_t) { k.insert(r, v, n, m); });
-}
-
-template <class Key, bool Hashed>
-std::size_t ConcurrentFilter::count_keys(std::span<const Key> keys, std::uint8_t* out) const {
-    if (filter_->params().blocks == 0) {  // a moved-from filter contains nothing
-        if (out != nullptr) std::fill_n(out, keys.size(), std::uint8_t{0});
-        return 0;
+// With Hashed, the keys are hashes already. A bulk call takes the viewed filter's engine
+// (bulk_call.hpp) and runs on its calling thread: the callers are the threads.
+template <>
+struct detail::Forms<ConcurrentFilter> {
+    template <class Key, bool Hashed = false>
+    static void insert_keys(ConcurrentFilter& c, std::span<const Key> keys) {
+        const Filter& f = *c.filter_;
+        require_writable(f);
+        const auto& k = detail::concurrent_kernels(detail::bulk_call(f, keys.size()).backend);
+        const auto r = ref(f);
+        detail::feed_keys<Hashed>(f.hashing(), keys,
+                                  [&](const std::uint64_t* v, std::size_t n, detail::KeyMode m, std::size_t) { k.insert(r, v, n, m); });
     }
-    const auto& k = detail::concurrent_kernels(filter_->backend());
-    const auto r = ref(*filter_);
-    std::size_t hits = 0;
-    std::uint8_t scratch[detail::hash_chunk];
-    const auto probe = [&](const std::uint64_t* v, std::size_t n, detail::KeyMode m, std::size_t at) {
-        for (std::size_t begin = 0; begin < n; begin += detail::hash_chunk) {
-            const std::size_t len = n - begin < detail::hash_chunk ? n - begin : detail::hash_chunk;
-            std::uint8_t* dst = out != nullptr ? out + at + begin : scratch;
-            k.contains_bytes(r, v + begin, len, m, dst);
-            for (std::size_t i = 0; i < len; ++i) hits += dst[i];
-        }
-    };
-    detail::feed_keys<Hashed>(filter_->hashing(), keys, probe);
-    return hits;
-}
 
-template <class Key, bool Hashed>
-void ConcurrentFilter::contains_keys(std::span<const Key> keys, std::span<std::uint8_t> out) const {
-    check_out(keys.size(), out.size());
-    count_keys<Key, Hashed>(keys, out.data());
-}
+    /// Answers into out if it is not null; returns the number of hits.
+    template <class Key, bool Hashed = false>
+    static std::size_t count_keys(const ConcurrentFilter& c, std::span<const Key> keys, std::uint8_t* out = nullptr) {
+        const Filter& f = *c.filter_;
+        if (f.params().blocks == 0) {  // a moved-from filter contains nothing
+            if (out != nullptr) std::fill_n(out, keys.size(), std::uint8_t{0});
+            return 0;
+        }
+        const auto& k = detail::concurrent_kernels(detail::bulk_call(f, keys.size()).backend);
+        const auto r = ref(f);
+        std::size_t hits = 0;
+        std::uint8_t scratch[detail::hash_chunk];
+        const auto probe = [&](const std::uint64_t* v, std::size_t n, detail::KeyMode m, std::size_t at) {
+            for (std::size_t begin = 0; begin < n; begin += detail::hash_chunk) {
+                const std::size_t len = n - begin < detail::hash_chunk ? n - begin : detail::hash_chunk;
+                std::uint8_t* dst = out != nullptr ? out + at + begin : scratch;
+                k.contains_bytes(r, v + begin, len, m, dst);
+                for (std::size_t i = 0; i < len; ++i) hits += dst[i];
+            }
+        };
+        detail::feed_keys<Hashed>(f.hashing(), keys, probe);
+        return hits;
+    }
+
+    template <class Key, bool Hashed = false>
+    static void contains_keys(const ConcurrentFilter& c, std::span<const Key> keys, std::span<std::uint8_t> out) {
+        check_out(keys.size(), out.size());
+        count_keys<Key, Hashed>(c, keys, out.data());
+    }
+
+    // Single keys: the reference kernels directly (no engine resolution for one key), as for Filter.
+    static void insert_one_hash(ConcurrentFilter& c, std::uint64_t hash) {
+        require_writable(*c.filter_);
+        detail::scalar_concurrent.insert(ref(*c.filter_), &hash, 1, hashed);
+    }
+    static bool contains_one_hash(const ConcurrentFilter& c, std::uint64_t hash) {
+        if (c.filter_->params().blocks == 0) return false;  // a moved-from filter contains nothing
+        std::uint8_t hit = 0;
+        detail::scalar_concurrent.contains_bytes(ref(*c.filter_), &hash, 1, hashed, &hit);
+        return hit == 1;
+    }
+};
 
 void ConcurrentFilter::insert(std::uint64_t key) { insert_hash(filter_->hash(key)); }
 void ConcurrentFilter::insert(std::string_view key) { insert_hash(filter_->hash(key)); }
-// Single keys: the reference kernels directly (no engine resolution for one key), as for Filter.
-void ConcurrentFilter::insert_one_hash(std::uint64_t hash) {
-    require_writable(*filter_);
-    detail::scalar_concurrent.insert(ref(*filter_), &hash, 1, hashed);
-}
-
 bool ConcurrentFilter::contains(std::uint64_t key) const { return contains_hash(filter_->hash(key)); }
 bool ConcurrentFilter::contains(std::string_view key) const { return contains_hash(filter_->hash(key)); }
-bool ConcurrentFilter::contains_one_hash(std::uint64_t hash) const {
-    if (filter_->params().blocks == 0) return false;  // a moved-from filter contains nothing
-    std::uint8_t hit = 0;
-    detail::scalar_concurrent.contains_bytes(ref(*filter_), &hash, 1, hashed, &hit);
-    return hit == 1;
-}
+
+template class KeyForms<ConcurrentFilter>;
+template class HashForms<ConcurrentFilter>;
 
 namespace {
 
@@ -148,8 +160,5 @@ void ConcurrentFilter::save(const std::filesystem::path& path, const SaveOptions
     if (filter_->params().blocks == 0) detail::throw_moved_from("save");  // before the path is touched
     snapshot().save(path, options);
 }
-
-template class KeyForms<ConcurrentFilter>;
-template class HashForms<ConcurrentFilter>;
 
 }  // namespace batchbloom

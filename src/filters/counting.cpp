@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "batch/block_owners.hpp"
+#include "batch/bulk_call.hpp"
 #include "batch/threads.hpp"
 #include "engine/engine.hpp"
 #include "filters/key_forms_impl.hpp"
@@ -95,110 +96,118 @@ auto source_of(const Hashing& hashing, std::span<const Key> keys) {
 
 }  // namespace
 
-template <class Key, bool Hashed>
-void CountingFilter::insert_keys(std::span<const Key> keys) {
-    if (is_empty()) detail::throw_moved_from("insert");
-    const std::size_t n = keys.size();
-    const auto source = source_of<Hashed>(hashing_, keys);
-    const auto& k = detail::counting_kernels(backend_);
-    const auto r = ref(params_, planes_.data());
-    const unsigned t = detail::call_threads(n, threads_);
-    if (t == 1) {
-        source(0, n, [&](const std::uint64_t* h, std::size_t m, std::size_t) { k.insert(r, h, m); });
-    } else {
-        detail::each_block_owner<detail::hash_chunk>(params_.blocks, t, [&](auto& own) {
+// With Hashed, the keys are hashes already.
+template <>
+struct detail::Forms<CountingFilter> {
+    template <class Key, bool Hashed = false>
+    static void insert_keys(CountingFilter& f, std::span<const Key> keys) {
+        if (f.is_empty()) detail::throw_moved_from("insert");
+        const std::size_t n = keys.size();
+        const auto source = source_of<Hashed>(f.hashing_, keys);
+        const detail::BulkCall call = detail::bulk_call(f, n);
+        const auto& k = detail::counting_kernels(call.backend);
+        const auto r = ref(f.params_, f.planes_.data());
+        const unsigned t = call.threads;
+        if (t == 1) {
+            source(0, n, [&](const std::uint64_t* h, std::size_t m, std::size_t) { k.insert(r, h, m); });
+        } else {
+            detail::each_block_owner<detail::hash_chunk>(f.params_.blocks, t, [&](auto& own) {
+                source(0, n, [&](const std::uint64_t* h, std::size_t m, std::size_t at) {
+                    own.select(h, m, at);
+                    k.insert(r, own.h, own.n);
+                });
+            });
+        }
+        if constexpr (!Hashed) f.add_key_kinds(detail::kinds_of<Key>(n));
+    }
+
+    template <class Key, bool Hashed = false>
+    static std::size_t erase_keys(CountingFilter& f, std::span<const Key> keys, std::span<std::uint8_t> erased) {
+        const std::size_t n = keys.size();
+        const auto source = source_of<Hashed>(f.hashing_, keys);
+        if (!erased.empty()) check_size(n, erased.size(), "erase output");
+        if (f.is_empty()) {  // contains nothing: every erase is refused
+            std::fill(erased.begin(), erased.end(), std::uint8_t{0});
+            return 0;
+        }
+        const detail::BulkCall call = detail::bulk_call(f, n);
+        const auto& k = detail::counting_kernels(call.backend);
+        const auto r = ref(f.params_, f.planes_.data());
+        const unsigned t = call.threads;
+        std::atomic<std::size_t> total{0};
+        if (t == 1) {
+            source(0, n, [&](const std::uint64_t* h, std::size_t m, std::size_t at) {
+                total += k.erase(r, h, m, erased.empty() ? nullptr : erased.data() + at);
+            });
+            return total;
+        }
+        detail::each_block_owner<detail::hash_chunk>(f.params_.blocks, t, [&](auto& own) {
+            std::uint8_t done[detail::hash_chunk];
+            std::size_t mine = 0;
             source(0, n, [&](const std::uint64_t* h, std::size_t m, std::size_t at) {
                 own.select(h, m, at);
-                k.insert(r, own.h, own.n);
+                mine += k.erase(r, own.h, own.n, done);
+                if (!erased.empty())
+                    for (std::size_t j = 0; j < own.n; ++j) erased[own.at[j]] = done[j];
             });
-        });
-    }
-    if constexpr (!Hashed) add_key_kinds(detail::kinds_of<Key>(n));
-}
-
-template <class Key, bool Hashed>
-std::size_t CountingFilter::erase_keys(std::span<const Key> keys, std::span<std::uint8_t> erased) {
-    const std::size_t n = keys.size();
-    const auto source = source_of<Hashed>(hashing_, keys);
-    if (!erased.empty()) check_size(n, erased.size(), "erase output");
-    if (is_empty()) {  // contains nothing: every erase is refused
-        std::fill(erased.begin(), erased.end(), std::uint8_t{0});
-        return 0;
-    }
-    const auto& k = detail::counting_kernels(backend_);
-    const auto r = ref(params_, planes_.data());
-    const unsigned t = detail::call_threads(n, threads_);
-    std::atomic<std::size_t> total{0};
-    if (t == 1) {
-        source(0, n, [&](const std::uint64_t* h, std::size_t m, std::size_t at) {
-            total += k.erase(r, h, m, erased.empty() ? nullptr : erased.data() + at);
+            total += mine;
         });
         return total;
     }
-    detail::each_block_owner<detail::hash_chunk>(params_.blocks, t, [&](auto& own) {
-        std::uint8_t done[detail::hash_chunk];
-        std::size_t mine = 0;
-        source(0, n, [&](const std::uint64_t* h, std::size_t m, std::size_t at) {
-            own.select(h, m, at);
-            mine += k.erase(r, own.h, own.n, done);
-            if (!erased.empty())
-                for (std::size_t j = 0; j < own.n; ++j) erased[own.at[j]] = done[j];
-        });
-        total += mine;
-    });
-    return total;
-}
 
-template <class Key, bool Hashed>
-void CountingFilter::contains_keys(std::span<const Key> keys, std::span<std::uint8_t> answers) const {
-    const std::size_t n = keys.size();
-    const auto source = source_of<Hashed>(hashing_, keys);
-    check_size(n, answers.size(), "output");
-    std::uint8_t* out = answers.data();
-    if (is_empty()) {
-        std::fill_n(out, n, std::uint8_t{0});
-        return;
+    template <class Key, bool Hashed = false>
+    static void contains_keys(const CountingFilter& f, std::span<const Key> keys, std::span<std::uint8_t> answers) {
+        const std::size_t n = keys.size();
+        const auto source = source_of<Hashed>(f.hashing_, keys);
+        check_size(n, answers.size(), "output");
+        std::uint8_t* out = answers.data();
+        if (f.is_empty()) {
+            std::fill_n(out, n, std::uint8_t{0});
+            return;
+        }
+        const detail::BulkCall call = detail::bulk_call(f, n);
+        const auto& k = detail::counting_kernels(call.backend);
+        const auto r = ref(f.params_, f.planes_.data());
+        detail::each_part(n, call.threads, 1, [&](detail::Range range) {
+            source(range.begin, range.end,
+                   [&](const std::uint64_t* h, std::size_t m, std::size_t at) { k.contains(r, h, m, out + at); });
+        });
     }
-    const auto& k = detail::counting_kernels(backend_);
-    const auto r = ref(params_, planes_.data());
-    detail::each_part(n, detail::call_threads(n, threads_), 1, [&](detail::Range range) {
-        source(range.begin, range.end,
-               [&](const std::uint64_t* h, std::size_t m, std::size_t at) { k.contains(r, h, m, out + at); });
-    });
-}
 
-template <class Key, bool Hashed>
-std::size_t CountingFilter::count_keys(std::span<const Key> keys) const {
-    if (is_empty()) return 0;
-    const std::size_t n = keys.size();
-    const auto source = source_of<Hashed>(hashing_, keys);
-    // Answers in chunks per thread, summed: no output array the size of the batch.
-    const auto& k = detail::counting_kernels(backend_);
-    const auto r = ref(params_, planes_.data());
-    return detail::sum_parts(n, detail::call_threads(n, threads_), 1, [&](detail::Range range) {
-        std::uint8_t out[detail::hash_chunk];
-        std::size_t mine = 0;
-        source(range.begin, range.end, [&](const std::uint64_t* h, std::size_t m, std::size_t) {
-            k.contains(r, h, m, out);
-            for (std::size_t i = 0; i < m; ++i) mine += out[i];
+    template <class Key, bool Hashed = false>
+    static std::size_t count_keys(const CountingFilter& f, std::span<const Key> keys) {
+        if (f.is_empty()) return 0;
+        const std::size_t n = keys.size();
+        const auto source = source_of<Hashed>(f.hashing_, keys);
+        // Answers in chunks per thread, summed: no output array the size of the batch.
+        const detail::BulkCall call = detail::bulk_call(f, n);
+        const auto& k = detail::counting_kernels(call.backend);
+        const auto r = ref(f.params_, f.planes_.data());
+        return detail::sum_parts(n, call.threads, 1, [&](detail::Range range) {
+            std::uint8_t out[detail::hash_chunk];
+            std::size_t mine = 0;
+            source(range.begin, range.end, [&](const std::uint64_t* h, std::size_t m, std::size_t) {
+                k.contains(r, h, m, out);
+                for (std::size_t i = 0; i < m; ++i) mine += out[i];
+            });
+            return mine;
         });
-        return mine;
-    });
-}
+    }
+
+    static void insert_one_hash(CountingFilter& f, std::uint64_t hash) { insert_keys<std::uint64_t, true>(f, {&hash, 1}); }
+
+    static bool contains_one_hash(const CountingFilter& f, std::uint64_t hash) {
+        if (f.is_empty()) return false;
+        std::uint8_t r = 0;
+        detail::scalar_counting.contains(ref(f.params_, f.planes_.data()), &hash, 1, &r);
+        return r == 1;
+    }
+};
 
 // ---- hashes ----------------------------------------------------------------------------
 
-void CountingFilter::insert_one_hash(std::uint64_t hash) { insert_keys<std::uint64_t, true>({&hash, 1}); }
-
-bool CountingFilter::contains_one_hash(std::uint64_t hash) const {
-    if (is_empty()) return false;
-    std::uint8_t r = 0;
-    detail::scalar_counting.contains(ref(params_, planes_.data()), &hash, 1, &r);
-    return r == 1;
-}
-
 std::size_t CountingFilter::erase_hashes(std::span<const std::uint64_t> hashes, std::span<std::uint8_t> erased) {
-    return erase_keys<std::uint64_t, true>(hashes, erased);
+    return detail::Forms<CountingFilter>::erase_keys<std::uint64_t, true>(*this, hashes, erased);
 }
 
 template class KeyForms<CountingFilter>;

@@ -6,7 +6,9 @@
 #include <cstring>
 #include <string>
 
+#include "batch/bulk_call.hpp"
 #include "engine/engine.hpp"
+#include "filters/blocked_probes.hpp"
 #include "filters/key_forms_impl.hpp"
 #include "filters/key_hashes.hpp"
 #include "filters/storage.hpp"
@@ -34,13 +36,14 @@ detail::DeletableRef ref(Filter& bits, AlignedBuffer& collisions, unsigned regio
 }  // namespace
 
 DeletableFilter::DeletableFilter(const Params& params, unsigned region_bits, const Hashing& hashing, Backend backend)
-    : bits_(params, hashing, backend), region_bits_(region_bits) {
+    : bits_(params, hashing), region_bits_(region_bits) {
+    set_backend(backend);
     check_region_bits(params, region_bits);
     collisions_ = detail::allocate_zeroed(8 * bitmap_words(params, region_bits), "the collision bitmap");
 }
 
 DeletableFilter::DeletableFilter(const DeletableFilter& other)
-    : bits_(other.bits_), region_bits_(other.region_bits_),
+    : BulkSettings(other), bits_(other.bits_), region_bits_(other.region_bits_),
       collisions_(detail::clone_storage(other.collisions_, "the collision bitmap")) {}
 
 DeletableFilter& DeletableFilter::operator=(const DeletableFilter& other) { return detail::copy_assign(*this, other); }
@@ -49,12 +52,6 @@ DeletableFilter& DeletableFilter::operator=(const DeletableFilter& other) { retu
 DeletableFilter::DeletableFilter(DeletableFilter&& other) noexcept = default;
 DeletableFilter& DeletableFilter::operator=(DeletableFilter&& other) noexcept = default;
 
-// Single keys: the reference kernels directly, as for Filter.
-void DeletableFilter::insert_one_hash(std::uint64_t hash) {
-    if (params().blocks == 0) detail::throw_moved_from("insert");
-    detail::scalar_deletable.insert(ref(bits_, collisions_, region_bits_), &hash, 1);
-}
-
 EraseResult DeletableFilter::erase_hash(std::uint64_t hash) {
     if (params().blocks == 0) return EraseResult::absent;
     EraseResult r;
@@ -62,40 +59,62 @@ EraseResult DeletableFilter::erase_hash(std::uint64_t hash) {
     return r;
 }
 
-template <class Key, bool Hashed>
-void DeletableFilter::insert_keys(std::span<const Key> keys) {
-    if (params().blocks == 0) detail::throw_moved_from("insert");
-    const auto& k = detail::deletable_kernels(bits_.backend());
-    const auto r = ref(bits_, collisions_, region_bits_);
-    if constexpr (Hashed) {
-        k.insert(r, keys.data(), keys.size());
-    } else {
-        add_key_kinds(detail::kinds_of<Key>(keys.size()));
-        detail::for_hash_chunks(hashing(), keys, [&](const std::uint64_t* h, std::size_t n, std::size_t) { k.insert(r, h, n); });
+// With Hashed, the keys are hashes already. Probes are the bit array's, under this filter's
+// settings (filters/blocked_probes.hpp); inserts and erases take the engine of the call's context
+// (bulk_call.hpp) and run on the calling thread.
+template <>
+struct detail::Forms<DeletableFilter> {
+    template <class Key, bool Hashed = false>
+    static void insert_keys(DeletableFilter& f, std::span<const Key> keys) {
+        if (f.params().blocks == 0) detail::throw_moved_from("insert");
+        const auto& k = detail::deletable_kernels(detail::bulk_call(f, keys.size()).backend);
+        const auto r = ref(f.bits_, f.collisions_, f.region_bits_);
+        if constexpr (Hashed) {
+            k.insert(r, keys.data(), keys.size());
+        } else {
+            f.add_key_kinds(detail::kinds_of<Key>(keys.size()));
+            detail::for_hash_chunks(f.hashing(), keys, [&](const std::uint64_t* h, std::size_t n, std::size_t) { k.insert(r, h, n); });
+        }
     }
-}
 
-template <class Key, bool Hashed>
-std::size_t DeletableFilter::erase_keys(std::span<const Key> keys, std::span<EraseResult> results) {
-    if (!results.empty() && results.size() != keys.size())
-        throw Error("erase results have " + std::to_string(results.size()) + " entries for " +
-                    std::to_string(keys.size()) + " keys");
-    if (params().blocks == 0) {
-        std::fill(results.begin(), results.end(), EraseResult::absent);
-        return 0;
+    template <class Key, bool Hashed = false>
+    static std::size_t erase_keys(DeletableFilter& f, std::span<const Key> keys, std::span<EraseResult> results) {
+        if (!results.empty() && results.size() != keys.size())
+            throw Error("erase results have " + std::to_string(results.size()) + " entries for " +
+                        std::to_string(keys.size()) + " keys");
+        if (f.params().blocks == 0) {
+            std::fill(results.begin(), results.end(), EraseResult::absent);
+            return 0;
+        }
+        const auto& k = detail::deletable_kernels(detail::bulk_call(f, keys.size()).backend);
+        const auto r = ref(f.bits_, f.collisions_, f.region_bits_);
+        if constexpr (Hashed) return k.erase(r, keys.data(), keys.size(), results.empty() ? nullptr : results.data());
+        std::size_t erased = 0;
+        detail::for_hash_chunks(f.hashing(), keys, [&](const std::uint64_t* h, std::size_t n, std::size_t at) {
+            erased += k.erase(r, h, n, results.empty() ? nullptr : results.data() + at);
+        });
+        return erased;
     }
-    const auto& k = detail::deletable_kernels(bits_.backend());
-    const auto r = ref(bits_, collisions_, region_bits_);
-    if constexpr (Hashed) return k.erase(r, keys.data(), keys.size(), results.empty() ? nullptr : results.data());
-    std::size_t erased = 0;
-    detail::for_hash_chunks(hashing(), keys, [&](const std::uint64_t* h, std::size_t n, std::size_t at) {
-        erased += k.erase(r, h, n, results.empty() ? nullptr : results.data() + at);
-    });
-    return erased;
-}
+
+    template <class Key, bool Hashed = false>
+    static void contains_keys(const DeletableFilter& f, std::span<const Key> keys, std::span<std::uint8_t> out) {
+        detail::blocked_contains<Hashed>(f.bits_, f, keys, out);
+    }
+    template <class Key, bool Hashed = false>
+    static std::size_t count_keys(const DeletableFilter& f, std::span<const Key> keys) {
+        return detail::blocked_count<Hashed>(f.bits_, f, keys);
+    }
+
+    // Single keys: the reference kernels directly, as for Filter.
+    static void insert_one_hash(DeletableFilter& f, std::uint64_t hash) {
+        if (f.params().blocks == 0) detail::throw_moved_from("insert");
+        detail::scalar_deletable.insert(ref(f.bits_, f.collisions_, f.region_bits_), &hash, 1);
+    }
+    static bool contains_one_hash(const DeletableFilter& f, std::uint64_t hash) { return f.bits_.contains_hash(hash); }
+};
 
 std::size_t DeletableFilter::erase_hashes(std::span<const std::uint64_t> hashes, std::span<EraseResult> results) {
-    return erase_keys<std::uint64_t, true>(hashes, results);
+    return detail::Forms<DeletableFilter>::erase_keys<std::uint64_t, true>(*this, hashes, results);
 }
 
 template class KeyForms<DeletableFilter>;

@@ -1,80 +1,90 @@
 #pragma once
 // The definitions of KeyForms, HashForms and EraseForms (include/batchbloom/key_forms.hpp):
-// each member forwards to the filter class's implementation of its operation for that key type
-// (or, for HashForms, for hashes). A filter's source file defines those implementations, then
-// instantiates the forms for its class (`template class KeyForms<Filter>;`), which it names a
-// friend.
+// each member calls the filter class's access struct, detail::Forms<D>, for its operation and
+// key type (or, for HashForms, for hashes). A filter's source file defines Forms<D> (the class
+// names it its friend), then instantiates the forms for its class (`template class
+// KeyForms<Filter>;`).
 #include <batchbloom/key_forms.hpp>
 
 namespace batchbloom {
 
 template <class D>
-void KeyForms<D>::insert(std::span<const std::uint64_t> keys) { static_cast<D&>(*this).insert_keys(keys); }
+void KeyForms<D>::insert(std::span<const std::uint64_t> keys) { detail::Forms<D>::insert_keys(static_cast<D&>(*this), keys); }
 template <class D>
-void KeyForms<D>::insert(std::span<const std::uint32_t> keys) { static_cast<D&>(*this).insert_keys(keys); }
+void KeyForms<D>::insert(std::span<const std::uint32_t> keys) { detail::Forms<D>::insert_keys(static_cast<D&>(*this), keys); }
 template <class D>
-void KeyForms<D>::insert(std::span<const std::string_view> keys) { static_cast<D&>(*this).insert_keys(keys); }
+void KeyForms<D>::insert(std::span<const std::string_view> keys) { detail::Forms<D>::insert_keys(static_cast<D&>(*this), keys); }
 template <class D>
-void KeyForms<D>::insert(std::span<const std::string> keys) { static_cast<D&>(*this).insert_keys(keys); }
+void KeyForms<D>::insert(std::span<const std::string> keys) { detail::Forms<D>::insert_keys(static_cast<D&>(*this), keys); }
 
 template <class D>
 void KeyForms<D>::contains(std::span<const std::uint64_t> keys, std::span<std::uint8_t> out) const {
-    static_cast<const D&>(*this).contains_keys(keys, out);
+    detail::Forms<D>::contains_keys(static_cast<const D&>(*this), keys, out);
 }
 template <class D>
 void KeyForms<D>::contains(std::span<const std::uint32_t> keys, std::span<std::uint8_t> out) const {
-    static_cast<const D&>(*this).contains_keys(keys, out);
+    detail::Forms<D>::contains_keys(static_cast<const D&>(*this), keys, out);
 }
 template <class D>
 void KeyForms<D>::contains(std::span<const std::string_view> keys, std::span<std::uint8_t> out) const {
-    static_cast<const D&>(*this).contains_keys(keys, out);
+    detail::Forms<D>::contains_keys(static_cast<const D&>(*this), keys, out);
 }
 template <class D>
 void KeyForms<D>::contains(std::span<const std::string> keys, std::span<std::uint8_t> out) const {
-    static_cast<const D&>(*this).contains_keys(keys, out);
+    detail::Forms<D>::contains_keys(static_cast<const D&>(*this), keys, out);
 }
 
 template <class D>
-std::size_t KeyForms<D>::count(std::span<const std::uint64_t> keys) const { return static_cast<const D&>(*this).count_keys(keys); }
+std::size_t KeyForms<D>::count(std::span<const std::uint64_t> keys) const {
+    return detail::Forms<D>::count_keys(static_cast<const D&>(*this), keys);
+}
 template <class D>
-std::size_t KeyForms<D>::count(std::span<const std::uint32_t> keys) const { return static_cast<const D&>(*this).count_keys(keys); }
+std::size_t KeyForms<D>::count(std::span<const std::uint32_t> keys) const {
+    return detail::Forms<D>::count_keys(static_cast<const D&>(*this), keys);
+}
 template <class D>
-std::size_t KeyForms<D>::count(std::span<const std::string_view> keys) const { return static_cast<const D&>(*this).count_keys(keys); }
+std::size_t KeyForms<D>::count(std::span<const std::string_view> keys) const {
+    return detail::Forms<D>::count_keys(static_cast<const D&>(*this), keys);
+}
 template <class D>
-std::size_t KeyForms<D>::count(std::span<const std::string> keys) const { return static_cast<const D&>(*this).count_keys(keys); }
+std::size_t KeyForms<D>::count(std::span<const std::string> keys) const {
+    return detail::Forms<D>::count_keys(static_cast<const D&>(*this), keys);
+}
 
 template <class D>
-void HashForms<D>::insert_hash(std::uint64_t hash) { static_cast<D&>(*this).insert_one_hash(hash); }
+void HashForms<D>::insert_hash(std::uint64_t hash) { detail::Forms<D>::insert_one_hash(static_cast<D&>(*this), hash); }
 template <class D>
-bool HashForms<D>::contains_hash(std::uint64_t hash) const { return static_cast<const D&>(*this).contains_one_hash(hash); }
+bool HashForms<D>::contains_hash(std::uint64_t hash) const {
+    return detail::Forms<D>::contains_one_hash(static_cast<const D&>(*this), hash);
+}
 template <class D>
 void HashForms<D>::insert_hashes(std::span<const std::uint64_t> hashes) {
-    static_cast<D&>(*this).template insert_keys<std::uint64_t, true>(hashes);
+    detail::Forms<D>::template insert_keys<std::uint64_t, true>(static_cast<D&>(*this), hashes);
 }
 template <class D>
 void HashForms<D>::contains_hashes(std::span<const std::uint64_t> hashes, std::span<std::uint8_t> out) const {
-    static_cast<const D&>(*this).template contains_keys<std::uint64_t, true>(hashes, out);
+    detail::Forms<D>::template contains_keys<std::uint64_t, true>(static_cast<const D&>(*this), hashes, out);
 }
 template <class D>
 std::size_t HashForms<D>::count_hashes(std::span<const std::uint64_t> hashes) const {
-    return static_cast<const D&>(*this).template count_keys<std::uint64_t, true>(hashes);
+    return detail::Forms<D>::template count_keys<std::uint64_t, true>(static_cast<const D&>(*this), hashes);
 }
 
 template <class D, class Outcome>
 std::size_t EraseForms<D, Outcome>::erase(std::span<const std::uint64_t> keys, std::span<Outcome> outcomes) {
-    return static_cast<D&>(*this).erase_keys(keys, outcomes);
+    return detail::Forms<D>::erase_keys(static_cast<D&>(*this), keys, outcomes);
 }
 template <class D, class Outcome>
 std::size_t EraseForms<D, Outcome>::erase(std::span<const std::uint32_t> keys, std::span<Outcome> outcomes) {
-    return static_cast<D&>(*this).erase_keys(keys, outcomes);
+    return detail::Forms<D>::erase_keys(static_cast<D&>(*this), keys, outcomes);
 }
 template <class D, class Outcome>
 std::size_t EraseForms<D, Outcome>::erase(std::span<const std::string_view> keys, std::span<Outcome> outcomes) {
-    return static_cast<D&>(*this).erase_keys(keys, outcomes);
+    return detail::Forms<D>::erase_keys(static_cast<D&>(*this), keys, outcomes);
 }
 template <class D, class Outcome>
 std::size_t EraseForms<D, Outcome>::erase(std::span<const std::string> keys, std::span<Outcome> outcomes) {
-    return static_cast<D&>(*this).erase_keys(keys, outcomes);
+    return detail::Forms<D>::erase_keys(static_cast<D&>(*this), keys, outcomes);
 }
 
 }  // namespace batchbloom

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "batch/blocked_paths.hpp"
+#include "batch/bulk_call.hpp"
 #include "batch/scratch.hpp"
 #include "batch/stage_probe.hpp"
 #include "core/number_text.hpp"
@@ -219,22 +220,20 @@ std::unique_ptr<detail::BatchScratch> new_scratch() { return std::make_unique<de
 }  // namespace
 
 ScalableFilter::ScalableFilter(const ScalableParams& params, const Hashing& hashing, Backend backend)
-    : params_(params), hashing_(hashing), backend_(backend), probe_scratch_(new_scratch()) {
+    : params_(params), hashing_(hashing), probe_scratch_(new_scratch()) {
     params_.validate();
     validate(hashing_);
-    if (backend != Backend::automatic) resolve_backend(backend);  // throws if unavailable
+    set_backend(backend);  // throws if unavailable
     add_stage();
 }
 
-ScalableFilter::ScalableFilter(const ScalableParams& params, const Hashing& hashing, Backend backend,
-                               const Params& first_stage)
-    : params_(params), hashing_(hashing), backend_(backend), probe_scratch_(new_scratch()) {
+ScalableFilter::ScalableFilter(const ScalableParams& params, const Hashing& hashing, const Params& first_stage)
+    : params_(params), hashing_(hashing), probe_scratch_(new_scratch()) {
     add_stage(first_stage);
 }
 
 ScalableFilter::ScalableFilter(const ScalableFilter& other)
-    : params_(other.params_), hashing_(other.hashing_), backend_(other.backend_), threads_(other.threads_),
-      key_kinds_(other.key_kinds_), stages_(other.stages_), sizes_(other.sizes_),
+    : BulkSettings(other), params_(other.params_), hashing_(other.hashing_), key_kinds_(other.key_kinds_), stages_(other.stages_), sizes_(other.sizes_),
       stages_remixed_(other.stages_remixed_), newest_closed_(other.newest_closed_),
       newest_fpr_sum_(other.newest_fpr_sum_), newest_fpr_stage_(other.newest_fpr_stage_),
       probe_scratch_(new_scratch()), stage_scratch_(other.stage_scratch_),
@@ -248,7 +247,7 @@ ScalableFilter& ScalableFilter::operator=(const ScalableFilter& other) {
 }
 
 ScalableFilter::ScalableFilter(ScalableFilter&& other) noexcept
-    : params_(other.params_), hashing_(other.hashing_), backend_(other.backend_), threads_(other.threads_),
+    : BulkSettings(other), params_(other.params_), hashing_(other.hashing_),
       key_kinds_(std::exchange(other.key_kinds_, KeyKinds::none())), stages_(std::move(other.stages_)),
       sizes_(std::move(other.sizes_)), stages_remixed_(other.stages_remixed_), newest_closed_(other.newest_closed_),
       newest_fpr_sum_(other.newest_fpr_sum_),
@@ -265,16 +264,6 @@ ScalableFilter& ScalableFilter::operator=(ScalableFilter&& other) noexcept {
     return detail::move_assign(*this, std::move(other));
 }
 
-void ScalableFilter::set_backend(Backend b) {
-    for (auto& s : stages_) s.set_backend(b);
-    backend_ = b;
-}
-
-void ScalableFilter::set_threads(unsigned threads) noexcept {
-    for (auto& s : stages_) s.set_threads(threads);
-    threads_ = threads;
-}
-
 std::uint64_t ScalableFilter::stage_capacity(std::size_t i) const { return detail::stage_capacity(params_, i); }
 double ScalableFilter::stage_fpr(std::size_t i) const { return detail::stage_fpr(params_, i); }
 Params ScalableFilter::stage_params(std::size_t i) const { return detail::stage_params(params_, i); }
@@ -282,9 +271,7 @@ Params ScalableFilter::stage_params(std::size_t i) const { return detail::stage_
 void ScalableFilter::add_stage() { add_stage(stage_params(stages_.size())); }
 
 void ScalableFilter::add_stage(const Params& params) {
-    Filter f(params, hashing_, backend_);
-    f.set_threads(threads_);
-    stages_.push_back(std::move(f));
+    stages_.emplace_back(params, hashing_);
     sizes_.push_back(0);
     newest_closed_ = false;
     size_scratch();
@@ -308,159 +295,171 @@ std::size_t ScalableFilter::scratch_limit() const noexcept {
 
 namespace {
 
-// A stage's bulk calls on values read by the stage's key mode go to the batch scheduler
-// directly, in the scratch every stage shares.
-detail::BatchConfig stage_config(const Filter& stage, detail::BatchScratch* scratch) {
-    return {detail::resolve_threads(stage.threads()), stage.batch_path(), scratch};
-}
-
 // Probes only read through it.
 detail::FilterRef stage_ref(const Filter& stage) { return detail::filter_ref(stage.params(), stage.bytes().data()); }
 
 }  // namespace
 
-template <class Key, bool Hashed>
-void ScalableFilter::insert_keys(std::span<const Key> keys) {
-    if (stages_.empty()) detail::throw_moved_from("insert");
-    if constexpr (!Hashed) add_key_kinds(detail::kinds_of<Key>(keys.size()));
-    const std::size_t total = keys.size();
-    while (!keys.empty()) {
-        if (newest_closed_ || sizes_.back() == stage_capacity(stages_.size() - 1)) {
-            // Growth fails where a stage cannot be had: its FPR (initial x tightening^i) too small
-            // to size, or no memory. The keys before it are in; the error says how many.
-            try {
-                add_stage();
-            } catch (const Error& e) {
-                throw Error("scalable filter: cannot add stage " + std::to_string(stages_.size()) +
-                            " (initial FPR x tightening^" + std::to_string(stages_.size()) + "): " + e.what() + "; " +
-                            std::to_string(total - keys.size()) + " of the batch's " + std::to_string(total) +
-                            " keys were inserted, the others were not");
+template <>
+struct detail::Forms<ScalableFilter> {
+    template <class Key, bool Hashed = false>
+    static void insert_keys(ScalableFilter& f, std::span<const Key> keys) {
+        if (f.stages_.empty()) detail::throw_moved_from("insert");
+        if (keys.empty()) return;  // no keys: nothing to record, and no call to resolve
+        if constexpr (!Hashed) f.add_key_kinds(detail::kinds_of<Key>(keys.size()));
+        // The call's engine hashes the keys; they go in on this thread (insert_into_stage).
+        const auto& kernels = detail::blocked_kernels(detail::bulk_call(f, keys.size()).backend);
+        const std::size_t total = keys.size();
+        while (!keys.empty()) {
+            if (f.newest_closed_ || f.sizes_.back() == f.stage_capacity(f.stages_.size() - 1)) {
+                // Growth fails where a stage cannot be had: its FPR (initial x tightening^i) too small
+                // to size, or no memory. The keys before it are in; the error says how many.
+                try {
+                    f.add_stage();
+                } catch (const Error& e) {
+                    throw Error("scalable filter: cannot add stage " + std::to_string(f.stages_.size()) +
+                                " (initial FPR x tightening^" + std::to_string(f.stages_.size()) + "): " + e.what() +
+                                "; " + std::to_string(total - keys.size()) + " of the batch's " +
+                                std::to_string(total) + " keys were inserted, the others were not");
+                }
             }
+            const std::uint64_t room = f.stage_capacity(f.stages_.size() - 1) - f.sizes_.back();
+            const std::size_t take = room < keys.size() ? static_cast<std::size_t>(room) : keys.size();
+            const std::size_t took = insert_into_stage<Key, Hashed>(f, kernels, f.stages_.size() - 1, keys.first(take));
+            f.sizes_.back() += took;
+            keys = keys.subspan(took);
+            if (took < take) f.newest_closed_ = true;
         }
-        const std::uint64_t room = stage_capacity(stages_.size() - 1) - sizes_.back();
-        const std::size_t take = room < keys.size() ? static_cast<std::size_t>(room) : keys.size();
-        const std::size_t took = insert_into_stage<Key, Hashed>(stages_.size() - 1, keys.first(take));
-        sizes_.back() += took;
-        keys = keys.subspan(took);
-        if (took < take) newest_closed_ = true;
     }
-}
 
-// A stage closes at its capacity or, before that, at the first key that would put its FPR for
-// random probes, measured from its bits (block_fpr), above its target: keys that crowd into
-// few of its blocks (an order that follows the stage's hash, which anyone can compute from
-// the default seeds) fill those blocks past the model's load, and their stage measured 4-5x its
-// target where closing on the key count alone. So the keys go in one at a time (fill_stage), on
-// the scalar layout with the blocks ahead prefetched (cpu/scalar/pipelined.hpp).
-template <class Key, bool Hashed>
-std::size_t ScalableFilter::insert_into_stage(std::size_t i, std::span<const Key> keys) {
-    Filter& stage = stages_[i];
-    if constexpr (!Hashed) stage.add_key_kinds(detail::kinds_of<Key>(keys.size()));
-    const Params p = stage.params();
-    StageFill fill{newest_fpr_stage_ == i ? newest_fpr_sum_ : std::numeric_limits<double>::quiet_NaN(),
-                   stage_fpr(i) * double(p.blocks), sizes_[i]};
-    const auto& kernels = detail::blocked_kernels(backend_);
-    const std::size_t chunk = std::min<std::size_t>(keys.size(), std::size_t(1) << 16);
-    const auto hashes = std::make_unique_for_overwrite<std::uint64_t[]>(Hashed ? 0 : chunk);
-    const detail::FilterRef ref = detail::filter_ref(p, stage.mutable_bytes().data());
-    const detail::KeyMode mode = stage_mode(stages_remixed_, i);
-    std::size_t done = 0;
-    while (done < keys.size()) {
-        const std::size_t n = std::min(chunk, keys.size() - done);
-        const std::uint64_t* h = nullptr;
-        if constexpr (Hashed) {
-            h = keys.data() + done;
-        } else {
-            hash_keys(hashing_, kernels, keys.subspan(done, n), hashes.get());
-            h = hashes.get();
+    /// Inserts keys (or, Hashed, their hashes; else hashed by `kernels`) into stage i, remixed by
+    /// stage_hash, until one would put the stage's measured FPR above its target; returns how
+    /// many went in.
+    ///
+    /// A stage closes at its capacity or, before that, at the first key that would put its FPR
+    /// for random probes, measured from its bits (block_fpr), above its target: keys that crowd
+    /// into few of its blocks (an order that follows the stage's hash, which anyone can compute
+    /// from the default seeds) fill those blocks past the model's load, and their stage measured
+    /// 4-5x its target where closing on the key count alone. So the keys go in one at a time
+    /// (fill_stage), on the scalar layout with the blocks ahead prefetched
+    /// (cpu/scalar/pipelined.hpp).
+    template <class Key, bool Hashed>
+    static std::size_t insert_into_stage(ScalableFilter& f, const detail::BlockedKernels& kernels, std::size_t i,
+                                         std::span<const Key> keys) {
+        Filter& stage = f.stages_[i];
+        if constexpr (!Hashed) stage.add_key_kinds(detail::kinds_of<Key>(keys.size()));
+        const Params p = stage.params();
+        StageFill fill{f.newest_fpr_stage_ == i ? f.newest_fpr_sum_ : std::numeric_limits<double>::quiet_NaN(),
+                       f.stage_fpr(i) * double(p.blocks), f.sizes_[i]};
+        const std::size_t chunk = std::min<std::size_t>(keys.size(), std::size_t(1) << 16);
+        const auto hashes = std::make_unique_for_overwrite<std::uint64_t[]>(Hashed ? 0 : chunk);
+        const detail::FilterRef ref = detail::filter_ref(p, stage.mutable_bytes().data());
+        const detail::KeyMode mode = stage_mode(f.stages_remixed_, i);
+        std::size_t done = 0;
+        while (done < keys.size()) {
+            const std::size_t n = std::min(chunk, keys.size() - done);
+            const std::uint64_t* h = nullptr;
+            if constexpr (Hashed) {
+                h = keys.data() + done;
+            } else {
+                hash_keys(f.hashing_, kernels, keys.subspan(done, n), hashes.get());
+                h = hashes.get();
+            }
+            const std::size_t took = fill_stage(ref, h, n, mode, fill);
+            f.newest_fpr_sum_ = fill.sum;
+            f.newest_fpr_stage_ = i;
+            done += took;
+            if (took < n) break;
         }
-        const std::size_t took = fill_stage(ref, h, n, mode, fill);
-        newest_fpr_sum_ = fill.sum;
-        newest_fpr_stage_ = i;
-        done += took;
-        if (took < n) break;
+        return done;
     }
-    return done;
-}
 
-// Probes. The stages share the hashing, so each key is hashed once for all of them, and the
-// stages are asked one after the other, newest first (with growth 2 the newest holds about half
-// the keys), by the batch scheduler's stage probe (batch/stage_probe.hpp): in chunks on the
-// direct path, or, for a large batch of 64-bit values where some stage would not take the
-// direct path for it, stage by stage (scalable.hpp, scratch_bytes): each stage asked once for
-// all the keys left, through its own batch path. Out of cache that took 36.9-44.3 ns/key where
-// the chunked probe took 45.3-52.7 and the stages alone 40.2-52.5 (100M keys in 7 stages, 20M
-// probes, 50% hits, one thread), but only with its 13 bytes per key kept between calls:
-// allocated in each call, 38.0-58.3 (docs/design.md, "The batch code's constants").
-template <bool Hashed>
-bool ScalableFilter::probe_by_stage_if_it_pays(std::span<const std::uint64_t> keys, std::span<std::uint8_t> out) const {
-    const std::size_t n = keys.size();
-    const auto& kernels = detail::blocked_kernels(backend_);
-    if (n < detail::stage_probe_min_keys || kernels.backend == Backend::cuda || !probe_scratch_) return false;
-    if (std::all_of(stages_.begin(), stages_.end(),
-                    [&](const Filter& s) { return s.batch_path_for(n, false) == BatchPath::direct; }))
+    // Probes. The stages share the hashing, so each key is hashed once for all of them, and the
+    // stages are asked one after the other, newest first (with growth 2 the newest holds about
+    // half the keys), by the batch scheduler's stage probe (batch/stage_probe.hpp): in chunks on
+    // the direct path, or, for a large batch of 64-bit values where some stage would not take the
+    // direct path for it, stage by stage (scalable.hpp, scratch_bytes): each stage asked once for
+    // all the keys left, through its own batch path. Out of cache that took 36.9-44.3 ns/key
+    // where the chunked probe took 45.3-52.7 and the stages alone 40.2-52.5 (100M keys in 7
+    // stages, 20M probes, 50% hits, one thread), but only with its 13 bytes per key kept between
+    // calls: allocated in each call, 38.0-58.3 (docs/design.md, "The batch code's constants").
+    // Every stage is asked under the call's context (bulk_call.hpp), in the scratch they share;
+    // a scalable filter has no batch path setting, so each stage's path is the automatic rule.
+    /// The stage-by-stage probe (see scratch_bytes) where it applies; false where it does not.
+    template <bool Hashed>
+    static bool probe_by_stage_if_it_pays(const ScalableFilter& f, const detail::BlockedKernels& kernels,
+                                          const detail::BulkCall& call, std::span<const std::uint64_t> keys,
+                                          std::span<std::uint8_t> out) {
+        const std::size_t n = keys.size();
+        if (n < detail::stage_probe_min_keys || kernels.backend == Backend::cuda || !f.probe_scratch_) return false;
+        if (std::all_of(f.stages_.begin(), f.stages_.end(), [&](const Filter& s) {
+                return detail::path_for(kernels, stage_ref(s), n, call, detail::Op::probe) == BatchPath::direct;
+            }))
+            return false;
+        const std::size_t last = f.stages_.size();
+        return detail::probe_by_stage(
+            *f.probe_scratch_, last, Hashed ? keys.data() : nullptr, n, out.data(), call,
+            [&](std::size_t begin, std::size_t len, std::uint64_t* hashes) {
+                hash_keys(f.hashing_, kernels, keys.subspan(begin, len), hashes);
+            },
+            [&](std::size_t s, const std::uint64_t* v, std::size_t count, std::uint8_t* answers) {
+                const std::size_t i = last - 1 - s;
+                detail::bulk_contains_bytes(kernels, stage_ref(f.stages_[i]), v, count, stage_mode(f.stages_remixed_, i),
+                                            answers, call);
+            });
+    }
+
+    template <class Key, bool Hashed = false>
+    static void contains_keys(const ScalableFilter& f, std::span<const Key> keys, std::span<std::uint8_t> out) {
+        if (keys.size() != out.size())
+            throw Error("output has " + std::to_string(out.size()) + " entries for " + std::to_string(keys.size()) +
+                        " keys");
+        if (f.stages_.empty()) {  // moved from
+            std::fill(out.begin(), out.end(), std::uint8_t{0});
+            return;
+        }
+        if (keys.empty()) return;
+        const detail::BulkCall call = detail::bulk_call(f, keys.size(), BatchPath::automatic, f.stage_scratch_.scratch());
+        const auto& kernels = detail::blocked_kernels(call.backend);
+        if constexpr (std::is_same_v<Key, std::uint64_t>)
+            if (probe_by_stage_if_it_pays<Hashed>(f, kernels, call, keys, out)) return;
+        // Newest first; probes only read the blocks. A stage larger than L2 is prefetched as the
+        // batch layer prefetches any such filter (without, each of its keys waited on memory).
+        const detail::Machine& machine = detail::machine();
+        std::vector<detail::FilterRef> stages;
+        std::vector<detail::KeyMode> modes;
+        for (std::size_t i = f.stages_.size(); i-- > 0;) {
+            stages.push_back(stage_ref(f.stages_[i]));
+            if (f.stages_[i].bytes().size() > machine.l2_bytes) stages.back().prefetch = machine.prefetch_distance;
+            modes.push_back(stage_mode(f.stages_remixed_, i));
+        }
+        detail::probe_in_chunks(kernels, stages, modes, keys.size(), out.data(), call,
+                                [&](std::size_t begin, std::size_t n, std::uint64_t* hashes) {
+                                    if constexpr (Hashed)
+                                        std::copy_n(keys.data() + begin, n, hashes);
+                                    else
+                                        hash_keys(f.hashing_, kernels, keys.subspan(begin, n), hashes);
+                                });
+    }
+
+    template <class Key, bool Hashed = false>
+    static std::size_t count_keys(const ScalableFilter& f, std::span<const Key> keys) {
+        std::vector<std::uint8_t> out(keys.size());
+        contains_keys<Key, Hashed>(f, keys, out);
+        return std::accumulate(out.begin(), out.end(), std::size_t{0});
+    }
+
+    static void insert_one_hash(ScalableFilter& f, std::uint64_t hash) { insert_keys<std::uint64_t, true>(f, {&hash, 1}); }
+
+    static bool contains_one_hash(const ScalableFilter& f, std::uint64_t hash) {
+        for (std::size_t i = f.stages_.size(); i-- > 0;)
+            if (f.stages_[i].contains_hash(f.stage_hash(i, hash))) return true;
         return false;
-    const std::size_t last = stages_.size();
-    return detail::probe_by_stage(
-        *probe_scratch_, last, Hashed ? keys.data() : nullptr, n, out.data(), threads_,
-        [&](std::size_t begin, std::size_t len, std::uint64_t* hashes) {
-            hash_keys(hashing_, kernels, keys.subspan(begin, len), hashes);
-        },
-        [&](std::size_t s, const std::uint64_t* v, std::size_t count, std::uint8_t* answers) {
-            const std::size_t i = last - 1 - s;
-            detail::bulk_contains_bytes(kernels, stage_ref(stages_[i]), v, count, stage_mode(stages_remixed_, i),
-                                        answers, stage_config(stages_[i], stage_scratch_.scratch()));
-        });
-}
-
-template <class Key, bool Hashed>
-void ScalableFilter::contains_keys(std::span<const Key> keys, std::span<std::uint8_t> out) const {
-    if (keys.size() != out.size())
-        throw Error("output has " + std::to_string(out.size()) + " entries for " + std::to_string(keys.size()) + " keys");
-    if (stages_.empty()) {  // moved from
-        std::fill(out.begin(), out.end(), std::uint8_t{0});
-        return;
     }
-    if (keys.empty()) return;
-    const auto& kernels = detail::blocked_kernels(backend_);
-    if constexpr (std::is_same_v<Key, std::uint64_t>)
-        if (probe_by_stage_if_it_pays<Hashed>(keys, out)) return;
-    // Newest first; probes only read the blocks. A stage larger than L2 is prefetched as the
-    // batch layer prefetches any such filter (without, each of its keys waited on memory).
-    const detail::Machine& machine = detail::machine();
-    std::vector<detail::FilterRef> stages;
-    std::vector<detail::KeyMode> modes;
-    for (std::size_t i = stages_.size(); i-- > 0;) {
-        stages.push_back(stage_ref(stages_[i]));
-        if (stages_[i].bytes().size() > machine.l2_bytes) stages.back().prefetch = machine.prefetch_distance;
-        modes.push_back(stage_mode(stages_remixed_, i));
-    }
-    detail::probe_in_chunks(kernels, stages, modes, keys.size(), out.data(), threads_,
-                            [&](std::size_t begin, std::size_t n, std::uint64_t* hashes) {
-                                if constexpr (Hashed)
-                                    std::copy_n(keys.data() + begin, n, hashes);
-                                else
-                                    hash_keys(hashing_, kernels, keys.subspan(begin, n), hashes);
-                            });
-}
-
-void ScalableFilter::insert_one_hash(std::uint64_t hash) { insert_keys<std::uint64_t, true>({&hash, 1}); }
-
-bool ScalableFilter::contains_one_hash(std::uint64_t hash) const {
-    for (std::size_t i = stages_.size(); i-- > 0;)
-        if (stages_[i].contains_hash(stage_hash(i, hash))) return true;
-    return false;
-}
+};
 
 bool ScalableFilter::contains(std::uint64_t key) const { return contains_hash(hash(key)); }
 bool ScalableFilter::contains(std::string_view key) const { return contains_hash(hash(key)); }
-
-template <class Key, bool Hashed>
-std::size_t ScalableFilter::count_keys(std::span<const Key> keys) const {
-    std::vector<std::uint8_t> out(keys.size());
-    contains_keys<Key, Hashed>(keys, out);
-    return std::accumulate(out.begin(), out.end(), std::size_t{0});
-}
 
 template class KeyForms<ScalableFilter>;
 template class HashForms<ScalableFilter>;

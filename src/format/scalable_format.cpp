@@ -80,7 +80,7 @@ ScalableFilter ScalableFilter::load(std::istream& stream) {
             if (expected != h.payload_bytes)
                 throw FormatError("corrupt header: payload length " + std::to_string(h.payload_bytes) + ", but the " +
                                   std::to_string(stages) + " stages take " + std::to_string(expected) + " bytes");
-            ScalableFilter f(p, h.hashing(), Backend::automatic, stage_params.front());
+            ScalableFilter f(p, h.hashing(), stage_params.front());
             f.key_kinds_ = h.key_kinds;
             f.stages_remixed_ = meta.stage_hashing == 1;
             const std::byte* sizes = payload.data() + meta_bytes;
@@ -91,7 +91,7 @@ ScalableFilter ScalableFilter::load(std::istream& stream) {
                 std::memcpy(&size, sizes + 8 * i, 8);
                 const std::uint64_t cap = f.stage_capacity(i);
                 // A stage before the last closed at its capacity or, holding at least one key,
-                // when its measured FPR reached its target (ScalableFilter::insert_into_stage).
+                // when its measured FPR reached its target (insert_into_stage, filters/scalable.cpp).
                 if (size > cap || (i + 1 < stages && size == 0))
                     throw FormatError("corrupt payload: stage " + std::to_string(i) + " holds " + std::to_string(size) +
                                       " keys, capacity " + std::to_string(cap));

@@ -260,4 +260,27 @@ void SplitBlockFilter::contains(std::span<const std::string_view> v, std::span<s
 
 }  // namespace batchbloom::parquet
 
+// The hash forms (key_forms.hpp): its Filter's, for hashes only (no key forms exist).
+template <>
+struct batchbloom::detail::Forms<batchbloom::parquet::SplitBlockFilter> {
+    using Sbbf = parquet::SplitBlockFilter;
+    template <class Key, bool Hashed>
+    static void insert_keys(Sbbf& f, std::span<const Key> hashes) {
+        static_assert(Hashed);
+        f.filter_.insert_hashes(hashes);
+    }
+    template <class Key, bool Hashed>
+    static void contains_keys(const Sbbf& f, std::span<const Key> hashes, std::span<std::uint8_t> out) {
+        static_assert(Hashed);
+        f.filter_.contains_hashes(hashes, out);
+    }
+    template <class Key, bool Hashed>
+    static std::size_t count_keys(const Sbbf& f, std::span<const Key> hashes) {
+        static_assert(Hashed);
+        return f.filter_.count_hashes(hashes);
+    }
+    static void insert_one_hash(Sbbf& f, std::uint64_t hash) { f.filter_.insert_hash(hash); }
+    static bool contains_one_hash(const Sbbf& f, std::uint64_t hash) { return f.filter_.contains_hash(hash); }
+};
+
 template class batchbloom::HashForms<batchbloom::parquet::SplitBlockFilter>;
