@@ -10,7 +10,7 @@ import pytest
 
 import batchbloom
 import batchbloom.arrow as bba
-from batchbloom._core import _distinct_upper_bound
+from batchbloom._core import _distinct_upper_bound, _estimated_filter
 
 FPR = 0.01
 
@@ -95,3 +95,92 @@ def test_upper_bound_of_strings_and_iterables():
     assert _distinct_upper_bound([w.encode() for w in words] + [None]) == bound
     with pytest.raises(TypeError):
         _distinct_upper_bound([1.5])
+
+
+# ---- the one-pass build: Filter(_distinct_upper_bound(keys), fpr) + insert, bit for bit --------
+
+
+def _pl_chunked(*parts):
+    return pl.concat([pl.Series("k", p) for p in parts], rechunk=False)
+
+
+def _key_columns():
+    """name -> a key column of each form build() hands over (nulls, chunks and empties included)."""
+    rng = np.random.default_rng(46)
+    ints = rng.integers(-(2**62), 2**62, size=5_000)
+    ints[1::2] = ints[::2]  # each key twice
+    with_nulls = pa.array(ints, mask=(np.arange(ints.size) % 13 == 0))
+    words = [f"k{k}" for k in ints]
+    big = rng.integers(0, 2**63, size=300_000, dtype=np.int64)  # several chunks of staging (">i8")
+    return {
+        "numpy int64": ints.astype(np.int64),
+        "numpy uint64": ints.astype(np.uint64),
+        "numpy int32": ints.astype(np.int32),
+        "numpy uint32": ints.astype(np.uint32),
+        "numpy >i8 (swapped)": big.astype(">i8"),
+        "numpy >u4 (swapped)": ints.astype(">u4"),
+        "numpy int64 large": big,
+        "arrow int64 nulls": with_nulls,
+        "arrow int64 large nulls": pa.array(big, mask=(np.arange(big.size) % 1000 == 3)),
+        "arrow int32": pa.array(ints.astype(np.int32)),
+        "arrow uint16": pa.array(ints.astype(np.uint16)),
+        "arrow int8": pa.array(ints.astype(np.int8)),
+        "arrow string": pa.array(words),
+        "arrow large_string": pa.array(words, pa.large_string()),
+        "arrow binary": pa.array([w.encode() for w in words], pa.binary()),
+        "arrow string_view": pa.array(words, pa.string_view()),
+        "arrow dictionary": pa.array(words).dictionary_encode(),
+        "arrow string nulls": pa.array([None if i % 5 == 0 else w for i, w in enumerate(words)]),
+        "arrow chunked": pa.chunked_array([with_nulls[:2000], pa.array([], pa.int64()), with_nulls[2000:]]),
+        "arrow chunked strings": pa.chunked_array([pa.array(words[:10]), pa.array(words[10:])]),
+        "arrow empty": pa.array([], pa.int64()),
+        "arrow all null": pa.array([None, None], pa.int64()),
+        "polars int64 nulls": pl.from_arrow(with_nulls),
+        "polars str": pl.Series("k", words),
+        "polars chunked": _pl_chunked(ints[:100], ints[100:]),
+        "polars empty": pl.Series("k", [], pl.Int64),
+        "pandas int64": pd.Series(ints),
+        "pandas Int64 NA": pd.Series(with_nulls.to_pylist(), dtype="Int64"),
+        "pandas string[pyarrow]": pd.Series(words, dtype="string[pyarrow]"),
+        "pandas object strings": pa.array(pd.Series([None] + words, dtype=object), from_pandas=True),
+    }
+
+
+KEY_COLUMNS = _key_columns()
+
+
+@pytest.mark.parametrize("kept", [True, False], ids=["hashes kept", "two passes"])
+@pytest.mark.parametrize("name", list(KEY_COLUMNS))
+@pytest.mark.parametrize("fpr", [0.01, 0.1])
+def test_estimated_filter_is_the_sized_insert(name, kept, fpr):
+    keys = KEY_COLUMNS[name]
+    got = _estimated_filter(keys, fpr) if kept else _estimated_filter(keys, fpr, max_kept_bytes=0)
+    want = batchbloom.Filter(max(_distinct_upper_bound(keys), 1), fpr)
+    want.insert(keys, nulls="skip")
+    assert got == want  # params, hashing and every bit
+    assert got.key_kinds == want.key_kinds
+    assert got.to_bytes() == want.to_bytes()
+
+
+@pytest.mark.parametrize("frame", ["arrow", "polars", "pandas"])
+def test_build_without_n_is_one_pass(monkeypatch, frame):
+    calls = []
+    one_pass = bba._estimated_filter
+    monkeypatch.setattr(bba, "_estimated_filter", lambda *a, **kw: calls.append(1) or one_pass(*a, **kw))
+    table = pa.table({"k": KEY_COLUMNS["arrow int64 nulls"]})
+    pandas = table.to_pandas(types_mapper={pa.int64(): pd.Int64Dtype()}.get)  # nulls as NA, not NaN
+    data = {"arrow": table, "polars": pl.from_arrow(table), "pandas": pandas}[frame]
+    keys = table.column("k")
+    want = batchbloom.Filter(_distinct_upper_bound(keys), FPR)
+    want.insert(keys, nulls="skip")
+    assert bba.build(data, "k", fpr=FPR) == want and calls == [1]
+    assert bba.build(data, "k", fpr=FPR, n=1000) != want and calls == [1]
+
+
+def test_estimated_filter_arguments():
+    with pytest.raises(batchbloom.Error, match="FPR must be in"):
+        _estimated_filter(np.arange(10), 1.5)
+    with pytest.raises(TypeError):
+        _estimated_filter([1, 2, 3], 0.01)  # an array or Arrow data only
+    with pytest.raises(TypeError):
+        _estimated_filter(np.arange(10), "0.01")
