@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <cstdlib>
 #include <bit>
 #include <cstdint>
 #include <cstring>
@@ -24,6 +25,8 @@
 #include <string_view>
 #include <vector>
 
+#include "batchbloom/backend.hpp"
+#include "batchbloom/environment.hpp"
 #include "batchbloom/error.hpp"
 #include "batchbloom/filter.hpp"
 #include "batchbloom/hash.hpp"
@@ -405,6 +408,51 @@ TEST(HashKindNames, ParseRejectsUnknownNames) {
     } catch (const batchbloom::Error& e) {
         EXPECT_NE(std::string(e.what()).find("md5"), std::string::npos) << "message should name the value: " << e.what();
     }
+}
+
+// hash_keys: every form, on every engine this machine has, gives hash_key of each key, at odd
+// lengths (the vector engines' tails) and from unaligned spans; a wrong-sized out is an error.
+TEST(HashKeys, EveryFormOnEveryEngineIsHashKeyOfEachKey) {
+    std::mt19937_64 rng(7);
+    std::vector<std::uint64_t> wide(5003);
+    for (auto& k : wide) k = rng();
+    std::vector<std::uint32_t> narrow(wide.begin(), wide.end());
+    std::vector<std::string> strings;
+    for (std::size_t i = 0; i < 777; ++i) strings.push_back(std::to_string(wide[i]).substr(0, i % 23));
+    const std::vector<std::string_view> views(strings.begin(), strings.end());
+    const char* before = std::getenv("BATCHBLOOM_BACKEND");
+    const std::string saved = before != nullptr ? before : "";
+    for (const std::string& engine : batchbloom::available_backends()) {
+        if (engine == "cuda") continue;  // a CPU function: automatic never resolves to the device
+        ASSERT_EQ(setenv("BATCHBLOOM_BACKEND", engine.c_str(), 1), 0);
+        batchbloom::reload_environment();
+        for (const Hashing h : {Hashing{HashKind::xxh3, 0}, Hashing{HashKind::xxh3, 0x9e3779b9}, Hashing{HashKind::murmur3, 5}}) {
+            for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{3}, std::size_t{4097}, std::size_t{5002}}) {
+                std::vector<std::uint64_t> out(n), want(n);
+                const std::size_t at = n == 5002 ? 1 : 0;  // an unaligned span
+                batchbloom::hash_keys(h, std::span<const std::uint64_t>(wide.data() + at, n), out);
+                for (std::size_t i = 0; i < n; ++i) want[i] = batchbloom::hash_key(h, wide[at + i]);
+                EXPECT_EQ(out, want) << engine << " 64-bit n=" << n;
+                batchbloom::hash_keys(h, std::span<const std::uint32_t>(narrow.data() + at, n), out);
+                for (std::size_t i = 0; i < n; ++i) want[i] = batchbloom::hash_key(h, std::uint64_t{narrow[at + i]});
+                EXPECT_EQ(out, want) << engine << " 32-bit n=" << n;
+            }
+            std::vector<std::uint64_t> out(strings.size()), want(strings.size());
+            for (std::size_t i = 0; i < strings.size(); ++i) want[i] = batchbloom::hash_key(h, std::string_view(strings[i]));
+            batchbloom::hash_keys(h, std::span<const std::string>(strings), out);
+            EXPECT_EQ(out, want) << engine << " strings";
+            std::fill(out.begin(), out.end(), 0);
+            batchbloom::hash_keys(h, std::span<const std::string_view>(views), out);
+            EXPECT_EQ(out, want) << engine << " string views";
+        }
+    }
+    if (before != nullptr)
+        setenv("BATCHBLOOM_BACKEND", saved.c_str(), 1);
+    else
+        unsetenv("BATCHBLOOM_BACKEND");
+    batchbloom::reload_environment();
+    std::vector<std::uint64_t> short_out(2);
+    EXPECT_THROW(batchbloom::hash_keys(Hashing{}, std::span<const std::uint64_t>(wide.data(), 3), short_out), batchbloom::Error);
 }
 
 }  // namespace

@@ -10,6 +10,8 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <span>
+#include <string>
 #include <string_view>
 
 #include "config.hpp"
@@ -49,6 +51,15 @@ std::uint64_t hash_key(const Hashing& h, std::uint64_t key) noexcept;
 
 /// Hash of a byte-string key under h.
 std::uint64_t hash_key(const Hashing& h, std::string_view key) noexcept;
+
+/// hash_key(h, keys[i]) into out[i] for every key: what a filter of hashing h inserts for them,
+/// for insert_hashes when the hashes serve more than one filter or pass (a sketch that sizes the
+/// filter, then the insert). Integer keys of HashKind::xxh3 are hashed a vector at a time by this
+/// machine's best engine; other keys one at a time. Throws Error unless out.size() == keys.size().
+void hash_keys(const Hashing& h, std::span<const std::uint64_t> keys, std::span<std::uint64_t> out);
+void hash_keys(const Hashing& h, std::span<const std::uint32_t> keys, std::span<std::uint64_t> out);
+void hash_keys(const Hashing& h, std::span<const std::string_view> keys, std::span<std::uint64_t> out);
+void hash_keys(const Hashing& h, std::span<const std::string> keys, std::span<std::uint64_t> out);
 
 /// "xxh3" / "murmur3"; parse_hash_kind throws Error on anything else.
 std::string_view to_string(HashKind kind);

@@ -40,8 +40,9 @@ void for_hash_chunks(const Hashing& hashing, std::span<const Key> keys, Fn&& fn)
 }
 
 /// Feeds keys to a blocked-filter kernel call op(values, n, mode, offset of values[0] in keys):
-/// 64-bit integers with xxh3 hashing go straight in (the kernels fuse the mixer); everything
-/// else (32-bit keys, Murmur3 integers, strings) is hashed here, a chunk at a time. With
+/// 64-bit integers with xxh3 hashing go straight in (the kernels fuse the mixer), 32-bit ones
+/// widened a chunk at a time; everything else (Murmur3 integers, strings) is hashed here, a
+/// chunk at a time. With
 /// Hashed, the keys are hashes already (HashForms, key_forms.hpp) and go in whole, as they are.
 template <bool Hashed = false, class Key, class Op>
 void feed_keys(const Hashing& hashing, std::span<const Key> keys, Op&& op) {
@@ -51,9 +52,27 @@ void feed_keys(const Hashing& hashing, std::span<const Key> keys, Op&& op) {
     } else if constexpr (std::is_same_v<Key, std::uint64_t>) {
         if (hashing.kind == HashKind::xxh3)
             return op(keys.data(), keys.size(), KeyMode{KeyMode::mix64, hashing.seed}, std::size_t{0});
+    } else if constexpr (std::is_same_v<Key, std::uint32_t>) {
+        if (hashing.kind == HashKind::xxh3) {
+            std::uint64_t wide[hash_chunk];
+            for (std::size_t begin = 0; begin < keys.size(); begin += hash_chunk) {
+                const std::size_t n = keys.size() - begin < hash_chunk ? keys.size() - begin : hash_chunk;
+                for (std::size_t i = 0; i < n; ++i) wide[i] = keys[begin + i];
+                op(static_cast<const std::uint64_t*>(wide), n, KeyMode{KeyMode::mix64, hashing.seed}, begin);
+            }
+            return;
+        }
     }
     for_hash_chunks(hashing, keys, [&](const std::uint64_t* h, std::size_t n, std::size_t at) {
         op(h, n, KeyMode{KeyMode::hashed, 0}, at);
+    });
+}
+
+/// out[j] = hash_key(h, keys[j]), on the engine's kernels (hash.hpp's hash_keys on the best engine).
+template <class Key>
+void hash_keys(const Hashing& h, const BlockedKernels& kernels, std::span<const Key> keys, std::uint64_t* out) {
+    feed_keys(h, keys, [&](const std::uint64_t* k, std::size_t m, KeyMode mode, std::size_t at) {
+        kernels.hash(k, m, mode, out + at);
     });
 }
 

@@ -34,14 +34,6 @@ detail::KeyMode stage_mode(bool remixed, std::size_t i) {
                    : detail::KeyMode{detail::KeyMode::hashed, 0};
 }
 
-/// out[j] = hash_key(h, keys[j]), on the engine's kernels.
-template <class Key>
-void hash_keys(const Hashing& h, const detail::BlockedKernels& kernels, std::span<const Key> keys, std::uint64_t* out) {
-    detail::feed_keys(h, keys, [&](const std::uint64_t* k, std::size_t m, detail::KeyMode mode, std::size_t at) {
-        kernels.hash(k, m, mode, out + at);
-    });
-}
-
 /// A random probe's chance of passing one block, from how many bits each word holds: that all k
 /// of a random pattern's bits are set (the model's fpr_in_block from the block's real fill
 /// rather than from the load it expects). The counts' product is exact in integers (at most
@@ -362,7 +354,7 @@ struct detail::Forms<ScalableFilter> {
             if constexpr (Hashed) {
                 h = keys.data() + done;
             } else {
-                hash_keys(f.hashing_, kernels, keys.subspan(done, n), hashes.get());
+                detail::hash_keys(f.hashing_, kernels, keys.subspan(done, n), hashes.get());
                 h = hashes.get();
             }
             const std::size_t took = fill_stage(ref, h, n, mode, fill);
@@ -400,7 +392,7 @@ struct detail::Forms<ScalableFilter> {
         return detail::probe_by_stage(
             *f.probe_scratch_, last, Hashed ? keys.data() : nullptr, n, out.data(), call,
             [&](std::size_t begin, std::size_t len, std::uint64_t* hashes) {
-                hash_keys(f.hashing_, kernels, keys.subspan(begin, len), hashes);
+                detail::hash_keys(f.hashing_, kernels, keys.subspan(begin, len), hashes);
             },
             [&](std::size_t s, const std::uint64_t* v, std::size_t count, std::uint8_t* answers) {
                 const std::size_t i = last - 1 - s;
@@ -438,7 +430,7 @@ struct detail::Forms<ScalableFilter> {
                                     if constexpr (Hashed)
                                         std::copy_n(keys.data() + begin, n, hashes);
                                     else
-                                        hash_keys(f.hashing_, kernels, keys.subspan(begin, n), hashes);
+                                        detail::hash_keys(f.hashing_, kernels, keys.subspan(begin, n), hashes);
                                 });
     }
 
