@@ -25,7 +25,7 @@
 #include "py_filter.hpp"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define BATCHBLOOM_SKETCH_AVX2 1
+#define BATCHBLOOM_SKETCH_BMI2 1
 #include <cpuid.h>
 #include <immintrin.h>
 #endif
@@ -72,48 +72,8 @@ void add_hashes(std::uint8_t* registers, const std::uint64_t* hashes, std::size_
     add_hashes_inline<P, PortableBits>(registers, hashes, n);
 }
 
-// ---- the filter's hashing of the keys (hash.hpp: HashKind::xxh3, seed 0) ------------------
-
-void mix_keys(const std::uint64_t* keys, std::size_t n, std::uint64_t* out) {
-    for (std::size_t i = 0; i < n; ++i) out[i] = mix64(keys[i], 0);
-}
-void mix_keys(const std::uint32_t* keys, std::size_t n, std::uint64_t* out) {
-    for (std::size_t i = 0; i < n; ++i) out[i] = mix64(keys[i], 0);  // 32-bit keys are their 64-bit value
-}
-
-#ifdef BATCHBLOOM_SKETCH_AVX2
-#define BATCHBLOOM_SKETCH_TARGET __attribute__((target("avx2,bmi,bmi2,lzcnt")))
-
-/// a * c on each 64-bit lane (AVX2 multiplies 32-bit halves): lo(a)lo(c) + (lo(a)hi(c) + hi(a)lo(c)) << 32.
-BATCHBLOOM_SKETCH_TARGET inline __m256i times(__m256i a, std::uint64_t c) {
-    const __m256i lo_c = _mm256_set1_epi64x(static_cast<long long>(c & 0xFFFFFFFFu));
-    const __m256i hi_c = _mm256_set1_epi64x(static_cast<long long>(c >> 32));
-    const __m256i cross = _mm256_add_epi64(_mm256_mul_epu32(a, hi_c), _mm256_mul_epu32(_mm256_srli_epi64(a, 32), lo_c));
-    return _mm256_add_epi64(_mm256_mul_epu32(a, lo_c), _mm256_slli_epi64(cross, 32));
-}
-
-/// mix64(key, 0) on each lane.
-BATCHBLOOM_SKETCH_TARGET inline __m256i mix4(__m256i z) {
-    z = _mm256_add_epi64(z, _mm256_set1_epi64x(static_cast<long long>(0x9E3779B97F4A7C15ULL)));
-    z = times(_mm256_xor_si256(z, _mm256_srli_epi64(z, 30)), 0xBF58476D1CE4E5B9ULL);
-    z = times(_mm256_xor_si256(z, _mm256_srli_epi64(z, 27)), 0x94D049BB133111EBULL);
-    return _mm256_xor_si256(z, _mm256_srli_epi64(z, 31));
-}
-
-BATCHBLOOM_SKETCH_TARGET void mix_keys_avx2(const std::uint64_t* keys, std::size_t n, std::uint64_t* out) {
-    std::size_t i = 0;
-    for (; i + 4 <= n; i += 4)
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i),
-                            mix4(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(keys + i))));
-    mix_keys(keys + i, n - i, out + i);
-}
-BATCHBLOOM_SKETCH_TARGET void mix_keys_avx2(const std::uint32_t* keys, std::size_t n, std::uint64_t* out) {
-    std::size_t i = 0;
-    for (; i + 4 <= n; i += 4)
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i),
-                            mix4(_mm256_cvtepu32_epi64(_mm_loadu_si128(reinterpret_cast<const __m128i*>(keys + i)))));
-    mix_keys(keys + i, n - i, out + i);
-}
+#ifdef BATCHBLOOM_SKETCH_BMI2
+#define BATCHBLOOM_SKETCH_TARGET __attribute__((target("bmi,bmi2,lzcnt")))
 
 /// The same updates with BMI2 and LZCNT: the rank is two instructions (BZHI, LZCNT).
 struct Bmi2Bits {
@@ -122,48 +82,32 @@ struct Bmi2Bits {
     }
 };
 template <unsigned P>
-BATCHBLOOM_SKETCH_TARGET void add_hashes_avx2(std::uint8_t* registers, const std::uint64_t* hashes, std::size_t n) {
+BATCHBLOOM_SKETCH_TARGET void add_hashes_bmi2(std::uint8_t* registers, const std::uint64_t* hashes, std::size_t n) {
     add_hashes_inline<P, Bmi2Bits>(registers, hashes, n);
 }
 
-/// AVX2, BMI2 and LZCNT (CPUID 0x80000001, ECX bit 5; no compiler's __builtin_cpu_supports
-/// names it): every x86 CPU with AVX2 but a few has all three.
-bool runs_avx2_kernels() {
-    if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("bmi2")) return false;
+/// BMI2 and LZCNT (CPUID 0x80000001, ECX bit 5; no compiler's __builtin_cpu_supports names it).
+bool runs_bmi2_updates() {
+    if (!__builtin_cpu_supports("bmi2")) return false;
     unsigned a = 0, b = 0, c = 0, d = 0;
     return __get_cpuid(0x80000001u, &a, &b, &c, &d) && (c & (1u << 5)) != 0;
 }
 #endif
 
-/// The kernels for this machine, chosen once.
+/// The register updates for this machine, chosen once.
 struct Kernels {
-    void (*mix64s)(const std::uint64_t*, std::size_t, std::uint64_t*);
-    void (*mix32s)(const std::uint32_t*, std::size_t, std::uint64_t*);
     void (*add14)(std::uint8_t*, const std::uint64_t*, std::size_t);
     void (*add16)(std::uint8_t*, const std::uint64_t*, std::size_t);
 };
 
 const Kernels& kernels() {
     static const Kernels chosen = [] {
-#ifdef BATCHBLOOM_SKETCH_AVX2
-        if (runs_avx2_kernels()) {
-            return Kernels{[](const std::uint64_t* k, std::size_t n, std::uint64_t* o) { mix_keys_avx2(k, n, o); },
-                           [](const std::uint32_t* k, std::size_t n, std::uint64_t* o) { mix_keys_avx2(k, n, o); },
-                           &add_hashes_avx2<14>, &add_hashes_avx2<16>};
-        }
+#ifdef BATCHBLOOM_SKETCH_BMI2
+        if (runs_bmi2_updates()) return Kernels{&add_hashes_bmi2<14>, &add_hashes_bmi2<16>};
 #endif
-        return Kernels{[](const std::uint64_t* k, std::size_t n, std::uint64_t* o) { mix_keys(k, n, o); },
-                       [](const std::uint32_t* k, std::size_t n, std::uint64_t* o) { mix_keys(k, n, o); },
-                       &add_hashes<14>, &add_hashes<16>};
+        return Kernels{&add_hashes<14>, &add_hashes<16>};
     }();
     return chosen;
-}
-
-/// What Filter::hash gives each key of a span (a default Filter: xxh3, seed 0), into out.
-void hash_keys(std::span<const std::uint64_t> keys, std::uint64_t* out) { kernels().mix64s(keys.data(), keys.size(), out); }
-void hash_keys(std::span<const std::uint32_t> keys, std::uint64_t* out) { kernels().mix32s(keys.data(), keys.size(), out); }
-void hash_keys(std::span<const std::string_view> keys, std::uint64_t* out) {
-    for (std::size_t i = 0; i < keys.size(); ++i) out[i] = xxh3_64(keys[i].data(), keys[i].size(), 0);
 }
 
 // ---- the sketch -----------------------------------------------------------------------------
@@ -262,7 +206,7 @@ KeyKinds sketch_keys(const KeyBatch& batch, DistinctSketch& sketch, std::uint64_
         for (std::size_t b = 0; b < keys.size(); b += chunk) {
             const auto part = keys.subspan(b, std::min(chunk, keys.size() - b));
             std::uint64_t* out = kept != nullptr ? kept + sketch.keys() : scratch.data();
-            hash_keys(part, out);
+            hash_keys(Hashing{}, part, std::span<std::uint64_t>(out, part.size()));  // a default Filter's hashing
             sketch.add(out, part.size());
         }
     });
