@@ -113,15 +113,9 @@ public:
     const ClassicParams& params() const noexcept { return params_; }
     const ClassicHashing& hashing() const noexcept { return hashing_; }
 
-    // ---- keys (bulk forms: KeyForms, key_forms.hpp) ---------------------------------------
+    // ---- keys (insert, contains, count: KeyForms, key_forms.hpp) -------------------------
     // Integer keys are Spark's putLong / mightContainLong of the same 64-bit value (a 32-bit
     // key is its value); byte-string keys are its putBinary, or putString of the UTF-8 bytes.
-    void insert(std::uint64_t key);
-    void insert(std::string_view key);
-    using KeyForms<ClassicFilter>::insert;
-    bool contains(std::uint64_t key) const;
-    bool contains(std::string_view key) const;
-    using KeyForms<ClassicFilter>::contains;
 
     // ---- pre-computed hashes (HashForms, key_forms.hpp) ---------------------------------
     /// A key's 64 hash bits under this filter's scheme, which its k positions come from: the

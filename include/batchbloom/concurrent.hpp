@@ -61,19 +61,13 @@ public:
 
     Filter& filter() const noexcept { return *filter_; }
 
-    // ---- inserts: lock-free, from any number of threads ----------------------------------
-    // (bulk forms of inserts and probes: KeyForms; of hashes: HashForms, key_forms.hpp)
-    void insert(std::uint64_t key);
-    void insert(std::string_view key);
-    using KeyForms<ConcurrentFilter>::insert;
+    // ---- keys: inserts lock-free from any number of threads, probes safe while other threads
+    // insert (insert, contains, count: KeyForms; of hashes: HashForms, key_forms.hpp). The
+    // inserts record no key kinds: the filter's record is a plain value the threads would race
+    // on (add_key_kinds on the filter, once they are done, records them).
     /// hash_key() of the filter's hashing, as Filter::hash.
     std::uint64_t hash(std::uint64_t key) const noexcept { return filter_->hash(key); }
     std::uint64_t hash(std::string_view key) const noexcept { return filter_->hash(key); }
-
-    // ---- probes: safe while other threads insert -----------------------------------------
-    bool contains(std::uint64_t key) const;
-    bool contains(std::string_view key) const;
-    using KeyForms<ConcurrentFilter>::contains;
 
     // ---- snapshots: safe while other threads insert (see above) --------------------------
     /// Bytes of the uncompressed file (64-byte header + blocks): what save(span) fills.

@@ -79,26 +79,12 @@ public:
 
     const Params& params() const noexcept { return params_; }
     const Hashing& hashing() const noexcept { return hashing_; }
-    // ---- keys (bulk forms: KeyForms and EraseForms, key_forms.hpp) ------------------------
-    void insert(std::uint64_t key) {
-        insert_hash(hash(key));  // first: it throws for a moved-from filter
-        add_key_kinds(KeyKinds::only_integers());
-    }
-    void insert(std::string_view key) {
-        insert_hash(hash(key));  // first: it throws for a moved-from filter
-        add_key_kinds(KeyKinds::only_bytes());
-    }
-    using KeyForms<CountingFilter>::insert;
-
+    // ---- keys (insert, contains, count: KeyForms; bulk erase: EraseForms, key_forms.hpp) --
     /// True if the key was erased, false if refused (some counter was 0). The bulk forms
     /// (EraseForms) give each key 1 (erased) or 0 (refused).
     bool erase(std::uint64_t key) { return erase_hash(hash(key)); }
     bool erase(std::string_view key) { return erase_hash(hash(key)); }
     using EraseForms<CountingFilter, std::uint8_t>::erase;
-
-    bool contains(std::uint64_t key) const { return contains_hash(hash(key)); }
-    bool contains(std::string_view key) const { return contains_hash(hash(key)); }
-    using KeyForms<CountingFilter>::contains;
 
     // ---- pre-computed hashes (hash_key() of this filter's hashing; HashForms, key_forms.hpp)
     std::uint64_t hash(std::uint64_t key) const noexcept { return hash_key(hashing_, key); }

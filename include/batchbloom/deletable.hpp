@@ -73,24 +73,10 @@ public:
     unsigned region_bits() const noexcept { return region_bits_; }
     std::uint64_t regions() const noexcept { return params().bits() / region_bits_; }
 
-    // ---- keys (bulk forms: KeyForms and EraseForms, key_forms.hpp) ------------------------
-    void insert(std::uint64_t key) {
-        insert_hash(bits_.hash(key));  // first: it throws for a moved-from filter
-        add_key_kinds(KeyKinds::only_integers());
-    }
-    void insert(std::string_view key) {
-        insert_hash(bits_.hash(key));  // first: it throws for a moved-from filter
-        add_key_kinds(KeyKinds::only_bytes());
-    }
-    using KeyForms<DeletableFilter>::insert;
-
+    // ---- keys (insert, contains, count: KeyForms; bulk erase: EraseForms, key_forms.hpp) --
     EraseResult erase(std::uint64_t key) { return erase_hash(bits_.hash(key)); }
     EraseResult erase(std::string_view key) { return erase_hash(bits_.hash(key)); }
     using EraseForms<DeletableFilter, EraseResult>::erase;
-
-    bool contains(std::uint64_t key) const { return bits_.contains(key); }
-    bool contains(std::string_view key) const { return bits_.contains(key); }
-    using KeyForms<DeletableFilter>::contains;
 
     // ---- pre-computed hashes (hash_key() of this filter's hashing; HashForms, key_forms.hpp)
     std::uint64_t hash(std::uint64_t key) const noexcept { return bits_.hash(key); }

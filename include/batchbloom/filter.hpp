@@ -95,13 +95,7 @@ public:
     /// BatchPath::automatic for this machine, filter, engine and thread count.
     BatchPath batch_path_for(std::size_t keys, bool insert) const;
 
-    // ---- keys: integers and byte strings (bulk forms: KeyForms, key_forms.hpp) -----------
-    void insert(std::uint64_t key);
-    void insert(std::string_view key);
-    using KeyForms<Filter>::insert;
-    bool contains(std::uint64_t key) const;
-    bool contains(std::string_view key) const;
-    using KeyForms<Filter>::contains;
+    // ---- keys: integers and byte strings (insert, contains, count: KeyForms, key_forms.hpp)
     /// Bit i of the packed bitmap (word i/64, bit i%64) = may-contain of keys[i]; bits past
     /// keys.size() in the last word are zero. bitmap.size() must be >= ceil(n/64).
     void contains_bitmap(std::span<const std::uint64_t> keys, std::span<std::uint64_t> bitmap) const;

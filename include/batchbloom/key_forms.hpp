@@ -5,8 +5,11 @@
 // where keys can be erased. Every form sets the same bits and gets the same answers.
 //
 // A filter class derives from KeyForms<Itself> (and from EraseForms<Itself, Outcome> if it
-// erases) and gets these members; it declares its single-key members itself and brings these
-// in beside them (`using KeyForms<Itself>::insert;`). The members are ordinary functions, so a
+// erases) and gets these members, the single-key insert and contains among them: a single key
+// is the class's single-hash member (HashForms) on the key's hash, its kind recorded where the
+// class records kinds. A class that erases declares its single-key erase itself (what it
+// returns is the class's) and brings the bulk erase forms in beside it (`using
+// EraseForms<Itself, Outcome>::erase;`). The members are ordinary functions, so a
 // std::vector or an array converts to the span as it is passed. They are defined in the library,
 // for the library's filter classes: each forwards to the class's access struct,
 // detail::Forms<Itself>, whose static member templates over the key type (insert_keys,
@@ -37,6 +40,12 @@ struct Forms;
 template <class Derived>
 class KeyForms {
 public:
+    void insert(std::uint64_t key);
+    void insert(std::string_view key);
+    /// True if the key may be present.
+    bool contains(std::uint64_t key) const;
+    bool contains(std::string_view key) const;
+
     void insert(std::span<const std::uint64_t> keys);
     void insert(std::span<const std::uint32_t> keys);
     void insert(std::span<const std::string_view> keys);

@@ -97,16 +97,10 @@ public:
     const ScalableParams& params() const noexcept { return params_; }
     const Hashing& hashing() const noexcept { return hashing_; }
 
-    // ---- keys (bulk forms: KeyForms, key_forms.hpp) ---------------------------------------
-    /// An insert throws Error if the filter would need more than 64 stages (or a stage beyond
-    /// Params::for_fpr's limits); the keys before that point are inserted.
-    void insert(std::uint64_t key) { insert(std::span<const std::uint64_t>(&key, 1)); }
-    void insert(std::string_view key) { insert(std::span<const std::string_view>(&key, 1)); }
-    using KeyForms<ScalableFilter>::insert;
-    /// A key may be present if it may be present in any stage.
-    bool contains(std::uint64_t key) const;
-    bool contains(std::string_view key) const;
-    using KeyForms<ScalableFilter>::contains;
+    // ---- keys (insert, contains, count: KeyForms, key_forms.hpp) -------------------------
+    // An insert throws Error if the filter would need more than 64 stages (or a stage beyond
+    // Params::for_fpr's limits); the keys before that point are inserted. A key may be present
+    // if it may be present in any stage.
 
     // ---- pre-computed hashes (hash_key() of this filter's hashing; HashForms, key_forms.hpp)
     std::uint64_t hash(std::uint64_t key) const noexcept { return hash_key(hashing_, key); }

@@ -184,18 +184,6 @@ void Filter::contains_bitmap(std::span<const std::string> keys, std::span<std::u
     detail::Forms<Filter>::bitmap_keys(*this, keys, bitmap);
 }
 
-// Single keys: the hash forms' single-hash members (detail::Forms<Filter>).
-void Filter::insert(std::uint64_t key) {
-    insert_hash(hash(key));  // first: it throws for a moved-from or mapped filter
-    add_key_kinds(KeyKinds::only_integers());
-}
-void Filter::insert(std::string_view key) {
-    insert_hash(hash(key));  // first: it throws for a moved-from or mapped filter
-    add_key_kinds(KeyKinds::only_bytes());
-}
-bool Filter::contains(std::uint64_t key) const { return contains_hash(hash(key)); }
-bool Filter::contains(std::string_view key) const { return contains_hash(hash(key)); }
-
 // ---- state and estimates -------------------------------------------------------------------
 
 void Filter::clear() {

@@ -178,19 +178,9 @@ void check_out(std::size_t keys, std::size_t out) {
 
 }  // namespace
 
-// Single keys: the hash forms' single-hash members (detail::Forms<ClassicFilter>).
+// A key's hash: Spark's first hash of it (start_of).
 std::uint64_t ClassicFilter::hash(std::uint64_t key) const noexcept { return start_of(hashing_, key); }
 std::uint64_t ClassicFilter::hash(std::string_view key) const noexcept { return start_of(hashing_, key); }
-void ClassicFilter::insert(std::uint64_t key) {
-    insert_hash(hash(key));  // first: it throws for a moved-from filter
-    add_key_kinds(KeyKinds::only_integers());
-}
-void ClassicFilter::insert(std::string_view key) {
-    insert_hash(hash(key));  // first: it throws for a moved-from filter
-    add_key_kinds(KeyKinds::only_bytes());
-}
-bool ClassicFilter::contains(std::uint64_t key) const { return contains_hash(hash(key)); }
-bool ClassicFilter::contains(std::string_view key) const { return contains_hash(hash(key)); }
 
 // With Hashed, the keys are hashes already.
 template <>

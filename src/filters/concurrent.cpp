@@ -96,11 +96,6 @@ struct detail::Forms<ConcurrentFilter> {
     }
 };
 
-void ConcurrentFilter::insert(std::uint64_t key) { insert_hash(filter_->hash(key)); }
-void ConcurrentFilter::insert(std::string_view key) { insert_hash(filter_->hash(key)); }
-bool ConcurrentFilter::contains(std::uint64_t key) const { return contains_hash(filter_->hash(key)); }
-bool ConcurrentFilter::contains(std::string_view key) const { return contains_hash(filter_->hash(key)); }
-
 template class KeyForms<ConcurrentFilter>;
 template class HashForms<ConcurrentFilter>;
 

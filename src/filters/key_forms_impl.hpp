@@ -5,8 +5,41 @@
 // names it its friend), then instantiates the forms for its class (`template class
 // KeyForms<Filter>;`).
 #include <batchbloom/key_forms.hpp>
+#include <batchbloom/key_kinds.hpp>
 
 namespace batchbloom {
+
+namespace detail {
+// A class without add_key_kinds records nothing: ConcurrentFilter, whose inserts come from many
+// threads at once, and its filter's record is a plain value they would race on.
+template <class D>
+void record_kinds(D& f, const KeyKinds& kinds) noexcept {
+    if constexpr (requires { f.add_key_kinds(kinds); }) f.add_key_kinds(kinds);
+}
+}  // namespace detail
+
+template <class D>
+void KeyForms<D>::insert(std::uint64_t key) {
+    auto& f = static_cast<D&>(*this);
+    f.insert_hash(f.hash(key));  // first: it throws for a moved-from or mapped filter
+    detail::record_kinds(f, KeyKinds::only_integers());
+}
+template <class D>
+void KeyForms<D>::insert(std::string_view key) {
+    auto& f = static_cast<D&>(*this);
+    f.insert_hash(f.hash(key));  // first: it throws for a moved-from or mapped filter
+    detail::record_kinds(f, KeyKinds::only_bytes());
+}
+template <class D>
+bool KeyForms<D>::contains(std::uint64_t key) const {
+    const auto& f = static_cast<const D&>(*this);
+    return f.contains_hash(f.hash(key));
+}
+template <class D>
+bool KeyForms<D>::contains(std::string_view key) const {
+    const auto& f = static_cast<const D&>(*this);
+    return f.contains_hash(f.hash(key));
+}
 
 template <class D>
 void KeyForms<D>::insert(std::span<const std::uint64_t> keys) { detail::Forms<D>::insert_keys(static_cast<D&>(*this), keys); }

@@ -450,8 +450,6 @@ struct detail::Forms<ScalableFilter> {
     }
 };
 
-bool ScalableFilter::contains(std::uint64_t key) const { return contains_hash(hash(key)); }
-bool ScalableFilter::contains(std::string_view key) const { return contains_hash(hash(key)); }
 
 template class KeyForms<ScalableFilter>;
 template class HashForms<ScalableFilter>;
