@@ -267,6 +267,96 @@ TEST_F(JoinPlanTest, TrialsCanBeTurnedOffAndTheirOptionsAreChecked) {
     EXPECT_THROW(JoinPlan(filter, std::span<const std::uint64_t>(sample), o), bb::Error);
 }
 
+TEST_F(JoinPlanTest, TheTrialComparesEachWaysFastestBatch) {
+    const auto sample = probe_keys(4096, 100), keys = probe_keys(1000, 100);
+    std::vector<std::uint32_t> sel(keys.size());
+    JoinPlanOptions o = borderline_costs();
+    o.trial_batches = 2;
+    const JoinPlan plan(filter, std::span<const std::uint64_t>(sample), o);
+    std::vector<JoinBatch> batches;
+    for (int i = 0; i < 4; ++i) batches.push_back(plan.probe_batch(std::span<const std::uint64_t>(keys), sel));
+    ASSERT_TRUE(batches[0].filtered && !batches[1].filtered && batches[2].filtered && !batches[3].filtered);
+    // The filtered way's second batch was slowed (a busy machine): its sum is the larger, its
+    // fastest batch the faster.
+    plan.report(batches[0], 1000.0);
+    plan.report(batches[1], 3000.0);
+    plan.report(batches[2], 10000.0);
+    EXPECT_TRUE(plan.trying());
+    plan.report(batches[3], 3000.0);
+    ASSERT_FALSE(plan.trying());
+    EXPECT_TRUE(plan.filters());
+}
+
+TEST_F(JoinPlanTest, RepeatedKeysSaveOnlyTheTablesCompute) {
+    // Probe rows that never match; costs where a miss saves 10 filter probes.
+    const auto distinct = probe_keys(4096, 0);
+    JoinPlanOptions o;
+    o.costs = JoinCosts{2.0, 20.0, 5.0};
+    o.table_compute_ns = 1.0;
+    const JoinPlan cold(filter, std::span<const std::uint64_t>(distinct), o);
+    EXPECT_EQ(cold.repeated_rows(), 0.0);
+    const double pass = cold.sample_pass_fraction();
+    EXPECT_NEAR(cold.gain(), (1 - pass) * 20.0 / 2.0, 1e-9);
+    // Each key four times in a row (a column clustered by key): 3 of 4 rows find the table's
+    // line in cache and save only its compute.
+    std::vector<std::uint64_t> runs;
+    for (std::size_t i = 0; i < 4096; ++i) runs.push_back(distinct[i / 4]);
+    EXPECT_NEAR(bb::repeated_fraction(std::span<const std::uint64_t>(runs)), 3072.0 / 4095.0, 1e-12);
+    const JoinPlan clustered(filter, std::span<const std::uint64_t>(runs), o);
+    EXPECT_NEAR(clustered.repeated_rows(), 3072.0 / 4095.0, 1e-12);
+    const double r = clustered.repeated_rows(), p = clustered.sample_pass_fraction();
+    EXPECT_NEAR(clustered.gain(), (1 - p) * ((1 - r) * 20.0 + r * 1.0) / 2.0, 1e-9);
+    // Given, it replaces the sample's count; without the host's compute, a cached table probe
+    // costs what the model's filter probe does.
+    o.repeated_rows = 0.9;
+    o.table_compute_ns = 0;
+    const JoinPlan given(filter, std::span<const std::uint64_t>(distinct), o);
+    EXPECT_EQ(given.repeated_rows(), 0.9);
+    EXPECT_NEAR(given.gain(), (1 - pass) * (0.1 * 20.0 + 0.9 * 2.0) / 2.0, 1e-9);
+    // Where repeats save almost nothing the estimate is low, but the gain were they to miss is
+    // high: the span meets the trial band, so the plan tries both ways.
+    JoinPlanOptions span = o;
+    span.repeated_rows = 0.95;
+    span.table_compute_ns = 0.1;  // saved: 0.05 * 20 + 0.95 * 0.1 = 1.095 ns, gain about 0.55
+    const JoinPlan tried(filter, std::span<const std::uint64_t>(distinct), span);
+    EXPECT_LT(tried.gain(), span.trial_low + 0.1);
+    EXPECT_FALSE(tried.filters());
+    EXPECT_TRUE(tried.trying());
+    span.trial_low = 0.6;  // the span still meets the band: its low end need not be in it
+    EXPECT_TRUE(JoinPlan(filter, std::span<const std::uint64_t>(distinct), span).trying());
+    span.trial_low = span.trial_high = 0;
+    EXPECT_FALSE(JoinPlan(filter, std::span<const std::uint64_t>(distinct), span).trying());
+    // filter_may_pay weighs the same saving: 1M rows, none matching, 1,000 build keys.
+    const double saved = 0.1 * 20.0 + 0.9 * 2.0;  // 3.8 ns against 2 ns paid: gain 1.9
+    o.min_gain = 1.8;
+    o.trial_low = o.trial_high = 0;
+    EXPECT_TRUE(JoinPlan::filter_may_pay(1000, 16'384, false, 1'000'000, 0.0, o));
+    o.min_gain = saved / 2.0 + 0.05;
+    EXPECT_FALSE(JoinPlan::filter_may_pay(1000, 16'384, false, 1'000'000, 0.0, o));
+    o.trial_low = 5.0;  // ...but a miss saves 20 ns (gain 10): the span meets a band of [5, 6)
+    o.trial_high = 6.0;
+    EXPECT_TRUE(JoinPlan::filter_may_pay(1000, 16'384, false, 1'000'000, 0.0, o));
+    o.trial_low = 10.5;
+    o.trial_high = 11.0;
+    EXPECT_FALSE(JoinPlan::filter_may_pay(1000, 16'384, false, 1'000'000, 0.0, o));
+    o.trial_low = o.trial_high = 0;
+    for (const double bad : {-0.1, 1.5, std::numeric_limits<double>::quiet_NaN()}) {
+        o.repeated_rows = bad;
+        EXPECT_THROW(JoinPlan(filter, std::span<const std::uint64_t>(distinct), o), bb::Error);
+        EXPECT_THROW((void)JoinPlan::filter_may_pay(1000, 16'384, false, 1'000'000, 0.0, o), bb::Error);
+    }
+    // Every key kind counts the same runs; fewer than two rows have none.
+    std::vector<std::string> strings;
+    for (const std::uint64_t k : runs) strings.push_back(std::to_string(k));
+    const std::vector<std::string_view> views(strings.begin(), strings.end());
+    std::vector<std::uint32_t> narrow(runs.begin(), runs.end());
+    EXPECT_EQ(bb::repeated_fraction(std::span<const std::string>(strings)), clustered.repeated_rows());
+    EXPECT_EQ(bb::repeated_fraction(std::span<const std::string_view>(views)), clustered.repeated_rows());
+    EXPECT_EQ(bb::repeated_fraction(std::span<const std::uint32_t>(narrow)), clustered.repeated_rows());
+    EXPECT_EQ(bb::repeated_fraction(std::span<const std::uint64_t>(runs).first(1)), 0.0);
+    EXPECT_EQ(bb::repeated_fraction(std::span<const std::uint64_t>()), 0.0);
+}
+
 }  // namespace
 
 TEST(JoinPlanCosts, TheHostsTableWorkRaisesTheModelsMiss) {

@@ -167,9 +167,10 @@ using Clock = std::chrono::steady_clock;
 double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
 
 /// What the plan decided from: the fraction of the host's sample of probe rows that matched its
-/// table, and the library's costs (JoinCosts, ns per row on one thread).
+/// table, the fraction of probe rows repeating the row before's key, and the library's costs
+/// (JoinCosts, ns per row on one thread).
 struct Costs {
-    double matched = 0, miss_ns = 0, filter_ns = 0, insert_ns = 0;
+    double matched = 0, repeated = 0, miss_ns = 0, filter_ns = 0, insert_ns = 0;
 };
 
 struct Run {
@@ -290,6 +291,13 @@ Run planned_bloom_join(const Side<Key>& build, const Side<Key>& probe, unsigned 
     po.filter_compute_ns = work.filter_ns;
     po.trial_low = 0.9;
     po.trial_high = 1.25;
+    // Three batches of each way, the fastest of each compared: one batch of 64K rows is a
+    // millisecond, which a busy shared machine can slow by more than the ways differ.
+    po.trial_batches = 3;
+    // The sample, taken at a stride, shows no runs of a key: count them on the first batch (a
+    // key's repeats find the table's line in cache, and dropping them saves little).
+    po.repeated_rows = bb::repeated_fraction(
+        std::span<const Key>(probe.keys).first(std::min<std::size_t>(chunk_rows, probe.keys.size())));
     const bb::JoinFilterOptions o = filter_options(table.distinct(), threads, backend, fpr);
     const bool strings = !std::is_integral_v<Key>;
     // The plan's cost model takes the filter's size to a power of two: an estimate at 1.5 bits
@@ -301,8 +309,8 @@ Run planned_bloom_join(const Side<Key>& build, const Side<Key>& probe, unsigned 
         po.string_bytes = std::max<std::size_t>(po.string_bytes / std::max<std::size_t>(sample.size(), 1), 1);
     }
     const bb::JoinCosts weighed = bb::JoinPlan::weighed_costs(table.distinct(), filter_bytes, strings, po);
-    const Costs c{sample.empty() ? 1.0 : double(in_table.matched) / double(sample.size()), weighed.table_miss_ns,
-                  weighed.filter_ns, weighed.insert_ns};
+    const Costs c{sample.empty() ? 1.0 : double(in_table.matched) / double(sample.size()), *po.repeated_rows,
+                  weighed.table_miss_ns, weighed.filter_ns, weighed.insert_ns};
     bb::JoinPlanOptions build_if_it_pays = po;
     build_if_it_pays.trial_low = 1;
     if (!bb::JoinPlan::filter_may_pay(table.distinct(), filter_bytes, strings, probe.keys.size(), c.matched,
@@ -419,7 +427,8 @@ void measure(const Config& cfg, const char* join, const std::string& selectivity
         for (std::size_t i = 0; i < total.size(); ++i) json << (i ? ", " : "") << total[i];
         json << "]";
         if (run.sample)
-            json << ", \"plan_ms\": " << run.plan_ms << ", \"sample\": {\"matched\": " << run.sample->matched << ", \"miss_ns\": " << run.sample->miss_ns
+            json << ", \"plan_ms\": " << run.plan_ms << ", \"sample\": {\"matched\": " << run.sample->matched
+                 << ", \"repeated_rows\": " << run.sample->repeated << ", \"miss_ns\": " << run.sample->miss_ns
                  << ", \"filter_ns\": " << run.sample->filter_ns << ", \"insert_ns\": " << run.sample->insert_ns << "}";
         json << ", \"result\": {\"count\": " << r.rows << ", \"sum_build\": " << r.sum_build
              << ", \"sum_probe\": " << r.sum_probe << "}}";

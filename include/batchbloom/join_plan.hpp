@@ -19,9 +19,18 @@
 //     milliseconds run up to half again slower or faster than the next); each cost is then the
 //     larger of the model's and the measured work (the work and the memory access overlap);
 //   - a sample of the probe side (the first batch, or rows taken from across the column): the
-//     fraction p of it that the filter passes. A dropped row saves a table miss, so the filter
-//     pays by gain = (1 - p) * table_miss_ns / filter_ns; the plan filters where gain >=
-//     min_gain.
+//     fraction p of it that the filter passes;
+//   - the fraction r of probe rows whose key is the previous row's (a column clustered by key:
+//     TPC-H's lineitem holds an order's lines side by side, r = 0.75): such a row finds the
+//     table's line it needs in cache, so dropping it saves only the table's compute (hashing,
+//     compares), not a miss. Counted on the sample's adjacent rows unless the host gives it
+//     (JoinPlanOptions::repeated_rows; a sample taken at a stride shows no runs).
+//   A dropped row saves (1 - r) * table_miss_ns + r * (the table's compute), so the filter pays
+//   by gain = (1 - p) * that / filter_ns; the plan filters where gain >= min_gain. How much a
+//   repeat saves depends on more than its line (on one VM a join of lineitem at 50% matching
+//   rows lost 5-15% to its filter, on another it gained 10-25%), so the gain lies somewhere
+//   between that and the gain where every dropped row misses; where that span meets the trial
+//   band (below), the plan tries both ways.
 // The filter's build is not in the gain: it is paid before the plan exists. A host that wants
 // to skip the build where the filter cannot pay estimates the matched fraction with its own
 // table and asks filter_may_pay() before building.
@@ -34,10 +43,12 @@
 // A model cannot know the host's table (its hashing, its key compares, where its keys live):
 // on TPC-H string keys the model's table miss was a third of the host's, and its filter probe
 // half the real one. So where the estimated gain is neither clearly above nor clearly below 1
-// (JoinPlanOptions::trial_low .. trial_high), the plan tries both on the join's first batches
+// (JoinPlanOptions::trial_low .. trial_high, or a span of gains, where keys repeat, that meets
+// the band), the plan tries both on the join's first batches
 // if the host reports how long each batch took (report(): the filter and its own table probes
 // together), alternating filtered and passed-through batches until each way has
-// trial_batches reports, then keeps the faster way per row. A host that reports nothing gets
+// trial_batches reports, then keeps the way whose fastest batch took least per row (the
+// fastest, as a batch that a busy machine slowed tells nothing of the way). A host that reports nothing gets
 // the estimate's answer (gain >= min_gain) after the trial's batches.
 //
 // No threads of its own. Without reports, nothing is timed per join: given the same filter,
@@ -104,6 +115,14 @@ ComputeCosts compute_costs(std::span<const std::string_view> keys,
 ComputeCosts compute_costs(std::span<const std::string> keys,
                            const std::function<void(std::span<const std::string>)>& probe_table);
 
+/// The fraction of `rows` whose key equals the row before's (0 for fewer than two rows): what
+/// JoinPlanOptions::repeated_rows takes, counted on a run of the probe side (e.g. its first
+/// batch).
+double repeated_fraction(std::span<const std::uint64_t> rows) noexcept;
+double repeated_fraction(std::span<const std::uint32_t> rows) noexcept;
+double repeated_fraction(std::span<const std::string_view> rows) noexcept;
+double repeated_fraction(std::span<const std::string> rows) noexcept;
+
 enum class JoinPlanMode {
     automatic,  ///< filter where the sample and the costs say the filter pays
     always,     ///< filter every batch (JoinFilter's behaviour without a plan)
@@ -129,14 +148,22 @@ struct JoinPlanOptions {
     /// The filter's work per probe row on the host's keys, timed beside table_compute_ns
     /// (ComputeCosts::filter_ns): a filter probe costs the larger of this and the model's.
     double filter_compute_ns = 0;
+    /// The fraction of probe rows (in [0, 1]) whose key is the key of the row before: they find
+    /// the table's line in cache, and a dropped one saves the table's compute (table_compute_ns,
+    /// else the model's filter probe) rather than a miss. Unset: counted on the sample's
+    /// adjacent rows (right for a sample that is a run of the probe side, e.g. its first batch;
+    /// a host that samples at a stride counts it on a run of its own, repeated_fraction()).
+    /// filter_may_pay, which has no sample, takes unset as 0.
+    std::optional<double> repeated_rows;
     /// String keys: their mean length in bytes, the model's string length. 0: the sample's mean
     /// (a plan), or 24 (filter_may_pay, which has no sample).
     std::size_t string_bytes = 0;
     /// The whole cost model, instead of measured_join_costs (table_miss_ns > 0 still replaces
     /// its table_miss_ns). Makes the decision independent of the machine.
     std::optional<JoinCosts> costs;
-    /// Estimated gains in [trial_low, trial_high) are tried on the join's first batches where
-    /// the host reports their times (report()); trial_low >= trial_high turns trials off.
+    /// Estimated gains in [trial_low, trial_high) (or spans meeting it, where keys repeat) are
+    /// tried on the join's first batches where the host reports their times (report());
+    /// trial_low >= trial_high turns trials off.
     double trial_low = 0.5, trial_high = 2.0;
     /// Reported batches of each way (filtered, passed through) before the trial decides.
     unsigned trial_batches = 1;
@@ -170,9 +197,12 @@ public:
     bool filters() const noexcept;
     /// Whether the plan is trying both ways on the first batches (no answer yet).
     bool trying() const noexcept;
-    /// The estimated gain: table misses saved over filter probes paid (0 where the mode was
+    /// The estimated gain: table work saved over filter probes paid (0 where the mode was
     /// forced and no sample was given).
     double gain() const noexcept { return gain_; }
+    /// The fraction of probe rows taken to repeat the row before's key (options' repeated_rows,
+    /// or the sample's).
+    double repeated_rows() const noexcept { return repeated_; }
     /// The fraction of the sample's rows that the filter passes (matches and false positives).
     double sample_pass_fraction() const noexcept { return pass_fraction_; }
     /// The costs the decision used (zeros where the mode was forced).
@@ -201,10 +231,12 @@ public:
 
     /// Whether a filter is worth building at all, before building it: the rows it would drop
     /// (those without a match, `matched_fraction` of `probe_rows` having one, the host's
-    /// estimate from its own table, e.g. of the first batch) save a table miss each, against
+    /// estimate from its own table, e.g. of the first batch) save a table miss each (its
+    /// compute where they repeat the row before's key: options' repeated_rows), against
     /// the filter probe per row plus the build (`build_keys` inserts). The same min_gain and
     /// forced modes as the plan; costs from options or measured_join_costs for a filter of
-    /// `filter_bytes`. An estimate within the trial band counts as "may pay" (the plan's trial
+    /// `filter_bytes`. An estimate within the trial band (or a span of estimates meeting it:
+    /// repeats cached or missing) counts as "may pay" (the plan's trial
     /// then decides). Throws Error for a matched_fraction outside [0, 1].
     static bool filter_may_pay(std::uint64_t build_keys, std::uint64_t filter_bytes, bool string_keys,
                                std::uint64_t probe_rows, double matched_fraction, const JoinPlanOptions& options = {});
@@ -225,6 +257,7 @@ private:
     JoinPlanOptions options_;
     JoinCosts costs_;
     double pass_fraction_ = 0;
+    double repeated_ = 0;
     double gain_ = 0;
     bool filters_ = true;            // the estimate's answer
     std::shared_ptr<Trial> trial_;  // null where the estimate decided; copies share it

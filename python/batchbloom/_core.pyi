@@ -1192,18 +1192,22 @@ class JoinFilter:
 
     def __contains__(self, key: int | bytes | str) -> bool: ...
 
-    def plan(self, sample: numpy.typing.ArrayLike | Iterable[int | bytes | str] | None = None, *, mode: Literal['auto', 'always', 'never'] = 'auto', min_gain: float = 1.25, table_miss_ns: float | None = None, costs: dict[str, float] | None = None, table_compute_ns: float | None = None, filter_compute_ns: float | None = None) -> JoinPlan:
+    def plan(self, sample: numpy.typing.ArrayLike | Iterable[int | bytes | str] | None = None, *, mode: Literal['auto', 'always', 'never'] = 'auto', min_gain: float = 1.25, table_miss_ns: float | None = None, costs: dict[str, float] | None = None, table_compute_ns: float | None = None, filter_compute_ns: float | None = None, repeated_rows: float | None = None) -> JoinPlan:
         """
         Decides whether this filter pays in front of a hash join (a JoinPlan; call its
         probe_batch for every probe batch). sample: probe-side keys (the first batch, a few
         thousand rows; None only with a forced mode); the filter pays where the fraction p of the
-        sample it passes gives (1 - p) * table_miss_ns / filter_ns >= min_gain. The costs are this
+        sample it passes gives (1 - p) * saved / filter_ns >= min_gain, a dropped row saving a
+        table miss (table_miss_ns) or, where its key repeats the row before's, only the table's
+        compute (repeated_rows below). The costs are this
         machine's, measured once per process (measured_join_costs, string keys at the sample's mean
         length), unless given: table_miss_ns, the host's own time per probe row that misses its hash
         table, or costs, the whole model (the keys of measured_join_costs). table_compute_ns and
         filter_compute_ns: the host's table work and the filter's per missing row with every line
         in cache, timed side by side on the same keys; each cost is then the larger of the model's
-        and the work. mode: 'always' / 'never' force the answer.
+        and the work. repeated_rows: the fraction of probe rows whose key is the row before's (they
+        find the table's line in cache, and dropping one saves only the table's compute); None
+        counts it on the sample's adjacent rows. mode: 'always' / 'never' force the answer.
         """
 
     def to_filter(self) -> Filter:
@@ -1268,7 +1272,7 @@ class JoinPlan:
     batch. Deterministic given the same sample, options and costs; no threads of its own.
     """
 
-    def __init__(self, join_filter: JoinFilter, sample: numpy.typing.ArrayLike | Iterable[int | bytes | str] | None = None, *, mode: Literal['auto', 'always', 'never'] = 'auto', min_gain: float = 1.25, table_miss_ns: float | None = None, costs: dict[str, float] | None = None, table_compute_ns: float | None = None, filter_compute_ns: float | None = None) -> None:
+    def __init__(self, join_filter: JoinFilter, sample: numpy.typing.ArrayLike | Iterable[int | bytes | str] | None = None, *, mode: Literal['auto', 'always', 'never'] = 'auto', min_gain: float = 1.25, table_miss_ns: float | None = None, costs: dict[str, float] | None = None, table_compute_ns: float | None = None, filter_compute_ns: float | None = None, repeated_rows: float | None = None) -> None:
         """The same as join_filter.plan(sample, ...)."""
 
     def probe_batch(self, keys: numpy.typing.ArrayLike | Iterable[int | bytes | str], *, nulls: Literal['error', 'skip'] = 'error') -> numpy.typing.NDArray[numpy.uint64] | None:
@@ -1305,13 +1309,19 @@ class JoinPlan:
     @property
     def gain(self) -> float:
         """
-        Estimated table misses saved over filter probes paid (0 with a forced mode and no sample).
+        Estimated table work saved over filter probes paid (0 with a forced mode and no sample).
         """
 
     @property
     def sample_pass_fraction(self) -> float:
         """
         The fraction of the sample that the filter passes (matches and false positives).
+        """
+
+    @property
+    def repeated_rows(self) -> float:
+        """
+        The fraction of probe rows taken to repeat the row before's key (given, or the sample's).
         """
 
     @property
@@ -1325,7 +1335,7 @@ class JoinPlan:
         """The JoinFilter the plan applies."""
 
     @staticmethod
-    def filter_may_pay(build_keys: int, filter_bytes: int, string_keys: bool, probe_rows: int, matched_fraction: float, *, mode: Literal['auto', 'always', 'never'] = 'auto', min_gain: float = 1.25, table_miss_ns: float | None = None, costs: dict[str, float] | None = None, table_compute_ns: float | None = None, filter_compute_ns: float | None = None) -> bool:
+    def filter_may_pay(build_keys: int, filter_bytes: int, string_keys: bool, probe_rows: int, matched_fraction: float, *, mode: Literal['auto', 'always', 'never'] = 'auto', min_gain: float = 1.25, table_miss_ns: float | None = None, costs: dict[str, float] | None = None, table_compute_ns: float | None = None, filter_compute_ns: float | None = None, repeated_rows: float | None = None) -> bool:
         """
         Before building a JoinFilter: whether one of filter_bytes over build_keys keys may pay in
         front of a join of probe_rows rows of which matched_fraction (the host's estimate, from

@@ -170,7 +170,7 @@ JoinCosts costs_from(nb::handle costs) {
 }
 
 JoinPlanOptions plan_options(Typed<nb::str> mode, Typed<float> min_gain, nb::handle table_miss_ns, nb::handle costs,
-                             nb::handle table_compute_ns, nb::handle filter_compute_ns) {
+                             nb::handle table_compute_ns, nb::handle filter_compute_ns, nb::handle repeated_rows) {
     JoinPlanOptions o;
     o.mode = mode_arg(mode);
     o.min_gain = real_arg(min_gain, "min_gain");
@@ -178,6 +178,7 @@ JoinPlanOptions plan_options(Typed<nb::str> mode, Typed<float> min_gain, nb::han
     o.table_compute_ns = optional_real_arg(table_compute_ns, "table_compute_ns").value_or(0.0);
     o.filter_compute_ns = optional_real_arg(filter_compute_ns, "filter_compute_ns").value_or(0.0);
     if (!costs.is_none()) o.costs = costs_from(costs);
+    if (!repeated_rows.is_none()) o.repeated_rows = real_arg(repeated_rows, "repeated_rows");
     return o;
 }
 
@@ -308,29 +309,33 @@ void bind_join(nb::module_& m) {
         .def(
             "plan",
             [](nb::handle self, nb::handle sample, Typed<nb::str> mode, Typed<float> min_gain, nb::handle table_miss_ns,
-               nb::handle costs, nb::handle table_compute_ns, nb::handle filter_compute_ns) {
+               nb::handle costs, nb::handle table_compute_ns, nb::handle filter_compute_ns, nb::handle repeated_rows) {
                 const JoinPlanOptions o =
-                    plan_options(mode, min_gain, table_miss_ns, costs, table_compute_ns, filter_compute_ns);
+                    plan_options(mode, min_gain, table_miss_ns, costs, table_compute_ns, filter_compute_ns, repeated_rows);
                 const PyJoin& join = nb::cast<const PyJoin&>(self);
                 return PyPlan{nb::borrow(self), make_plan(join.filter, sample, o)};
             },
             "sample"_a.none() = nb::none(), nb::kw_only(), "mode"_a.none() = "auto", "min_gain"_a.none() = 1.25,
             "table_miss_ns"_a.none() = nb::none(), "costs"_a.none() = nb::none(), "table_compute_ns"_a.none() = nb::none(),
-            "filter_compute_ns"_a.none() = nb::none(),
+            "filter_compute_ns"_a.none() = nb::none(), "repeated_rows"_a.none() = nb::none(),
             nb::sig("def plan(self, sample: numpy.typing.ArrayLike | collections.abc.Iterable[int | bytes | str] | None = None, "
                     "*, mode: typing.Literal['auto', 'always', 'never'] = 'auto', min_gain: float = 1.25, "
                     "table_miss_ns: float | None = None, costs: dict[str, float] | None = None, "
-                    "table_compute_ns: float | None = None, filter_compute_ns: float | None = None) -> JoinPlan"),
+                    "table_compute_ns: float | None = None, filter_compute_ns: float | None = None, repeated_rows: float | None = None) -> JoinPlan"),
             "Decides whether this filter pays in front of a hash join (a JoinPlan; call its\n"
             "probe_batch for every probe batch). sample: probe-side keys (the first batch, a few\n"
             "thousand rows; None only with a forced mode); the filter pays where the fraction p of the\n"
-            "sample it passes gives (1 - p) * table_miss_ns / filter_ns >= min_gain. The costs are this\n"
+            "sample it passes gives (1 - p) * saved / filter_ns >= min_gain, a dropped row saving a\n"
+            "table miss (table_miss_ns) or, where its key repeats the row before's, only the table's\n"
+            "compute (repeated_rows below). The costs are this\n"
             "machine's, measured once per process (measured_join_costs, string keys at the sample's mean\n"
             "length), unless given: table_miss_ns, the host's own time per probe row that misses its hash\n"
             "table, or costs, the whole model (the keys of measured_join_costs). table_compute_ns and\n"
             "filter_compute_ns: the host's table work and the filter's per missing row with every line\n"
             "in cache, timed side by side on the same keys; each cost is then the larger of the model's\n"
-            "and the work. mode: 'always' / 'never' force the answer.")
+            "and the work. repeated_rows: the fraction of probe rows whose key is the row before's (they\n"
+            "find the table's line in cache, and dropping one saves only the table's compute); None\n"
+            "counts it on the sample's adjacent rows. mode: 'always' / 'never' force the answer.")
         .def(
             "to_filter", [](const PyJoin& self) { return filter_copy(self.filter); },
             "A copy of the filter (a blocked Filter: save it, OR it, probe it).")
@@ -392,21 +397,21 @@ void bind_join(nb::module_& m) {
         .def(
             "__init__",
             [](PyPlan* self, nb::handle join, nb::handle sample, Typed<nb::str> mode, Typed<float> min_gain,
-               nb::handle table_miss_ns, nb::handle costs, nb::handle table_compute_ns, nb::handle filter_compute_ns) {
+               nb::handle table_miss_ns, nb::handle costs, nb::handle table_compute_ns, nb::handle filter_compute_ns, nb::handle repeated_rows) {
                 if (!nb::isinstance<PyJoin>(join)) throw nb::type_error("join_filter must be a batchbloom.JoinFilter");
                 const JoinPlanOptions o =
-                    plan_options(mode, min_gain, table_miss_ns, costs, table_compute_ns, filter_compute_ns);
+                    plan_options(mode, min_gain, table_miss_ns, costs, table_compute_ns, filter_compute_ns, repeated_rows);
                 const PyJoin& filter = nb::cast<const PyJoin&>(join);
                 new (self) PyPlan{nb::borrow(join), make_plan(filter.filter, sample, o)};
             },
             "join_filter"_a, "sample"_a.none() = nb::none(), nb::kw_only(), "mode"_a.none() = "auto",
             "min_gain"_a.none() = 1.25, "table_miss_ns"_a.none() = nb::none(), "costs"_a.none() = nb::none(),
-            "table_compute_ns"_a.none() = nb::none(), "filter_compute_ns"_a.none() = nb::none(),
+            "table_compute_ns"_a.none() = nb::none(), "filter_compute_ns"_a.none() = nb::none(), "repeated_rows"_a.none() = nb::none(),
             nb::sig("def __init__(self, join_filter: JoinFilter, sample: numpy.typing.ArrayLike | "
                     "collections.abc.Iterable[int | bytes | str] | None = None, *, "
                     "mode: typing.Literal['auto', 'always', 'never'] = 'auto', min_gain: float = 1.25, "
                     "table_miss_ns: float | None = None, costs: dict[str, float] | None = None, "
-                    "table_compute_ns: float | None = None, filter_compute_ns: float | None = None) -> None"),
+                    "table_compute_ns: float | None = None, filter_compute_ns: float | None = None, repeated_rows: float | None = None) -> None"),
             "The same as join_filter.plan(sample, ...).")
         .def(
             "probe_batch",
@@ -456,10 +461,13 @@ void bind_join(nb::module_& m) {
             nb::sig("def mode(self) -> typing.Literal['auto', 'always', 'never']"), "'auto', 'always' or 'never'.")
         .def_prop_ro(
             "gain", [](const PyPlan& self) { return self.plan.gain(); },
-            "Estimated table misses saved over filter probes paid (0 with a forced mode and no sample).")
+            "Estimated table work saved over filter probes paid (0 with a forced mode and no sample).")
         .def_prop_ro(
             "sample_pass_fraction", [](const PyPlan& self) { return self.plan.sample_pass_fraction(); },
             "The fraction of the sample that the filter passes (matches and false positives).")
+        .def_prop_ro(
+            "repeated_rows", [](const PyPlan& self) { return self.plan.repeated_rows(); },
+            "The fraction of probe rows taken to repeat the row before's key (given, or the sample's).")
         .def_prop_ro(
             "costs", [](const PyPlan& self) { return costs_dict(self.plan.costs()); },
             nb::sig("def costs(self) -> dict[str, float]"),
@@ -471,9 +479,9 @@ void bind_join(nb::module_& m) {
             "filter_may_pay",
             [](Typed<int> build_keys, Typed<int> filter_bytes, bool string_keys, Typed<int> probe_rows,
                Typed<float> matched_fraction, Typed<nb::str> mode, Typed<float> min_gain, nb::handle table_miss_ns,
-               nb::handle costs, nb::handle table_compute_ns, nb::handle filter_compute_ns) {
+               nb::handle costs, nb::handle table_compute_ns, nb::handle filter_compute_ns, nb::handle repeated_rows) {
                 const JoinPlanOptions o =
-                    plan_options(mode, min_gain, table_miss_ns, costs, table_compute_ns, filter_compute_ns);
+                    plan_options(mode, min_gain, table_miss_ns, costs, table_compute_ns, filter_compute_ns, repeated_rows);
                 return JoinPlan::filter_may_pay(int_arg(build_keys, "build_keys"), int_arg(filter_bytes, "filter_bytes"),
                                                 string_keys, int_arg(probe_rows, "probe_rows"),
                                                 real_arg(matched_fraction, "matched_fraction"), o);
@@ -481,12 +489,12 @@ void bind_join(nb::module_& m) {
             "build_keys"_a, "filter_bytes"_a, "string_keys"_a, "probe_rows"_a, "matched_fraction"_a, nb::kw_only(),
             "mode"_a.none() = "auto", "min_gain"_a.none() = 1.25, "table_miss_ns"_a.none() = nb::none(),
             "costs"_a.none() = nb::none(), "table_compute_ns"_a.none() = nb::none(),
-            "filter_compute_ns"_a.none() = nb::none(),
+            "filter_compute_ns"_a.none() = nb::none(), "repeated_rows"_a.none() = nb::none(),
             nb::sig("def filter_may_pay(build_keys: int, filter_bytes: int, string_keys: bool, probe_rows: int, "
                     "matched_fraction: float, *, mode: typing.Literal['auto', 'always', 'never'] = 'auto', "
                     "min_gain: float = 1.25, table_miss_ns: float | None = None, "
                     "costs: dict[str, float] | None = None, table_compute_ns: float | None = None, "
-                    "filter_compute_ns: float | None = None) -> bool"),
+                    "filter_compute_ns: float | None = None, repeated_rows: float | None = None) -> bool"),
             "Before building a JoinFilter: whether one of filter_bytes over build_keys keys may pay in\n"
             "front of a join of probe_rows rows of which matched_fraction (the host's estimate, from\n"
             "its own hash table) have a match, its build counted. Options as JoinFilter.plan's.");

@@ -175,6 +175,8 @@ const JoinPlanOptions& checked(const JoinPlanOptions& o) {
     check_cost(o.trial_low, "trial_low");
     check_cost(o.trial_high, "trial_high");
     if (o.trial_batches == 0) throw Error("join plan: trial_batches must be at least 1");
+    if (o.repeated_rows && !(*o.repeated_rows >= 0 && *o.repeated_rows <= 1))
+        throw Error("join plan: repeated_rows must be in [0, 1], got " + std::to_string(*o.repeated_rows));
     if (o.costs) {
         check_cost(o.costs->filter_ns, "costs.filter_ns");
         check_cost(o.costs->table_miss_ns, "costs.table_miss_ns");
@@ -210,6 +212,24 @@ JoinCosts costs_for(const JoinPlanOptions& o, std::uint64_t build_keys, std::uin
     return c;
 }
 
+/// What dropping a probe row saves: a table miss, or where the row repeats the previous row's
+/// key (a fraction `repeated` of rows) only the table's compute, its line being in cache. The
+/// model's table has no compute of its own (its hash is the filter's): a cached probe of it
+/// costs about a filter probe.
+double saved_per_row(const JoinCosts& c, const JoinPlanOptions& o, double repeated) {
+    const double cached = o.table_compute_ns > 0 ? std::min(o.table_compute_ns, c.table_miss_ns)
+                                                 : std::min(c.filter_ns, c.table_miss_ns);
+    return (1 - repeated) * c.table_miss_ns + repeated * cached;
+}
+
+template <class Key>
+double repeated_in(std::span<const Key> rows) noexcept {
+    if (rows.size() < 2) return 0;
+    std::size_t same = 0;
+    for (std::size_t i = 1; i < rows.size(); ++i) same += rows[i] == rows[i - 1];
+    return double(same) / double(rows.size() - 1);
+}
+
 /// Saved over paid, where paying nothing for a saving is an infinite gain and saving nothing
 /// none.
 double ratio(double saved, double paid) {
@@ -220,9 +240,17 @@ double ratio(double saved, double paid) {
 template <class Key>
 constexpr bool string_key = !std::is_integral_v<Key>;
 
-bool in_trial_band(const JoinPlanOptions& o, double gain) { return gain >= o.trial_low && gain < o.trial_high; }
+/// Whether gains from `low` to `high` meet the trial band [trial_low, trial_high).
+bool meets_trial_band(const JoinPlanOptions& o, double low, double high) {
+    return o.trial_low < o.trial_high && low < o.trial_high && high >= o.trial_low;
+}
 
 }  // namespace
+
+double repeated_fraction(std::span<const std::uint64_t> rows) noexcept { return repeated_in(rows); }
+double repeated_fraction(std::span<const std::uint32_t> rows) noexcept { return repeated_in(rows); }
+double repeated_fraction(std::span<const std::string_view> rows) noexcept { return repeated_in(rows); }
+double repeated_fraction(std::span<const std::string> rows) noexcept { return repeated_in(rows); }
 
 ComputeCosts compute_costs(std::span<const std::uint64_t> k, const std::function<void(std::span<const std::uint64_t>)>& p) {
     return timed_in_alternation(k, p);
@@ -263,8 +291,8 @@ struct JoinPlan::Trial {
     std::atomic<int> decided{-1};  // -1: trying; 0: pass through; 1: filter
     std::atomic<std::uint64_t> issued{0};
     std::mutex mutex;
-    double ns[2] = {0, 0};
-    std::uint64_t rows[2] = {0, 0}, reports[2] = {0, 0};
+    double fastest[2] = {0, 0};  // per row, of each way's reported batches
+    std::uint64_t reports[2] = {0, 0};
 };
 
 bool JoinPlan::trying() const noexcept { return trial_ && trial_->decided.load(std::memory_order_acquire) < 0; }
@@ -292,13 +320,10 @@ void JoinPlan::report(const JoinBatch& batch, double ns) const {
     const std::lock_guard lock(t.mutex);
     if (t.decided.load(std::memory_order_relaxed) >= 0) return;
     const int way = batch.filtered ? 1 : 0;
-    t.ns[way] += ns;
-    t.rows[way] += batch.batch_rows;
-    ++t.reports[way];
-    if (t.reports[0] >= options_.trial_batches && t.reports[1] >= options_.trial_batches) {
-        const bool faster = t.ns[1] / double(t.rows[1]) < t.ns[0] / double(t.rows[0]);
-        t.decided.store(faster ? 1 : 0, std::memory_order_release);
-    }
+    const double per_row = ns / double(batch.batch_rows);
+    t.fastest[way] = t.reports[way]++ == 0 ? per_row : std::min(t.fastest[way], per_row);
+    if (t.reports[0] >= options_.trial_batches && t.reports[1] >= options_.trial_batches)
+        t.decided.store(t.fastest[1] < t.fastest[0] ? 1 : 0, std::memory_order_release);
 }
 
 template <class Key>
@@ -316,10 +341,13 @@ JoinPlan::JoinPlan(const JoinFilter& filter, std::span<const Key> sample, const 
     pass_fraction_ = double(passed) / double(sample.size());
     costs_ = costs_for(options_, filter.sized_for(), filter.filter().params().bytes(), string_key<Key>,
                        mean_bytes(sample));
-    gain_ = ratio((1 - pass_fraction_) * costs_.table_miss_ns, costs_.filter_ns);
+    repeated_ = options_.repeated_rows ? *options_.repeated_rows : repeated_in(sample);
+    gain_ = ratio((1 - pass_fraction_) * saved_per_row(costs_, options_, repeated_), costs_.filter_ns);
+    const double every_row_misses = ratio((1 - pass_fraction_) * costs_.table_miss_ns, costs_.filter_ns);
     filters_ = options_.mode == JoinPlanMode::always ||
                (options_.mode == JoinPlanMode::automatic && gain_ >= options_.min_gain);
-    if (options_.mode == JoinPlanMode::automatic && in_trial_band(options_, gain_)) trial_ = std::make_shared<Trial>();
+    if (options_.mode == JoinPlanMode::automatic && meets_trial_band(options_, gain_, every_row_misses))
+        trial_ = std::make_shared<Trial>();
 }
 
 JoinPlan::JoinPlan(const JoinFilter& f, std::span<const std::uint64_t> s, const JoinPlanOptions& o) : JoinPlan(f, s, o, 0) {}
@@ -359,10 +387,10 @@ bool JoinPlan::filter_may_pay(std::uint64_t build_keys, std::uint64_t filter_byt
         throw Error("join plan: matched_fraction must be in [0, 1], got " + std::to_string(matched_fraction));
     if (options.mode != JoinPlanMode::automatic) return options.mode == JoinPlanMode::always;
     const JoinCosts c = weighed_costs(build_keys, filter_bytes, string_keys, options);
-    const double rows = double(probe_rows);
-    const double gain =
-        ratio(rows * (1 - matched_fraction) * c.table_miss_ns, rows * c.filter_ns + double(build_keys) * c.insert_ns);
-    return gain >= options.min_gain || in_trial_band(options, gain);
+    const double rows = double(probe_rows), paid = rows * c.filter_ns + double(build_keys) * c.insert_ns;
+    const double dropped = rows * (1 - matched_fraction);
+    const double gain = ratio(dropped * saved_per_row(c, options, options.repeated_rows.value_or(0)), paid);
+    return gain >= options.min_gain || meets_trial_band(options, gain, ratio(dropped * c.table_miss_ns, paid));
 }
 
 JoinCosts JoinPlan::weighed_costs(std::uint64_t build_keys, std::uint64_t filter_bytes, bool string_keys,
