@@ -66,6 +66,29 @@ TEST(Threads, NestedCallsRunOnTheirTasksThread) {
     EXPECT_EQ(inner.load(), 16);
 }
 
+TEST(Threads, RunParallelRunsEveryTaskOnceOnTheBulkCallsThreads) {
+    for (unsigned threads : {0u, 1u, 2u, 5u}) {
+        for (unsigned tasks : {0u, 1u, 3u, 64u}) {
+            std::vector<std::atomic<int>> runs(tasks);
+            batchbloom::run_parallel(tasks, threads, [&](unsigned i) { runs[i].fetch_add(1); });
+            for (unsigned i = 0; i < tasks; ++i) EXPECT_EQ(runs[i].load(), 1) << threads << " threads, task " << i;
+        }
+    }
+    std::atomic<int> ran{0};
+    EXPECT_THROW(batchbloom::run_parallel(8, 2,
+                                          [&](unsigned i) {
+                                              ran.fetch_add(1);
+                                              if (i == 5) throw std::runtime_error("task 5");
+                                          }),
+                 std::runtime_error);
+    EXPECT_EQ(ran.load(), 8);
+    // Inside one of the library's tasks, every task runs on that task's thread.
+    each_thread(2, [&](unsigned) {
+        const auto id = std::this_thread::get_id();
+        batchbloom::run_parallel(4, 2, [&](unsigned) { EXPECT_EQ(std::this_thread::get_id(), id); });
+    });
+}
+
 TEST(Threads, CallsFromSeveralThreadsAtOnce) {
     std::vector<std::thread> callers;
     std::atomic<long> total{0};

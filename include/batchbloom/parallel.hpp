@@ -26,4 +26,13 @@ void set_parallel_runner(ParallelRunner runner);
 /// process may run on (its affinity mask), read once.
 unsigned hardware_threads() noexcept;
 
+/// Runs task(i) for every i in [0, tasks) on the threads a bulk call would use: the calling
+/// thread and up to `threads` - 1 of the library's pool (0: hardware_threads()), or the host's
+/// runner where one is set; returns when all have returned. For work that goes with a bulk call
+/// (a pass over the keys before inserting them): it keeps the same threads busy, where threads
+/// of its own would leave the pool's asleep for the insert to wake. Each index runs once, on any
+/// of the threads; the first exception a task throws is rethrown once every task has finished.
+/// Called from inside one of the library's tasks, it runs every task on that task's thread.
+void run_parallel(unsigned tasks, unsigned threads, const std::function<void(unsigned)>& task);
+
 }  // namespace batchbloom

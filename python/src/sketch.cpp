@@ -1,11 +1,15 @@
 // batchbloom._core._estimated_filter and _distinct_upper_bound: a Filter sized for the distinct
 // keys of a batch without counting them exactly, and the bound it is sized for. batchbloom.arrow
 // builds filters with the first when no n= is given: an exact distinct count (a hash table of
-// every key) costs many times the insert it sizes. Here the keys are hashed once, as the filter
-// hashes them: a HyperLogLog sketch of the hashes gives the size, and the same hashes, kept, are
-// what is inserted, so the estimate costs little more than the register updates.
+// every key) costs many times the insert it sizes. Here the keys are hashed as the filter hashes
+// them and a HyperLogLog sketch of the hashes gives the size; then the keys are inserted. Byte
+// strings' hashes are kept for that insert (hashing a string costs more than writing and reading
+// its 8-byte hash); integers are hashed again by the insert, in its own kernel, which costs less
+// than keeping 8 bytes a key (2M keys: 16 MiB written, read back, and page-faulted in where the
+// allocator hands back fresh memory, 20 ms and more on a VM against the 6 ms insert).
 #include <batchbloom/hash.hpp>
 #include <batchbloom/key_kinds.hpp>
+#include <batchbloom/parallel.hpp>
 
 #include <algorithm>
 #include <array>
@@ -124,27 +128,36 @@ static_assert(iterable_chunk >= large_batch, "an iterable's first batch decides 
 /// a handful of keys to billions without empirical correction tables.
 class DistinctSketch {
 public:
-    /// Sized for a batch of `batch_keys` keys (nulls included).
-    explicit DistinctSketch(std::size_t batch_keys)
-        : p_(batch_keys >= large_batch ? 16 : 14), registers_(std::size_t(1) << p_) {}
+    /// Sized for a batch of `batch_keys` keys (nulls included), filled by up to `tasks` tasks at
+    /// once, each into registers of its own (merged by max when read).
+    explicit DistinctSketch(std::size_t batch_keys, unsigned tasks = 1)
+        : p_(batch_keys >= large_batch ? 16 : 14), tasks_(std::max(tasks, 1u)), registers_(tasks_ << p_) {}
+
+    unsigned tasks() const { return tasks_; }
 
     /// Relative standard error of estimate(): 1.04 / sqrt(2^p), 0.81% or 0.41%.
-    double standard_error() const { return 1.04 / std::sqrt(double(registers_.size())); }
+    double standard_error() const { return 1.04 / std::sqrt(double(std::size_t(1) << p_)); }
 
-    void add(const std::uint64_t* hashes, std::size_t n) {
-        (p_ == 16 ? kernels().add16 : kernels().add14)(registers_.data(), hashes, n);
-        keys_ += n;
+    /// Task `task`'s hashes; tasks add at once, each to its own registers. counted() counts them.
+    void add(unsigned task, const std::uint64_t* hashes, std::size_t n) {
+        (p_ == 16 ? kernels().add16 : kernels().add14)(registers_.data() + (std::size_t(task) << p_), hashes, n);
     }
+    void counted(std::size_t n) { keys_ += n; }
 
     double estimate() const {
         const unsigned q = 64 - p_;
+        const std::size_t m_registers = std::size_t(1) << p_;
         std::array<std::uint32_t, 65> stored{};
-        for (const std::uint8_t r : registers_) ++stored[r];
+        for (std::size_t i = 0; i < m_registers; ++i) {
+            std::uint8_t r = registers_[i];
+            for (unsigned t = 1; t < tasks_; ++t) r = std::max(r, registers_[(std::size_t(t) << p_) + i]);
+            ++stored[r];
+        }
         // count[k]: the registers of rank k (stored as k + p - 1, 0 for none).
         std::array<std::uint32_t, 64> count{};
         count[0] = stored[0];
         for (unsigned k = 1; k <= q + 1; ++k) count[k] = stored[k + p_ - 1];
-        const double m = double(registers_.size());
+        const double m = double(m_registers);
         double z = m * tau(1.0 - count[q + 1] / m);
         for (unsigned k = q; k >= 1; --k) z = 0.5 * (z + count[k]);
         z += m * sigma(count[0] / m);
@@ -187,35 +200,67 @@ private:
     }
 
     unsigned p_;
-    std::vector<std::uint8_t> registers_;
+    unsigned tasks_;
+    std::vector<std::uint8_t> registers_;  // tasks_ arrays of 2^p_
     std::size_t keys_ = 0;
 };
 
+/// Keys per task of the sketch: below this, a second thread costs more than it saves.
+constexpr std::size_t keys_per_task = std::size_t(1) << 16;
+
+/// Tasks for sketching a batch of `keys` keys on a default Filter's threads (every core).
+unsigned sketch_tasks(std::size_t keys) {
+    return static_cast<unsigned>(std::clamp<std::size_t>(keys / keys_per_task, 1, hardware_threads()));
+}
+
 /// Hashes every non-null key of `batch` as a default Filter's insert does and adds the hashes
-/// to `sketch`, a few L1-sized chunks at a time; with `kept` (room for every key of the batch)
-/// they are also left there, in the batch's order, for insert_hashes. Returns the kinds of the
-/// keys, as inserting them records (key_kinds.hpp).
+/// to `sketch`, a few L1-sized chunks at a time, on up to sketch.tasks() of the library's
+/// threads (the ones the insert after it runs on, kept busy rather than left to fall asleep);
+/// with `kept` (room for every key of the batch) they are also left there, in the batch's order,
+/// for insert_hashes. Returns the kinds of the keys, as inserting them records (key_kinds.hpp).
 KeyKinds sketch_keys(const KeyBatch& batch, DistinctSketch& sketch, std::uint64_t* kept) {
-    constexpr std::size_t chunk = 1024;
-    std::array<std::uint64_t, chunk> scratch;
     KeyKinds kinds = KeyKinds::none();
     for_each_span(batch, [&](const auto& keys, std::size_t) {
         using K = typename std::decay_t<decltype(keys)>::value_type;
         if (keys.empty()) return;
         kinds = kinds | (std::is_integral_v<K> ? KeyKinds::only_integers() : KeyKinds::only_bytes());
-        for (std::size_t b = 0; b < keys.size(); b += chunk) {
-            const auto part = keys.subspan(b, std::min(chunk, keys.size() - b));
-            std::uint64_t* out = kept != nullptr ? kept + sketch.keys() : scratch.data();
-            hash_keys(Hashing{}, part, std::span<std::uint64_t>(out, part.size()));  // a default Filter's hashing
-            sketch.add(out, part.size());
+        const std::size_t first = sketch.keys();  // where this span's hashes go in `kept`
+        const auto sketch_part = [&](unsigned task, std::size_t begin, std::size_t end) {
+            constexpr std::size_t chunk = 1024;
+            std::array<std::uint64_t, chunk> scratch;
+            for (std::size_t b = begin; b < end; b += chunk) {
+                const auto part = keys.subspan(b, std::min(chunk, end - b));
+                std::uint64_t* out = kept != nullptr ? kept + first + b : scratch.data();
+                hash_keys(Hashing{}, part, std::span<std::uint64_t>(out, part.size()));  // a default Filter's hashing
+                sketch.add(task, out, part.size());
+            }
+        };
+        const unsigned tasks = std::min<unsigned>(sketch.tasks(), sketch_tasks(keys.size()));
+        if (tasks <= 1) {
+            sketch_part(0, 0, keys.size());
+        } else {
+            run_parallel(tasks, tasks, [&](unsigned t) {
+                sketch_part(t, keys.size() * t / tasks, keys.size() * (t + 1) / tasks);
+            });
         }
+        sketch.counted(keys.size());
     });
     return kinds;
 }
 
-/// Hashes are kept for the insert up to this much memory; a larger batch is hashed twice
-/// (sketched, then inserted as keys) rather than holding 8 bytes a key.
+/// Byte strings' hashes are kept for the insert up to this much memory; a larger batch is hashed
+/// twice (sketched, then inserted as keys) rather than holding 8 bytes a key.
 constexpr std::uint64_t default_kept_bytes = std::uint64_t(256) << 20;
+
+/// Whether some key of the batch is a byte string (whose hashes are worth keeping).
+bool has_byte_strings(const KeyBatch& batch) {
+    bool bytes = false;
+    for_each_span(batch, [&](const auto& keys, std::size_t) {
+        using K = typename std::decay_t<decltype(keys)>::value_type;
+        bytes = bytes || (!std::is_integral_v<K> && !keys.empty());
+    });
+    return bytes;
+}
 
 PyFilter estimated_filter(nb::handle keys, double fpr, std::uint64_t max_kept_bytes) {
     Params::for_fpr(1, fpr);  // an fpr Filter(n, fpr) refuses is refused before the keys are read
@@ -224,9 +269,9 @@ PyFilter estimated_filter(nb::handle keys, double fpr, std::uint64_t max_kept_by
         throw nb::type_error("_estimated_filter takes an array or Arrow data (what Filter.insert reads in place)");
     nb::gil_scoped_release release;
     const std::size_t total = batch.size();
-    DistinctSketch sketch(total);
+    DistinctSketch sketch(total, sketch_tasks(total));
     std::unique_ptr<std::uint64_t[]> kept;
-    if (total != 0 && total <= max_kept_bytes / sizeof(std::uint64_t))
+    if (total != 0 && total <= max_kept_bytes / sizeof(std::uint64_t) && has_byte_strings(batch))
         kept.reset(new (std::nothrow) std::uint64_t[total]);  // no memory for them: two passes
     const KeyKinds kinds = sketch_keys(batch, sketch, kept.get());
     Filter f(Params::for_fpr(std::max<std::uint64_t>(sketch.upper_bound(), 1), fpr));
@@ -250,9 +295,9 @@ void bind_sketch(nb::module_& m) {
         nb::arg("keys").none(), nb::arg("fpr").none(), nb::kw_only(), nb::arg("max_kept_bytes").none() = default_kept_bytes,
         nb::sig("def _estimated_filter(keys: numpy.typing.ArrayLike, fpr: float, *, max_kept_bytes: int = 268435456) -> Filter"),
         "Filter(_distinct_upper_bound(keys), fpr) with the non-null keys inserted (nulls='skip'),\n"
-        "bit for bit, from one pass over the keys: each is hashed once, for the sketch and for the\n"
-        "insert. keys: an array or Arrow data, read in place. The hashes are kept (8 bytes a key)\n"
-        "up to max_kept_bytes, beyond which the keys are hashed again to be inserted. The GIL is\n"
+        "bit for bit. keys: an array or Arrow data, read in place. Each key is hashed for the\n"
+        "sketch; byte strings' hashes are kept (8 bytes a key, up to max_kept_bytes) and inserted,\n"
+        "integers (and strings beyond max_kept_bytes) are inserted as keys, hashed again. The GIL is\n"
         "released. batchbloom.arrow.build() without n= builds its filters with it.");
     m.def(
         "_distinct_upper_bound",
@@ -262,7 +307,7 @@ void bind_sketch(nb::module_& m) {
                 keys,
                 [&](const KeyBatch& batch, std::size_t) {
                     // An iterable's first batch is as large as batches get (iterable_chunk).
-                    if (!sketch) sketch = std::make_unique<DistinctSketch>(batch.size());
+                    if (!sketch) sketch = std::make_unique<DistinctSketch>(batch.size(), sketch_tasks(batch.size()));
                     nb::gil_scoped_release release;
                     sketch_keys(batch, *sketch, nullptr);
                 },

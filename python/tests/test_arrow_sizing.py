@@ -160,7 +160,7 @@ def _key_columns():
 KEY_COLUMNS = _key_columns()
 
 
-@pytest.mark.parametrize("kept", [True, False], ids=["hashes kept", "two passes"])
+@pytest.mark.parametrize("kept", [True, False], ids=["default (string hashes kept)", "never kept"])
 @pytest.mark.parametrize("name", list(KEY_COLUMNS))
 @pytest.mark.parametrize("fpr", [0.01, 0.1])
 def test_estimated_filter_is_the_sized_insert(name, kept, fpr):

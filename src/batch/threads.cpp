@@ -218,6 +218,11 @@ void check_threads_option(unsigned threads, const char* owner) {
 
 namespace batchbloom {
 
+void run_parallel(unsigned tasks, unsigned threads, const std::function<void(unsigned)>& task) {
+    auto body = [&task](unsigned i) { task(i); };
+    detail::run_tasks(tasks, detail::resolve_threads(threads), body);
+}
+
 void set_parallel_runner(ParallelRunner runner) {
     auto& r = detail::host_runner();
     auto shared = runner ? std::make_shared<const ParallelRunner>(std::move(runner)) : nullptr;
