@@ -129,7 +129,7 @@ def _exact_distinct(keys) -> int:
 def _filled(into, keys, n, fpr):
     """`into` (by default a Filter sized by n, see build()) with the non-null `keys` inserted."""
     if into is None:
-        if n is None:  # sized from a sketch of the keys' hashes, which are then inserted
+        if n is None:  # sized from a sketch of the keys' hashes, then the keys inserted
             return _estimated_filter(keys, fpr)
         if isinstance(n, str):
             if n != "exact":
@@ -152,8 +152,8 @@ def build(
 
     Without `into`, a Filter sized for n distinct keys at false-positive rate fpr. n defaults to
     an estimate of the column's distinct keys that errs high (by 1.2% on average from 2^17 keys
-    on, 2.4% below, and never above the column's non-null keys: a HyperLogLog sketch filled in
-    the one pass that hashes the keys for the insert), so the filter keeps its FPR at or below
+    on, 2.4% below, and never above the column's non-null keys: a HyperLogLog sketch of the
+    keys' hashes, filled on the insert's threads before it), so the filter keeps its FPR at or below
     fpr; n="exact" counts them exactly instead (a hash table of every key, which costs far more
     than the insert). A stream is read once and cannot be counted ahead: give n,
     an upper bound, or `into`. With `into` (any batchbloom filter: a ClassicFilter.spark(...) for
