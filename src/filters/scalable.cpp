@@ -35,7 +35,7 @@ detail::KeyMode stage_mode(bool remixed, std::size_t i) {
 }
 
 /// A random probe's chance of passing one block, from how many bits each word holds: that all k
-/// of a random pattern's bits are set (the model's fpr_in_block from the block's real fill
+/// of a random pattern's bits are set (the model's FprInBlock, params.cpp, from the block's real fill
 /// rather than from the load it expects). The counts' product is exact in integers (at most
 /// 64^8 per eight factors), so it is one rounding and a few independent multiplies.
 template <Shape S>
