@@ -252,14 +252,13 @@ KeyKinds sketch_keys(const KeyBatch& batch, DistinctSketch& sketch, std::uint64_
 /// twice (sketched, then inserted as keys) rather than holding 8 bytes a key.
 constexpr std::uint64_t default_kept_bytes = std::uint64_t(256) << 20;
 
-/// Whether some key of the batch is a byte string (whose hashes are worth keeping).
+/// Whether some chunk of the batch holds byte strings (whose hashes are worth keeping), from the
+/// chunks' layouts alone.
 bool has_byte_strings(const KeyBatch& batch) {
-    bool bytes = false;
-    for_each_span(batch, [&](const auto& keys, std::size_t) {
-        using K = typename std::decay_t<decltype(keys)>::value_type;
-        bytes = bytes || (!std::is_integral_v<K> && !keys.empty());
+    return std::any_of(batch.chunks().begin(), batch.chunks().end(), [](const KeyChunk& c) {
+        return std::visit([](const auto& k) { return std::is_same_v<std::decay_t<decltype(k[0])>, std::string_view>; },
+                          c.keys);
     });
-    return bytes;
 }
 
 PyFilter estimated_filter(nb::handle keys, double fpr, std::uint64_t max_kept_bytes) {
