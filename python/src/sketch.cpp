@@ -130,7 +130,7 @@ class DistinctSketch {
 public:
     /// Sized for a batch of `batch_keys` keys (nulls included), filled by up to `tasks` tasks at
     /// once, each into registers of its own (merged by max when read).
-    explicit DistinctSketch(std::size_t batch_keys, unsigned tasks = 1)
+    DistinctSketch(std::size_t batch_keys, unsigned tasks)
         : p_(batch_keys >= large_batch ? 16 : 14), tasks_(std::max(tasks, 1u)), registers_(tasks_ << p_) {}
 
     unsigned tasks() const { return tasks_; }
