@@ -202,7 +202,7 @@ TEST(JoinPlanBuild, FilterMayPayCountsTheBuild) {
     EXPECT_FALSE(JoinPlan::filter_may_pay(1000, 16'384, false, 0, 0.0, o));
 }
 
-TEST_F(JoinPlanTest, ABorderlineEstimateIsTriedOnTheFirstBatchesAndTheFasterWayKept) {
+TEST_F(JoinPlanTest, ABorderlineEstimateIsComparedOverTheJoinAndTheFasterWayLeads) {
     const auto sample = probe_keys(4096, 100), keys = probe_keys(1000, 100);
     std::vector<std::uint32_t> sel(keys.size()), want(keys.size());
     const std::size_t selected = filter.select_chunk(std::span<const std::uint64_t>(keys), want);
@@ -210,24 +210,87 @@ TEST_F(JoinPlanTest, ABorderlineEstimateIsTriedOnTheFirstBatchesAndTheFasterWayK
         SCOPED_TRACE(filter_faster ? "filtering faster" : "passing through faster");
         const JoinPlan plan(filter, std::span<const std::uint64_t>(sample), borderline_costs());
         ASSERT_TRUE(plan.trying());
-        EXPECT_FALSE(plan.filters());  // the estimate's answer (gain < min_gain) until the trial has one
-        const JoinBatch a = plan.probe_batch(std::span<const std::uint64_t>(keys), sel);
-        ASSERT_TRUE(a.filtered);
-        EXPECT_EQ(a.rows, selected);
-        EXPECT_EQ(a.batch_rows, keys.size());
-        EXPECT_TRUE(std::equal(sel.begin(), sel.begin() + a.rows, want.begin()));
-        const JoinBatch b = plan.probe_batch(std::span<const std::uint64_t>(keys), sel);
-        ASSERT_FALSE(b.filtered);
-        EXPECT_EQ(b.rows, keys.size());
-        plan.report(a, filter_faster ? 1000.0 : 5000.0);
-        EXPECT_TRUE(plan.trying());  // one way reported
-        plan.report(b, 3000.0);
-        ASSERT_FALSE(plan.trying());
+        EXPECT_FALSE(plan.filters());  // the estimate's answer (gain < min_gain) until the reports say otherwise
+        std::vector<JoinBatch> first;
+        for (int i = 0; i < 6; ++i) {  // trial_batches (3) of each way, alternating, the way behind first
+            const JoinBatch b = plan.probe_batch(std::span<const std::uint64_t>(keys), sel);
+            ASSERT_EQ(b.filtered, i % 2 == 0);
+            EXPECT_EQ(b.batch_rows, keys.size());
+            if (b.filtered) {
+                EXPECT_EQ(b.rows, selected);
+                EXPECT_TRUE(std::equal(sel.begin(), sel.begin() + b.rows, want.begin()));
+            } else {
+                EXPECT_EQ(b.rows, keys.size());
+            }
+            first.push_back(b);
+        }
+        // Filtering 3x faster decides at the first pair; 1.67x slower, at the median of three.
+        for (const JoinBatch& b : first) plan.report(b, !b.filtered ? 3000.0 : filter_faster ? 1000.0 : 5000.0);
         EXPECT_EQ(plan.filters(), filter_faster);
-        for (int i = 0; i < 5; ++i) EXPECT_EQ(plan.probe_batch(std::span<const std::uint64_t>(keys), sel).filtered, filter_faster);
-        plan.report(a, 0.0);  // after the decision: ignored
-        EXPECT_EQ(plan.filters(), filter_faster);
+        EXPECT_TRUE(plan.trying());  // the comparison goes on
+        for (int i = 0; i < 16; ++i)
+            EXPECT_EQ(plan.probe_batch(std::span<const std::uint64_t>(keys), sel).filtered, filter_faster);
     }
+}
+
+TEST_F(JoinPlanTest, TheWayBehindGetsFewerBatchesTheFurtherBehindItIs) {
+    const auto sample = probe_keys(4096, 100), keys = probe_keys(100, 100);
+    std::vector<std::uint32_t> sel(keys.size());
+    // The way behind (filtering) at 1.1x, 1.5x and 1.9x the way ahead's time per row: one batch
+    // in compare_every (8), in 32 and in 57 goes its way.
+    for (const auto& [slower, gap] : {std::pair{1.1, 8}, std::pair{1.5, 32}, std::pair{1.9, 57}}) {
+        SCOPED_TRACE(slower);
+        const JoinPlan plan(filter, std::span<const std::uint64_t>(sample), borderline_costs());
+        std::vector<int> behind;
+        for (int i = 0; i < 200; ++i) {
+            const JoinBatch b = plan.probe_batch(std::span<const std::uint64_t>(keys), sel);
+            if (b.filtered) behind.push_back(i);
+            plan.report(b, b.filtered ? 1000.0 * slower : 1000.0);
+        }
+        EXPECT_FALSE(plan.filters());
+        ASSERT_GE(behind.size(), 5u);
+        EXPECT_EQ(std::vector<int>(behind.begin(), behind.begin() + 3), (std::vector<int>{0, 2, 4}));
+        for (std::size_t j = 4; j < behind.size(); ++j) EXPECT_EQ(behind[j] - behind[j - 1], gap);
+    }
+}
+
+TEST_F(JoinPlanTest, TheLeadFollowsTheBatchesAsTheHostsTableWarms) {
+    // The first batches run while the host's table is cold: the passed-through ones pay the
+    // misses that warm it, and filtering looks faster. Once it is warm, passing through is
+    // faster; a later pair (a batch the way behind, beside the way ahead's) moves the lead back.
+    const auto sample = probe_keys(4096, 100), keys = probe_keys(100, 100);
+    std::vector<std::uint32_t> sel(keys.size());
+    const JoinPlan plan(filter, std::span<const std::uint64_t>(sample), borderline_costs());
+    std::vector<bool> lead;
+    for (int i = 0; i < 48; ++i) {
+        const JoinBatch b = plan.probe_batch(std::span<const std::uint64_t>(keys), sel);
+        const bool cold = i < 6;
+        plan.report(b, cold ? (b.filtered ? 2000.0 : 2500.0) : (b.filtered ? 3000.0 : 1400.0));
+        lead.push_back(plan.filters());
+    }
+    EXPECT_FALSE(lead[3]);   // two pairs: not yet the median of three
+    EXPECT_TRUE(lead[4]);    // the cold batches' answer, 1.25x: the way behind every 16th batch
+    EXPECT_TRUE(lead[19]);
+    EXPECT_FALSE(lead[20]);  // the warm table's, 2.1x: decisive at once
+    EXPECT_TRUE(std::none_of(lead.begin() + 20, lead.end(), [](bool f) { return f; }));
+    EXPECT_TRUE(plan.trying());
+}
+
+TEST_F(JoinPlanTest, OneSlowedBatchDoesNotDecide) {
+    const auto sample = probe_keys(4096, 100), keys = probe_keys(1000, 100);
+    std::vector<std::uint32_t> sel(keys.size());
+    const JoinPlan plan(filter, std::span<const std::uint64_t>(sample), borderline_costs());
+    std::vector<JoinBatch> batches;
+    for (int i = 0; i < 6; ++i) batches.push_back(plan.probe_batch(std::span<const std::uint64_t>(keys), sel));
+    // The filtered way's second batch was slowed (a busy machine): two of the three pairs say
+    // filtering is faster, and the median of the three decides.
+    const double ns[] = {2000, 2500, 3000, 2500, 2000, 2500};
+    for (int i = 0; i < 4; ++i) plan.report(batches[i], ns[i]);
+    EXPECT_FALSE(plan.filters());
+    plan.report(batches[4], ns[4]);
+    EXPECT_TRUE(plan.filters());
+    plan.report(batches[5], ns[5]);  // paired with the filter's faster latest batch: 1.25x slower
+    EXPECT_TRUE(plan.filters());
 }
 
 TEST_F(JoinPlanTest, WithoutReportsTheTrialEndsOnTheEstimate) {
@@ -235,11 +298,12 @@ TEST_F(JoinPlanTest, WithoutReportsTheTrialEndsOnTheEstimate) {
     std::vector<std::uint32_t> sel(keys.size());
     const JoinPlan plan(filter, std::span<const std::uint64_t>(sample), borderline_costs());
     const JoinPlan copy = plan;  // copies share the trial
-    for (int i = 0; i < 4; ++i) EXPECT_EQ(copy.probe_batch(std::span<const std::uint64_t>(keys), sel).filtered, i % 2 == 0);
+    for (int i = 0; i < 12; ++i) EXPECT_EQ(copy.probe_batch(std::span<const std::uint64_t>(keys), sel).filtered, i % 2 == 0);
     EXPECT_TRUE(plan.trying());
     EXPECT_FALSE(plan.probe_batch(std::span<const std::uint64_t>(keys), sel).filtered);  // gain 0.98 < min_gain
     EXPECT_FALSE(plan.trying());
     EXPECT_FALSE(copy.trying());
+    for (int i = 0; i < 16; ++i) EXPECT_FALSE(plan.probe_batch(std::span<const std::uint64_t>(keys), sel).filtered);
     // Reports of nonsense times are ignored, as are any after the end.
     const JoinPlan other(filter, std::span<const std::uint64_t>(sample), borderline_costs());
     const JoinBatch a = other.probe_batch(std::span<const std::uint64_t>(keys), sel);
@@ -251,6 +315,26 @@ TEST_F(JoinPlanTest, WithoutReportsTheTrialEndsOnTheEstimate) {
     EXPECT_TRUE(other.trying());  // no valid report of the filtered way yet
 }
 
+TEST_F(JoinPlanTest, WithoutLaterComparisonsTheFirstBatchesDecide) {
+    const auto sample = probe_keys(4096, 100), keys = probe_keys(1000, 100);
+    std::vector<std::uint32_t> sel(keys.size());
+    JoinPlanOptions o = borderline_costs();
+    o.compare_every = 0;
+    o.trial_batches = 1;
+    const JoinPlan plan(filter, std::span<const std::uint64_t>(sample), o);
+    const JoinBatch a = plan.probe_batch(std::span<const std::uint64_t>(keys), sel);
+    const JoinBatch b = plan.probe_batch(std::span<const std::uint64_t>(keys), sel);
+    ASSERT_TRUE(a.filtered && !b.filtered);
+    plan.report(a, 2000.0);
+    EXPECT_TRUE(plan.trying());  // one way reported
+    plan.report(b, 2500.0);
+    ASSERT_FALSE(plan.trying());
+    EXPECT_TRUE(plan.filters());
+    for (int i = 0; i < 20; ++i) EXPECT_TRUE(plan.probe_batch(std::span<const std::uint64_t>(keys), sel).filtered);
+    plan.report(b, 0.0);  // after the decision: ignored
+    EXPECT_TRUE(plan.filters());
+}
+
 TEST_F(JoinPlanTest, TrialsCanBeTurnedOffAndTheirOptionsAreChecked) {
     const auto sample = probe_keys(4096, 100);
     JoinPlanOptions o = borderline_costs();
@@ -260,31 +344,14 @@ TEST_F(JoinPlanTest, TrialsCanBeTurnedOffAndTheirOptionsAreChecked) {
     o.trial_batches = 0;
     EXPECT_THROW(JoinPlan(filter, std::span<const std::uint64_t>(sample), o), bb::Error);
     o = borderline_costs();
+    o.compare_every = 1;
+    EXPECT_THROW(JoinPlan(filter, std::span<const std::uint64_t>(sample), o), bb::Error);
+    o = borderline_costs();
     o.trial_low = -1;
     EXPECT_THROW(JoinPlan(filter, std::span<const std::uint64_t>(sample), o), bb::Error);
     o = borderline_costs();
     o.trial_high = std::numeric_limits<double>::infinity();
     EXPECT_THROW(JoinPlan(filter, std::span<const std::uint64_t>(sample), o), bb::Error);
-}
-
-TEST_F(JoinPlanTest, TheTrialComparesEachWaysFastestBatch) {
-    const auto sample = probe_keys(4096, 100), keys = probe_keys(1000, 100);
-    std::vector<std::uint32_t> sel(keys.size());
-    JoinPlanOptions o = borderline_costs();
-    o.trial_batches = 2;
-    const JoinPlan plan(filter, std::span<const std::uint64_t>(sample), o);
-    std::vector<JoinBatch> batches;
-    for (int i = 0; i < 4; ++i) batches.push_back(plan.probe_batch(std::span<const std::uint64_t>(keys), sel));
-    ASSERT_TRUE(batches[0].filtered && !batches[1].filtered && batches[2].filtered && !batches[3].filtered);
-    // The filtered way's second batch was slowed (a busy machine): its sum is the larger, its
-    // fastest batch the faster.
-    plan.report(batches[0], 1000.0);
-    plan.report(batches[1], 3000.0);
-    plan.report(batches[2], 10000.0);
-    EXPECT_TRUE(plan.trying());
-    plan.report(batches[3], 3000.0);
-    ASSERT_FALSE(plan.trying());
-    EXPECT_TRUE(plan.filters());
 }
 
 TEST_F(JoinPlanTest, RepeatedKeysSaveOnlyTheTablesCompute) {

@@ -248,9 +248,10 @@ void plan_then_probe(const bb::JoinPlan& plan, const HashTable<Key>& table, cons
 /// Probe rows the host samples: its own table tells how many of them match (filter_may_pay), and
 /// the filter how many it passes (JoinPlan). Taken at a stride over the whole column, as a column
 /// sorted by key would fool a sample of its head (and runs of a column whose keys repeat in
-/// place tell the table's work on keys it has just seen). 512 rows tell a pass fraction to
-/// about 2%, at a cache miss or three per row (a tenth of a millisecond for strings).
-constexpr std::size_t sample_rows = 512;
+/// place tell the table's work on keys it has just seen). 256 rows tell a pass fraction to
+/// about 3%, at a cache miss or three per row: the plan of a string join at SF 1 took 0.2-0.35
+/// ms with 512 rows and a second pass over them, 4-7% of a 5 ms join.
+constexpr std::size_t sample_rows = 256;
 
 template <class Key>
 std::vector<Key> sample_of(const std::vector<Key>& keys) {
@@ -271,17 +272,15 @@ Run planned_bloom_join(const Side<Key>& build, const Side<Key>& probe, unsigned 
     double build_ms = ms_since(t0);
     const auto plan_start = Clock::now();
     const std::vector<Key> sample = sample_of(probe.keys);
-    Result in_table;
-    for (const Key& k : sample) table.probe(k, 0, in_table);
+    std::vector<Key> absent;  // the sample rows the table lacks
+    for (const Key& k : sample)
+        if (!table.has(k)) absent.push_back(k);
     // What the host knows of its own table: its work per miss (Abseil's string hash costs half
     // again the filter's), timed with the filter's on the sample rows it lacks, in alternation.
     // With costs measured so, the estimate is within about a sixth of the real gain: the filter
     // is built where the estimate says it pays, build included (a trial cannot give a build
     // back), and once built the plan tries both ways only where its estimate is within that.
     bb::JoinPlanOptions po;
-    std::vector<Key> absent;
-    for (const Key& k : sample)
-        if (!table.has(k)) absent.push_back(k);
     std::size_t found = 0;
     const bb::ComputeCosts work = bb::compute_costs(std::span<const Key>(absent), [&](std::span<const Key> keys) {
         for (const Key& k : keys) found += table.has(k);
@@ -291,14 +290,12 @@ Run planned_bloom_join(const Side<Key>& build, const Side<Key>& probe, unsigned 
     po.filter_compute_ns = work.filter_ns;
     po.trial_low = 0.9;
     po.trial_high = 1.25;
-    // Three batches of each way, the fastest of each compared: one batch of 64K rows is a
-    // millisecond, which a busy shared machine can slow by more than the ways differ.
-    po.trial_batches = 3;
     // The sample, taken at a stride, shows no runs of a key: count them on the first rows (a
-    // key's repeats find the table's line in cache). 4,096 rows tell the fraction to about 1%;
-    // the whole first batch of strings took half a millisecond, a fortieth of a join at SF 1.
+    // key's repeats find the table's line in cache). 2,048 rows tell the fraction to about 1%
+    // in 10-15 us of strings; the whole first batch of strings took half a millisecond, a
+    // fortieth of a join at SF 1.
     po.repeated_rows = bb::repeated_fraction(
-        std::span<const Key>(probe.keys).first(std::min<std::size_t>(4096, probe.keys.size())));
+        std::span<const Key>(probe.keys).first(std::min<std::size_t>(2048, probe.keys.size())));
     const bb::JoinFilterOptions o = filter_options(table.distinct(), threads, backend, fpr);
     const bool strings = !std::is_integral_v<Key>;
     // The plan's cost model takes the filter's size to a power of two: an estimate at 1.5 bits
@@ -310,7 +307,7 @@ Run planned_bloom_join(const Side<Key>& build, const Side<Key>& probe, unsigned 
         po.string_bytes = std::max<std::size_t>(po.string_bytes / std::max<std::size_t>(sample.size(), 1), 1);
     }
     const bb::JoinCosts weighed = bb::JoinPlan::weighed_costs(table.distinct(), filter_bytes, strings, po);
-    const Costs c{sample.empty() ? 1.0 : double(in_table.matched) / double(sample.size()), *po.repeated_rows,
+    const Costs c{sample.empty() ? 1.0 : 1 - double(absent.size()) / double(sample.size()), *po.repeated_rows,
                   weighed.table_miss_ns, weighed.filter_ns, weighed.insert_ns};
     bb::JoinPlanOptions build_if_it_pays = po;
     build_if_it_pays.trial_low = 1;

@@ -44,12 +44,18 @@
 // on TPC-H string keys the model's table miss was a third of the host's, and its filter probe
 // half the real one. So where the estimated gain is neither clearly above nor clearly below 1
 // (JoinPlanOptions::trial_low .. trial_high, or a span of gains, where keys repeat, that meets
-// the band), the plan tries both on the join's first batches
-// if the host reports how long each batch took (report(): the filter and its own table probes
-// together), alternating filtered and passed-through batches until each way has
-// trial_batches reports, then keeps the way whose fastest batch took least per row (the
-// fastest, as a batch that a busy machine slowed tells nothing of the way). A host that reports nothing gets
-// the estimate's answer (gain >= min_gain) after the trial's batches.
+// the band), the plan compares both ways over the whole join if the host reports how long each
+// batch took (report(): the filter and its own table probes together). Batches go the way
+// ahead (the estimate's answer at first), and now and then one goes the way behind: every other
+// batch until trial_batches pairs are in, then one in max(compare_every, 64 * (r - 1)), r the
+// way behind's time per row over the way ahead's, so that the comparison costs about 1/64 of
+// the join however far behind that way is. Each report of the way behind is paired with the
+// faster of the way ahead's two latest reports (a batch that ran at the same moment, at the same
+// warmth of the host's table), and the lead changes where the median of the last trial_batches
+// pairs says the way behind took less per row, or at once where one pair says it took less than
+// half. A trial over the first batches alone misread a cold table: the passed-through batches
+// paid the misses that warmed it while the filtered ones rode on them. A host that reports
+// nothing gets the estimate's answer after 4 * trial_batches batches.
 //
 // No threads of its own. Without reports, nothing is timed per join: given the same filter,
 // sample, options and costs, the decision is the same; to make it independent of the machine
@@ -162,11 +168,18 @@ struct JoinPlanOptions {
     /// its table_miss_ns). Makes the decision independent of the machine.
     std::optional<JoinCosts> costs;
     /// Estimated gains in [trial_low, trial_high) (or spans meeting it, where keys repeat) are
-    /// tried on the join's first batches where the host reports their times (report());
-    /// trial_low >= trial_high turns trials off.
+    /// tried: both ways compared on the join's batches where the host reports their times
+    /// (report()); trial_low >= trial_high turns trials off.
     double trial_low = 0.5, trial_high = 2.0;
-    /// Reported batches of each way (filtered, passed through) before the trial decides.
-    unsigned trial_batches = 1;
+    /// Batches of each way on the join's first batches, and the pairs (a batch of the way
+    /// behind, the way ahead's beside it) whose median ratio decides the lead. Three: one batch
+    /// of 64K rows is a millisecond, which a busy shared machine can slow by more than the ways
+    /// differ.
+    unsigned trial_batches = 3;
+    /// After the first pairs, at least compare_every batches from one of the way behind to the
+    /// next (more where it is further behind, see above), so that the comparison goes on as the
+    /// host's table warms. 0: the first pairs decide for good. 1 is refused.
+    unsigned compare_every = 8;
 };
 
 /// One probe batch's answer: filtered (the first `rows` entries of the selection vector are the
@@ -192,10 +205,12 @@ public:
     JoinPlan(const JoinFilter& filter, std::span<const std::string_view> sample, const JoinPlanOptions& options = {});
     JoinPlan(const JoinFilter& filter, std::span<const std::string> sample, const JoinPlanOptions& options = {});
 
-    /// Whether probe batches go through the filter: the trial's answer once it has one, the
-    /// estimate's before that.
+    /// Whether probe batches go through the filter: the way ahead in a trial (the estimate's
+    /// answer until the reports say otherwise).
     bool filters() const noexcept;
-    /// Whether the plan is trying both ways on the first batches (no answer yet).
+    /// Whether the plan compares both ways and wants report()s: for the whole join where the
+    /// estimate was borderline (until compare_every == 0's first batches decide, or 4 *
+    /// trial_batches batches pass without reports).
     bool trying() const noexcept;
     /// The estimated gain: table work saved over filter probes paid (0 where the mode was
     /// forced and no sample was given).
@@ -220,13 +235,14 @@ public:
     JoinBatch probe_batch(std::span<const std::string> keys, std::span<std::uint32_t> sel) const;
 
     /// Whether the next probe batch goes through the filter: filters(), or during a trial the
-    /// way whose turn it is (each call takes a turn). probe_batch calls it once per batch; a
+    /// way whose turn it is (each call takes a turn: the first batches alternate, later the way
+    /// behind gets one now and then). probe_batch calls it once per batch; a
     /// binding that probes a batch by other means calls it instead, then report()s.
     bool route_batch() const noexcept;
 
     /// The time the host spent on a batch that probe_batch answered: the plan's call and the
     /// host's table probes of the rows it got, in ns. Feeds a trial (see above); ignored once
-    /// the plan has decided, and where it never tried. Thread-safe.
+    /// the plan stopped comparing, and where it never tried. Thread-safe.
     void report(const JoinBatch& batch, double ns) const;
 
     /// Whether a filter is worth building at all, before building it: the rows it would drop

@@ -448,14 +448,15 @@ void bind_join(nb::module_& m) {
             nb::sig("def report(self, rows: int, filtered: bool, ns: float) -> None"),
             "The time (ns) the host spent on a batch of `rows` rows that probe_batch answered (filtered:\n"
             "it returned positions, not None), the plan's call and the host's table probes together.\n"
-            "Where the estimate was borderline the plan tries both ways on the first batches and keeps\n"
-            "the faster by these reports; ignored once it has decided.")
+            "Where the estimate was borderline the plan compares both ways over the join (the first\n"
+            "batches alternate, then the way behind gets one now and then) and leads with the faster\n"
+            "by these reports; ignored where it does not compare.")
         .def_prop_ro(
             "filters", [](const PyPlan& self) { return self.plan.filters(); },
-            "Whether probe batches go through the filter (the trial's answer once it has one).")
+            "Whether probe batches go through the filter (the way ahead while the plan compares).")
         .def_prop_ro(
             "trying", [](const PyPlan& self) { return self.plan.trying(); },
-            "Whether the plan is still trying both ways on the first batches (it wants report()s).")
+            "Whether the plan compares both ways (it wants report()s).")
         .def_prop_ro(
             "mode", [](const PyPlan& self) { return std::string(mode_name(self.plan.options().mode)); },
             nb::sig("def mode(self) -> typing.Literal['auto', 'always', 'never']"), "'auto', 'always' or 'never'.")
