@@ -9,8 +9,8 @@
 // join at 50% matching rows on TPC-H, docs/which-path.md). The plan decides once, before the
 // join's first batch, from:
 //   - a cost model of this machine (JoinCosts): a filter probe's and a cache-missing table
-//     probe's time per row, measured once per process for each size class and key kind
-//     (measured_join_costs: a few milliseconds at first use, then cached), or given by the host,
+//     probe's time per row, measured for each size class and key kind at up to three moments
+//     of the process (measured_join_costs: a few milliseconds each, then cached), or given by the host,
 //     which knows its own hash table's cost better than any model. The model's keys are 8-byte
 //     integers, or strings of the sample's mean length (longer strings hash slower). A host can
 //     add what the model cannot know: its own table's work per miss (its hash may be slower than
@@ -89,8 +89,11 @@ struct JoinCosts {
 /// `build_keys` keys, integers or byte strings (`string_keys`) of `string_bytes` on average.
 /// Measured on the calling thread at the first call for a size class (both sizes rounded up to
 /// a power of two; tables above 32 MiB measured at 32 MiB, to keep the measurement within a few
-/// milliseconds) and key class (integers, or strings of a multiple of 16 bytes up to 256), then
-/// cached for the process: later calls with the same class return the same costs. The modelled
+/// milliseconds) and key class (integers, or strings of a multiple of 16 bytes up to 256), and
+/// again at the first calls at least 50 ms after the class's last measurement until it has
+/// three; each cost is the median of the class's measurements (a moment that another guest of
+/// a shared machine slowed no longer decides for the whole process). Calls within 50 ms of a
+/// measurement, and every call once three are in, return the same costs. The modelled
 /// table is an open-addressing array of 16-byte slots at most half full, probed with keys it
 /// lacks; a host whose table costs differently passes its own table_miss_ns or
 /// table_compute_ns. Thread-safe.

@@ -1200,7 +1200,7 @@ class JoinFilter:
         sample it passes gives (1 - p) * saved / filter_ns >= min_gain, a dropped row saving a
         table miss (table_miss_ns) or, where its key repeats the row before's, only the table's
         compute (repeated_rows below). The costs are this
-        machine's, measured once per process (measured_join_costs, string keys at the sample's mean
+        machine's, measured per process (measured_join_costs, string keys at the sample's mean
         length), unless given: table_miss_ns, the host's own time per probe row that misses its hash
         table, or costs, the whole model (the keys of measured_join_costs). table_compute_ns and
         filter_compute_ns: the host's table work and the filter's per missing row with every line
@@ -1286,21 +1286,20 @@ class JoinPlan:
         """
         The time (ns) the host spent on a batch of `rows` rows that probe_batch answered (filtered:
         it returned positions, not None), the plan's call and the host's table probes together.
-        Where the estimate was borderline the plan tries both ways on the first batches and keeps
-        the faster by these reports; ignored once it has decided.
+        Where the estimate was borderline the plan compares both ways over the join (the first
+        batches alternate, then the way behind gets one now and then) and leads with the faster
+        by these reports; ignored where it does not compare.
         """
 
     @property
     def filters(self) -> bool:
         """
-        Whether probe batches go through the filter (the trial's answer once it has one).
+        Whether probe batches go through the filter (the way ahead while the plan compares).
         """
 
     @property
     def trying(self) -> bool:
-        """
-        Whether the plan is still trying both ways on the first batches (it wants report()s).
-        """
+        """Whether the plan compares both ways (it wants report()s)."""
 
     @property
     def mode(self) -> Literal['auto', 'always', 'never']:
@@ -1348,7 +1347,8 @@ def measured_join_costs(build_keys: int, filter_bytes: int, string_keys: bool = 
     through a join filter of filter_bytes), table_miss_ns (a probe row that misses a hash table
     of build_keys keys), insert_ns (a build key into the filter), for integer keys or strings of
     string_bytes on average. Measured at the first call for a size class (powers of two) and key
-    class (integers; strings in steps of 16 bytes), a few milliseconds, then cached for the process.
+    class (integers; strings in steps of 16 bytes), a few milliseconds, at up to three moments of the
+    process at least 50 ms apart (each cost the median of them), then cached for the process.
     """
 
 def load_any(source: str | os.PathLike[str] | bytes | bytearray | memoryview, *, max_bytes: int | None = None) -> Filter | CountingFilter | DeletableFilter | ScalableFilter | ClassicFilter:

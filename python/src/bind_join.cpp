@@ -328,7 +328,7 @@ void bind_join(nb::module_& m) {
             "sample it passes gives (1 - p) * saved / filter_ns >= min_gain, a dropped row saving a\n"
             "table miss (table_miss_ns) or, where its key repeats the row before's, only the table's\n"
             "compute (repeated_rows below). The costs are this\n"
-            "machine's, measured once per process (measured_join_costs, string keys at the sample's mean\n"
+            "machine's, measured per process (measured_join_costs, string keys at the sample's mean\n"
             "length), unless given: table_miss_ns, the host's own time per probe row that misses its hash\n"
             "table, or costs, the whole model (the keys of measured_join_costs). table_compute_ns and\n"
             "filter_compute_ns: the host's table work and the filter's per missing row with every line\n"
@@ -518,7 +518,8 @@ void bind_join(nb::module_& m) {
         "through a join filter of filter_bytes), table_miss_ns (a probe row that misses a hash table\n"
         "of build_keys keys), insert_ns (a build key into the filter), for integer keys or strings of\n"
         "string_bytes on average. Measured at the first call for a size class (powers of two) and key\n"
-        "class (integers; strings in steps of 16 bytes), a few milliseconds, then cached for the process.");
+        "class (integers; strings in steps of 16 bytes), a few milliseconds, at up to three moments of the\n"
+        "process at least 50 ms apart (each cost the median of them), then cached for the process.");
 }
 
 }  // namespace batchbloom::python
