@@ -6,7 +6,7 @@
 // costs a filter probe for every row. It pays where most probe rows have no match and a table
 // probe that misses costs more than a filter probe (a table of the build side far out of cache,
 // a filter in cache); where most rows match, it only adds work (0.85-0.88x of the plain hash
-// join at 50% matching rows on TPC-H, docs/which-path.md). The plan decides once, before the
+// join at 50% matching rows on TPC-H, docs/which-path.md). The plan decides, before the
 // join's first batch, from:
 //   - a cost model of this machine (JoinCosts): a filter probe's and a cache-missing table
 //     probe's time per row, measured for each size class and key kind at up to three moments

@@ -278,12 +278,16 @@ ComputeCosts compute_costs(std::span<const std::string> k, const std::function<v
 constexpr auto remeasure_after = std::chrono::milliseconds(50);
 constexpr std::size_t measurements = 3;
 
+double median(std::vector<double> v) {  // of a non-empty v
+    std::sort(v.begin(), v.end());
+    return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
+
 JoinCosts median_costs(const std::vector<JoinCosts>& taken) {
     auto middle = [&](double JoinCosts::*field) {
         std::vector<double> v;
         for (const JoinCosts& c : taken) v.push_back(c.*field);
-        std::sort(v.begin(), v.end());
-        return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+        return median(std::move(v));
     };
     return {middle(&JoinCosts::filter_ns), middle(&JoinCosts::table_miss_ns), middle(&JoinCosts::insert_ns)};
 }
@@ -344,7 +348,7 @@ struct JoinPlan::Trial {
     double latest[2][2] = {};       // each way's two latest reports, ns per row
     unsigned reported[2] = {0, 0};  // of each way, up to 2
     std::vector<double> behind;     // the way behind's reports not yet paired
-    std::vector<double> ratios;     // behind over ahead, per pair since the last change
+    std::vector<double> ratios;     // behind over ahead, the last trial_batches pairs since the last change
     bool paired = false;            // a pair was ever formed
 };
 
@@ -382,15 +386,14 @@ void JoinPlan::report(const JoinBatch& batch, double ns) const {
     if (way != lead) t.behind.push_back(per_row);
     if (t.reported[lead] == 0 || t.behind.empty()) return;  // no pair yet
     const double ahead = t.reported[lead] == 1 ? t.latest[lead][0] : std::min(t.latest[lead][0], t.latest[lead][1]);
+    const std::size_t n = options_.trial_batches;
     for (const double b : t.behind) t.ratios.push_back(ahead > 0 ? b / ahead : b > 0 ? decisive : 1.0);
+    if (t.ratios.size() > n) t.ratios.erase(t.ratios.begin(), t.ratios.end() - std::ptrdiff_t(n));
     t.paired = true;
     t.behind.clear();
-    const std::size_t n = options_.trial_batches;
     double r = t.ratios.back();  // the way behind over the way ahead
-    if (t.ratios.size() >= n) {
-        std::vector<double> last(t.ratios.end() - std::ptrdiff_t(n), t.ratios.end());
-        std::nth_element(last.begin(), last.begin() + std::ptrdiff_t(n / 2), last.end());
-        r = last[n / 2];
+    if (t.ratios.size() == n) {
+        r = median(t.ratios);
     } else if (r < decisive && r > 1 / decisive) {
         return;  // every other batch until the pairs are in
     }
