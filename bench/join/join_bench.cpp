@@ -284,7 +284,7 @@ Run planned_bloom_join(const Side<Key>& build, const Side<Key>& probe, unsigned 
     std::size_t found = 0;
     const bb::ComputeCosts work = bb::compute_costs(std::span<const Key>(absent), [&](std::span<const Key> keys) {
         for (const Key& k : keys) found += table.has(k);
-    });
+    }, backend);
     if (found != 0) throw std::logic_error("the table found a key it lacks");
     po.table_compute_ns = work.table_ns;
     po.filter_compute_ns = work.filter_ns;
@@ -306,13 +306,13 @@ Run planned_bloom_join(const Side<Key>& build, const Side<Key>& probe, unsigned 
         for (const Key& k : sample) po.string_bytes += k.size();
         po.string_bytes = std::max<std::size_t>(po.string_bytes / std::max<std::size_t>(sample.size(), 1), 1);
     }
-    const bb::JoinCosts weighed = bb::JoinPlan::weighed_costs(table.distinct(), filter_bytes, strings, po);
+    const bb::JoinCosts weighed = bb::JoinPlan::weighed_costs(table.distinct(), filter_bytes, strings, po, backend);
     const Costs c{sample.empty() ? 1.0 : 1 - double(absent.size()) / double(sample.size()), *po.repeated_rows,
                   weighed.table_miss_ns, weighed.filter_ns, weighed.insert_ns};
     bb::JoinPlanOptions build_if_it_pays = po;
     build_if_it_pays.trial_low = 1;
     if (!bb::JoinPlan::filter_may_pay(table.distinct(), filter_bytes, strings, probe.keys.size(), c.matched,
-                                      build_if_it_pays)) {
+                                      build_if_it_pays, backend)) {
         const double plan_ms = ms_since(plan_start);
         const Result r = probe_directly(table, probe, threads);
         return {r, ms_since(t0), build_ms, 0, false, c, plan_ms};

@@ -96,9 +96,10 @@ struct JoinCosts {
 /// measurement, and every call once three are in, return the same costs. The modelled
 /// table is an open-addressing array of 16-byte slots at most half full, probed with keys it
 /// lacks; a host whose table costs differently passes its own table_miss_ns or
-/// table_compute_ns. Thread-safe.
+/// table_compute_ns. The filter runs on `backend` and is measured per engine (scalar probes
+/// cost several times AVX-512's); Backend::cuda is weighed as the best CPU engine. Thread-safe.
 JoinCosts measured_join_costs(std::uint64_t build_keys, std::uint64_t filter_bytes, bool string_keys,
-                              std::size_t string_bytes = 24);
+                              std::size_t string_bytes = 24, Backend backend = Backend::automatic);
 
 /// Work per probe row with every line in cache, in ns on one thread (compute_costs).
 struct ComputeCosts {
@@ -113,16 +114,20 @@ struct ComputeCosts {
 /// lines in, and returns the two times of the pass whose ratio is the median (one pass holds
 /// both at one moment of a machine whose speed drifts). Give it probe rows the table lacks (e.g. the
 /// sample rows it found no match for); it times the first 256. What it returns goes into
-/// JoinPlanOptions' table_compute_ns and filter_compute_ns. About 60 microseconds for string
-/// keys. All zeros for no keys.
+/// JoinPlanOptions' table_compute_ns and filter_compute_ns. The filter runs on `backend`, the
+/// join filter's engine. About 60 microseconds for string keys. All zeros for no keys.
 ComputeCosts compute_costs(std::span<const std::uint64_t> keys,
-                           const std::function<void(std::span<const std::uint64_t>)>& probe_table);
+                           const std::function<void(std::span<const std::uint64_t>)>& probe_table,
+                           Backend backend = Backend::automatic);
 ComputeCosts compute_costs(std::span<const std::uint32_t> keys,
-                           const std::function<void(std::span<const std::uint32_t>)>& probe_table);
+                           const std::function<void(std::span<const std::uint32_t>)>& probe_table,
+                           Backend backend = Backend::automatic);
 ComputeCosts compute_costs(std::span<const std::string_view> keys,
-                           const std::function<void(std::span<const std::string_view>)>& probe_table);
+                           const std::function<void(std::span<const std::string_view>)>& probe_table,
+                           Backend backend = Backend::automatic);
 ComputeCosts compute_costs(std::span<const std::string> keys,
-                           const std::function<void(std::span<const std::string>)>& probe_table);
+                           const std::function<void(std::span<const std::string>)>& probe_table,
+                           Backend backend = Backend::automatic);
 
 /// The fraction of `rows` whose key equals the row before's (0 for fewer than two rows): what
 /// JoinPlanOptions::repeated_rows takes, counted on a run of the probe side (e.g. its first
@@ -256,14 +261,16 @@ public:
     /// forced modes as the plan; costs from options or measured_join_costs for a filter of
     /// `filter_bytes`. An estimate within the trial band (or a span of estimates meeting it:
     /// repeats cached or missing) counts as "may pay" (the plan's trial
-    /// then decides). Throws Error for a matched_fraction outside [0, 1].
+    /// then decides). `backend`: the engine the filter will run on (its JoinFilterOptions'; a
+    /// plan weighs its filter's own). Throws Error for a matched_fraction outside [0, 1].
     static bool filter_may_pay(std::uint64_t build_keys, std::uint64_t filter_bytes, bool string_keys,
-                               std::uint64_t probe_rows, double matched_fraction, const JoinPlanOptions& options = {});
+                               std::uint64_t probe_rows, double matched_fraction, const JoinPlanOptions& options = {},
+                               Backend backend = Backend::automatic);
     /// The costs filter_may_pay weighs for these arguments: options.costs or the model's
     /// (measured_join_costs, strings of options.string_bytes or 24), then the host's
     /// table_miss_ns, table_compute_ns and filter_compute_ns applied. Throws as filter_may_pay.
     static JoinCosts weighed_costs(std::uint64_t build_keys, std::uint64_t filter_bytes, bool string_keys,
-                                   const JoinPlanOptions& options = {});
+                                   const JoinPlanOptions& options = {}, Backend backend = Backend::automatic);
 
 private:
     template <class Key>

@@ -1334,19 +1334,21 @@ class JoinPlan:
         """The JoinFilter the plan applies."""
 
     @staticmethod
-    def filter_may_pay(build_keys: int, filter_bytes: int, string_keys: bool, probe_rows: int, matched_fraction: float, *, mode: Literal['auto', 'always', 'never'] = 'auto', min_gain: float = 1.25, table_miss_ns: float | None = None, costs: dict[str, float] | None = None, table_compute_ns: float | None = None, filter_compute_ns: float | None = None, repeated_rows: float | None = None) -> bool:
+    def filter_may_pay(build_keys: int, filter_bytes: int, string_keys: bool, probe_rows: int, matched_fraction: float, *, mode: Literal['auto', 'always', 'never'] = 'auto', min_gain: float = 1.25, table_miss_ns: float | None = None, costs: dict[str, float] | None = None, table_compute_ns: float | None = None, filter_compute_ns: float | None = None, repeated_rows: float | None = None, backend: str = 'auto') -> bool:
         """
         Before building a JoinFilter: whether one of filter_bytes over build_keys keys may pay in
         front of a join of probe_rows rows of which matched_fraction (the host's estimate, from
-        its own hash table) have a match, its build counted. Options as JoinFilter.plan's.
+        its own hash table) have a match, its build counted. Options as JoinFilter.plan's; backend
+        the engine the JoinFilter will run on.
         """
 
-def measured_join_costs(build_keys: int, filter_bytes: int, string_keys: bool = False, string_bytes: int = 24) -> dict[str, float]:
+def measured_join_costs(build_keys: int, filter_bytes: int, string_keys: bool = False, string_bytes: int = 24, backend: str = 'auto') -> dict[str, float]:
     """
     This machine's costs for a join plan, ns per row on one thread: filter_ns (a probe row
     through a join filter of filter_bytes), table_miss_ns (a probe row that misses a hash table
     of build_keys keys), insert_ns (a build key into the filter), for integer keys or strings of
-    string_bytes on average. Measured at the first call for a size class (powers of two) and key
+    string_bytes on average, the filter on backend (CUDA weighed as the best CPU engine). Measured
+    per engine at the first call for a size class (powers of two) and key
     class (integers; strings in steps of 16 bytes), a few milliseconds, at up to three moments of the
     process at least 50 ms apart (each cost the median of them), then cached for the process.
     """

@@ -480,44 +480,50 @@ void bind_join(nb::module_& m) {
             "filter_may_pay",
             [](Typed<int> build_keys, Typed<int> filter_bytes, bool string_keys, Typed<int> probe_rows,
                Typed<float> matched_fraction, Typed<nb::str> mode, Typed<float> min_gain, nb::handle table_miss_ns,
-               nb::handle costs, nb::handle table_compute_ns, nb::handle filter_compute_ns, nb::handle repeated_rows) {
+               nb::handle costs, nb::handle table_compute_ns, nb::handle filter_compute_ns, nb::handle repeated_rows,
+               Typed<nb::str> backend) {
                 const JoinPlanOptions o =
                     plan_options(mode, min_gain, table_miss_ns, costs, table_compute_ns, filter_compute_ns, repeated_rows);
                 return JoinPlan::filter_may_pay(int_arg(build_keys, "build_keys"), int_arg(filter_bytes, "filter_bytes"),
                                                 string_keys, int_arg(probe_rows, "probe_rows"),
-                                                real_arg(matched_fraction, "matched_fraction"), o);
+                                                real_arg(matched_fraction, "matched_fraction"), o, backend_arg(backend));
             },
             "build_keys"_a, "filter_bytes"_a, "string_keys"_a, "probe_rows"_a, "matched_fraction"_a, nb::kw_only(),
             "mode"_a.none() = "auto", "min_gain"_a.none() = 1.25, "table_miss_ns"_a.none() = nb::none(),
             "costs"_a.none() = nb::none(), "table_compute_ns"_a.none() = nb::none(),
-            "filter_compute_ns"_a.none() = nb::none(), "repeated_rows"_a.none() = nb::none(),
+            "filter_compute_ns"_a.none() = nb::none(), "repeated_rows"_a.none() = nb::none(), "backend"_a = "auto",
             nb::sig("def filter_may_pay(build_keys: int, filter_bytes: int, string_keys: bool, probe_rows: int, "
                     "matched_fraction: float, *, mode: typing.Literal['auto', 'always', 'never'] = 'auto', "
                     "min_gain: float = 1.25, table_miss_ns: float | None = None, "
                     "costs: dict[str, float] | None = None, table_compute_ns: float | None = None, "
-                    "filter_compute_ns: float | None = None, repeated_rows: float | None = None) -> bool"),
+                    "filter_compute_ns: float | None = None, repeated_rows: float | None = None, "
+                    "backend: str = 'auto') -> bool"),
             "Before building a JoinFilter: whether one of filter_bytes over build_keys keys may pay in\n"
             "front of a join of probe_rows rows of which matched_fraction (the host's estimate, from\n"
-            "its own hash table) have a match, its build counted. Options as JoinFilter.plan's.");
+            "its own hash table) have a match, its build counted. Options as JoinFilter.plan's; backend\n"
+            "the engine the JoinFilter will run on.");
     m.def(
         "measured_join_costs",
-        [](Typed<int> build_keys, Typed<int> filter_bytes, bool string_keys, Typed<int> string_bytes) {
+        [](Typed<int> build_keys, Typed<int> filter_bytes, bool string_keys, Typed<int> string_bytes,
+           Typed<nb::str> backend) {
+            const Backend engine = backend_arg(backend);
             const std::uint64_t keys = int_arg(build_keys, "build_keys"), bytes = int_arg(filter_bytes, "filter_bytes");
             const std::uint64_t length = int_arg(string_bytes, "string_bytes");
             JoinCosts c;
             {
                 nb::gil_scoped_release release;
-                c = measured_join_costs(keys, bytes, string_keys, static_cast<std::size_t>(length));
+                c = measured_join_costs(keys, bytes, string_keys, static_cast<std::size_t>(length), engine);
             }
             return costs_dict(c);
         },
-        "build_keys"_a, "filter_bytes"_a, "string_keys"_a = false, "string_bytes"_a = 24,
+        "build_keys"_a, "filter_bytes"_a, "string_keys"_a = false, "string_bytes"_a = 24, "backend"_a = "auto",
         nb::sig("def measured_join_costs(build_keys: int, filter_bytes: int, string_keys: bool = False, "
-                "string_bytes: int = 24) -> dict[str, float]"),
+                "string_bytes: int = 24, backend: str = 'auto') -> dict[str, float]"),
         "This machine's costs for a join plan, ns per row on one thread: filter_ns (a probe row\n"
         "through a join filter of filter_bytes), table_miss_ns (a probe row that misses a hash table\n"
         "of build_keys keys), insert_ns (a build key into the filter), for integer keys or strings of\n"
-        "string_bytes on average. Measured at the first call for a size class (powers of two) and key\n"
+        "string_bytes on average, the filter on backend (CUDA weighed as the best CPU engine). Measured\n"
+        "per engine at the first call for a size class (powers of two) and key\n"
         "class (integers; strings in steps of 16 bytes), a few milliseconds, at up to three moments of the\n"
         "process at least 50 ms apart (each cost the median of them), then cached for the process.");
 }

@@ -47,6 +47,17 @@ def test_measured_model_is_cached_and_decides_alike(join):
     assert a == batchbloom.measured_join_costs(10_001, join.nbytes + 1)  # the same size class
     assert all(math.isfinite(v) and v > 0 for v in a.values())
     assert batchbloom.measured_join_costs(10_000, join.nbytes, string_keys=True)["table_miss_ns"] > 0
+    # Each engine is measured on its own, and a plan weighs its filter's engine.
+    scalar = batchbloom.measured_join_costs(10_000, join.nbytes, backend="scalar")
+    assert scalar == batchbloom.measured_join_costs(10_000, join.nbytes, backend="scalar")
+    keys = np.arange(10_000, dtype=np.uint64)
+    slow = batchbloom.JoinFilter(keys, backend="scalar")
+    plan = slow.plan(probe_keys(4096, 1))
+    assert plan.costs["filter_ns"] == batchbloom.measured_join_costs(
+        slow.sized_for, slow.nbytes, backend="scalar")["filter_ns"]
+    assert isinstance(batchbloom.JoinPlan.filter_may_pay(1000, 16384, False, 10**6, 0.0, backend="scalar"), bool)
+    with pytest.raises(ValueError, match="backend"):
+        batchbloom.measured_join_costs(10_000, join.nbytes, backend="avx9")
     assert not join.plan(probe_keys(4096, 1)).filters
     few = probe_keys(4096, 100)
     assert join.plan(few).gain == join.plan(few).gain

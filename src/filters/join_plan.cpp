@@ -80,8 +80,12 @@ std::vector<std::vector<Key>> key_batches(std::uint64_t seed, std::string& arena
     return batches;
 }
 
+/// The CPU engine whose probes a filter on `b` costs: a CUDA join filter is weighed as the best
+/// CPU engine's (its per-batch cost is the transfers', which the model does not see).
+Backend cpu_engine(Backend b) { return resolve_backend(b == Backend::cuda ? Backend::automatic : b); }
+
 template <class Key>
-JoinCosts measure(std::uint64_t table_bytes, std::uint64_t filter_bytes, std::size_t string_bytes) {
+JoinCosts measure(std::uint64_t table_bytes, std::uint64_t filter_bytes, std::size_t string_bytes, Backend engine) {
     std::string arena;
     const auto batches = key_batches<Key>(0x6a6f696e, arena, string_bytes);
     const Hashing hashing;
@@ -94,13 +98,14 @@ JoinCosts measure(std::uint64_t table_bytes, std::uint64_t filter_bytes, std::si
     std::vector<std::uint64_t> table(2 * slots);
     for (std::uint64_t i = 0; i < table.size(); ++i) table[i] = i | 1;
     std::uint64_t sink = 0;
-    Filter f(Params::make(Shape::word512, filter_bytes / 64, 8), hashing);
+    Filter f(Params::make(Shape::word512, filter_bytes / 64, 8), hashing, engine);
     f.set_threads(1);
     auto t = Clock::now();
     f.insert(std::span<const Key>(batches[passes]));
     c.insert_ns = ns_per_row(t);
     JoinFilterOptions o;
     o.threads = 1;
+    o.backend = engine;
     const JoinFilter join(std::move(f), timed_rows, o);
     std::vector<std::uint32_t> sel(timed_rows);
     // The table's and the filter's passes in alternation, so that each cost's fastest pass is
@@ -123,15 +128,18 @@ JoinCosts measure(std::uint64_t table_bytes, std::uint64_t filter_bytes, std::si
 }
 
 template <class Key>
-ComputeCosts timed_in_alternation(std::span<const Key> keys, const std::function<void(std::span<const Key>)>& probe_table) {
+ComputeCosts timed_in_alternation(std::span<const Key> keys, const std::function<void(std::span<const Key>)>& probe_table,
+                                  Backend backend) {
     if (keys.empty()) return {};
+    const Backend engine = cpu_engine(backend);
     keys = keys.first(std::min(keys.size(), compute_keys));
     // 4 KiB, in L1: the keys' own work, not the memory of a filter of the build side's size
     // (the model's part). Empty, as the keys are rows the table lacks: the filter drops them.
-    Filter f(Params::make(Shape::word512, 64, 8), Hashing{});
+    Filter f(Params::make(Shape::word512, 64, 8), Hashing{}, engine);
     f.set_threads(1);
     JoinFilterOptions o;
     o.threads = 1;
+    o.backend = engine;
     const JoinFilter join(std::move(f), keys.size(), o);
     // The filter's passes take at least compute_filter_rows rows (the keys again), so that a
     // call's fixed cost weighs per row about as little as in a host's batches.
@@ -205,9 +213,9 @@ std::size_t mean_bytes(std::span<const Key> sample) {
 /// The costs the plan weighs: the host's, or the model's for keys like the host's (strings of
 /// o.string_bytes, else of `sample_bytes`).
 JoinCosts costs_for(const JoinPlanOptions& o, std::uint64_t build_keys, std::uint64_t filter_bytes, bool strings,
-                    std::size_t sample_bytes) {
+                    std::size_t sample_bytes, Backend backend) {
     const std::size_t string_bytes = o.string_bytes > 0 ? o.string_bytes : sample_bytes;
-    JoinCosts c = o.costs ? *o.costs : measured_join_costs(build_keys, filter_bytes, strings, string_bytes);
+    JoinCosts c = o.costs ? *o.costs : measured_join_costs(build_keys, filter_bytes, strings, string_bytes, backend);
     if (o.table_miss_ns > 0)
         c.table_miss_ns = o.table_miss_ns;
     else
@@ -256,18 +264,18 @@ double repeated_fraction(std::span<const std::uint32_t> rows) noexcept { return 
 double repeated_fraction(std::span<const std::string_view> rows) noexcept { return repeated_in(rows); }
 double repeated_fraction(std::span<const std::string> rows) noexcept { return repeated_in(rows); }
 
-ComputeCosts compute_costs(std::span<const std::uint64_t> k, const std::function<void(std::span<const std::uint64_t>)>& p) {
-    return timed_in_alternation(k, p);
+ComputeCosts compute_costs(std::span<const std::uint64_t> k, const std::function<void(std::span<const std::uint64_t>)>& p, Backend b) {
+    return timed_in_alternation(k, p, b);
 }
-ComputeCosts compute_costs(std::span<const std::uint32_t> k, const std::function<void(std::span<const std::uint32_t>)>& p) {
-    return timed_in_alternation(k, p);
+ComputeCosts compute_costs(std::span<const std::uint32_t> k, const std::function<void(std::span<const std::uint32_t>)>& p, Backend b) {
+    return timed_in_alternation(k, p, b);
 }
 ComputeCosts compute_costs(std::span<const std::string_view> k,
-                           const std::function<void(std::span<const std::string_view>)>& p) {
-    return timed_in_alternation(k, p);
+                           const std::function<void(std::span<const std::string_view>)>& p, Backend b) {
+    return timed_in_alternation(k, p, b);
 }
-ComputeCosts compute_costs(std::span<const std::string> k, const std::function<void(std::span<const std::string>)>& p) {
-    return timed_in_alternation(k, p);
+ComputeCosts compute_costs(std::span<const std::string> k, const std::function<void(std::span<const std::string>)>& p, Backend b) {
+    return timed_in_alternation(k, p, b);
 }
 
 /// A class's costs are measured at up to three moments, calls at least this far apart, and
@@ -293,7 +301,8 @@ JoinCosts median_costs(const std::vector<JoinCosts>& taken) {
 }
 
 JoinCosts measured_join_costs(std::uint64_t build_keys, std::uint64_t filter_bytes, bool string_keys,
-                              std::size_t string_bytes) {
+                              std::size_t string_bytes, Backend backend) {
+    const Backend engine = cpu_engine(backend);
     // A table of 16-byte slots at most half full.
     const std::uint64_t table = size_class(std::max<std::uint64_t>(build_keys, 1) * 32);
     const std::uint64_t filter = size_class(filter_bytes);
@@ -303,15 +312,16 @@ JoinCosts measured_join_costs(std::uint64_t build_keys, std::uint64_t filter_byt
         JoinCosts costs;
     };
     static std::mutex mutex;
-    static std::map<std::tuple<std::size_t, std::uint64_t, std::uint64_t>, Measured> cache;
+    static std::map<std::tuple<Backend, std::size_t, std::uint64_t, std::uint64_t>, Measured> cache;
     // Measured under the lock: callers racing for one class measure it once, and no two
     // measurements share the caches.
     const std::lock_guard lock(mutex);
     const std::size_t length = string_keys ? string_class(string_bytes) : 0;  // 0: integers
-    Measured& m = cache[std::make_tuple(length, table, filter)];
+    Measured& m = cache[std::make_tuple(engine, length, table, filter)];
     const auto now = Clock::now();
     if (!m.taken.empty() && (m.taken.size() >= measurements || now - m.last < remeasure_after)) return m.costs;
-    m.taken.push_back(string_keys ? measure<std::string_view>(table, filter, length) : measure<std::uint64_t>(table, filter, 0));
+    m.taken.push_back(string_keys ? measure<std::string_view>(table, filter, length, engine)
+                                  : measure<std::uint64_t>(table, filter, 0, engine));
     m.last = Clock::now();
     m.costs = median_costs(m.taken);
     return m.costs;
@@ -424,7 +434,7 @@ JoinPlan::JoinPlan(const JoinFilter& filter, std::span<const Key> sample, const 
     const std::size_t passed = filter.select_chunk(sample, sel);  // throws for 2^32 rows or more
     pass_fraction_ = double(passed) / double(sample.size());
     costs_ = costs_for(options_, filter.sized_for(), filter.filter().params().bytes(), string_key<Key>,
-                       mean_bytes(sample));
+                       mean_bytes(sample), filter.options().backend);
     repeated_ = options_.repeated_rows ? *options_.repeated_rows : repeated_in(sample);
     gain_ = ratio((1 - pass_fraction_) * saved_per_row(costs_, options_, repeated_), costs_.filter_ns);
     const double every_row_misses = ratio((1 - pass_fraction_) * costs_.table_miss_ns, costs_.filter_ns);
@@ -465,12 +475,13 @@ JoinBatch JoinPlan::probe_batch(std::span<const std::string> keys, std::span<std
 }
 
 bool JoinPlan::filter_may_pay(std::uint64_t build_keys, std::uint64_t filter_bytes, bool string_keys,
-                              std::uint64_t probe_rows, double matched_fraction, const JoinPlanOptions& options) {
+                              std::uint64_t probe_rows, double matched_fraction, const JoinPlanOptions& options,
+                              Backend backend) {
     checked(options);
     if (!(matched_fraction >= 0 && matched_fraction <= 1))
         throw Error("join plan: matched_fraction must be in [0, 1], got " + std::to_string(matched_fraction));
     if (options.mode != JoinPlanMode::automatic) return options.mode == JoinPlanMode::always;
-    const JoinCosts c = weighed_costs(build_keys, filter_bytes, string_keys, options);
+    const JoinCosts c = weighed_costs(build_keys, filter_bytes, string_keys, options, backend);
     const double rows = double(probe_rows), paid = rows * c.filter_ns + double(build_keys) * c.insert_ns;
     const double dropped = rows * (1 - matched_fraction);
     const double gain = ratio(dropped * saved_per_row(c, options, options.repeated_rows.value_or(0)), paid);
@@ -478,8 +489,8 @@ bool JoinPlan::filter_may_pay(std::uint64_t build_keys, std::uint64_t filter_byt
 }
 
 JoinCosts JoinPlan::weighed_costs(std::uint64_t build_keys, std::uint64_t filter_bytes, bool string_keys,
-                                  const JoinPlanOptions& options) {
-    return costs_for(checked(options), build_keys, filter_bytes, string_keys, default_string_bytes);
+                                  const JoinPlanOptions& options, Backend backend) {
+    return costs_for(checked(options), build_keys, filter_bytes, string_keys, default_string_bytes, backend);
 }
 
 }  // namespace batchbloom
