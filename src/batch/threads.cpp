@@ -49,7 +49,6 @@ struct Job {
     void* body;
     void (*call)(void*, unsigned);
     unsigned tasks;
-    int caller_cpu = ::sched_getcpu();  // -1 where the system cannot tell
     std::atomic<unsigned> next{0}, finished{0};
     std::mutex error_mutex;
     std::exception_ptr error;
@@ -110,7 +109,7 @@ public:
             const std::lock_guard lock(mutex_);
             job_ = job;
             generation_.fetch_add(1, std::memory_order_release);
-            if (sleeping_ > 0) wake_elsewhere(job->caller_cpu);
+            if (sleeping_ > 0) wake_elsewhere();
         }
         job->work();
         while (job->finished.load(std::memory_order_acquire) < job->tasks) BATCHBLOOM_PAUSE();
@@ -132,20 +131,22 @@ private:
     /// (43-46 against 82-83 us). The workers' masks are narrowed only around the wake-up (the
     /// scheduler picks a woken thread's CPU then) and given back at once, so the host's own
     /// affinity stands.
-    void wake_elsewhere(int cpu) {
-        cpu_set_t allowed, others;
-        const bool steer = cpu >= 0 && cpu < CPU_SETSIZE &&
-                           ::sched_getaffinity(0, sizeof allowed, &allowed) == 0 && CPU_ISSET(cpu, &allowed);
-        if (steer) {
-            others = allowed;
+    void wake_elsewhere() {
+        const int cpu = ::sched_getcpu();  // -1 where the system cannot tell
+        // Each worker's own mask, narrowed where it holds another CPU besides the caller's.
+        std::vector<std::pair<std::thread::native_handle_type, cpu_set_t>> narrowed;
+        for (auto& w : workers_) {
+            cpu_set_t own;
+            if (cpu < 0 || cpu >= CPU_SETSIZE || ::pthread_getaffinity_np(w.native_handle(), sizeof own, &own) != 0 ||
+                !CPU_ISSET(cpu, &own))
+                continue;
+            cpu_set_t others = own;
             CPU_CLR(cpu, &others);
+            if (CPU_COUNT(&others) > 0 && ::pthread_setaffinity_np(w.native_handle(), sizeof others, &others) == 0)
+                narrowed.emplace_back(w.native_handle(), own);
         }
-        const bool moved = steer && CPU_COUNT(&others) > 0;
-        if (moved)
-            for (auto& w : workers_) (void)::pthread_setaffinity_np(w.native_handle(), sizeof others, &others);
         wake_.notify_all();
-        if (moved)
-            for (auto& w : workers_) (void)::pthread_setaffinity_np(w.native_handle(), sizeof allowed, &allowed);
+        for (auto& [handle, own] : narrowed) (void)::pthread_setaffinity_np(handle, sizeof own, &own);
     }
 
     /// Workers running after starting up to `wanted` (capped as above); a thread the system
