@@ -12,6 +12,10 @@ is the default's first call (cold runs time it apart) over the direct path's fir
 same process, and the margin the direct path's first call plus 10% + 2 ms allows. 'The same
 path asked for' is the control: the explicit row of the path the default took, against the same
 best, so a miss that it shares is the machine's noise between calls, not the default's choice.
+
+With `--threads 1,2`, a second table gives the default's speedup of two threads over one in each
+process (the two rows of one process), its median and lowest over the processes, and the slowest
+process's two-thread time over the median one. Without --paths, only that table.
 """
 import argparse
 import json
@@ -79,6 +83,34 @@ def summarize(runs):
     return rows
 
 
+def speedups(runs):
+    """Per (keys, op): the default's one-thread time over its two-thread time, process by process."""
+    rows = []
+    calls = [by_call(r) for r in runs]
+    for keys in sorted({k for k, _ in calls[0]}):
+        for op in ("insert", "probe"):
+            ratios, two = [], []
+            for c in calls:
+                one, both = c.get((keys, 1), {}).get("auto"), c.get((keys, 2), {}).get("auto")
+                if one is None or both is None:
+                    continue
+                ratios.append(one[f"{op}_ns_per_key"] / both[f"{op}_ns_per_key"])
+                two.append(both[f"{op}_ns_per_key"])
+            if ratios:
+                rows.append({"keys": keys, "op": op, "processes": len(ratios),
+                             "speedup_median": statistics.median(ratios), "speedup_lowest": min(ratios),
+                             "two_threads_slowest_over_median": max(two) / statistics.median(two)})
+    return rows
+
+
+def print_speedups(rows):
+    print("| keys | call | processes | two threads over one, median | lowest | slowest two-thread process / median |")
+    print("|---:|---|---:|---:|---:|---:|")
+    for r in rows:
+        print(f"| {r['keys'] / 1e6:g}M | {r['op']} | {r['processes']} | {r['speedup_median']:.2f} | "
+              f"{r['speedup_lowest']:.2f} | {r['two_threads_slowest_over_median']:.2f} |")
+
+
 def print_table(rows):
     print("| keys | threads | call | processes | default chose | default / best path, median | worst | "
           "within 5% | the same path asked for, within 5% | first call / direct's first, median | first call within 10% + 2 ms |")
@@ -99,19 +131,24 @@ def main():
     ap.add_argument("command", nargs=argparse.REMAINDER, help="-- then the batchbloom bench command")
     args = ap.parse_args()
     cmd = args.command[1:] if args.command[:1] == ["--"] else args.command
-    if not cmd or "--paths" not in cmd or "--json" in cmd:
-        ap.error("give a `batchbloom bench ... --paths direct,partitioned,auto` command after --, without --json")
+    if not cmd or "--json" in cmd:
+        ap.error("give a `batchbloom bench ... [--paths direct,partitioned,auto]` command after --, without --json")
     runs = []
     for i in range(args.runs):
         runs.append(run_once(cmd))
         print(f"# process {i + 1} of {args.runs} done", file=sys.stderr)
-    rows = summarize(runs)
+    rows, faster = summarize(runs), speedups(runs)
     m = runs[0]["machine"]
     print(f"# {m['cpu']}, {m['cores']} cores, L2 {m['l2_bytes'] >> 10} KiB, L3 {m['l3_bytes'] >> 20} MiB; "
           f"{args.runs} fresh processes of: {' '.join(cmd)}")
-    print_table(rows)
+    if rows:
+        print_table(rows)
+    if faster:
+        print()
+        print_speedups(faster)
     if args.json:
-        args.json.write_text(json.dumps({"command": cmd, "runs": runs, "summary": rows}, indent=1) + "\n")
+        args.json.write_text(json.dumps({"command": cmd, "runs": runs, "summary": rows, "speedups": faster},
+                                        indent=1) + "\n")
 
 
 if __name__ == "__main__":

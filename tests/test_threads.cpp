@@ -16,8 +16,10 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <fstream>
+#include <functional>
 #include <numeric>
 #include <span>
 #include <stdexcept>
@@ -41,6 +43,28 @@ TEST(Threads, EveryTaskRunsExactlyOnceForAnyThreadCount) {
     std::vector<std::atomic<int>> chunks(10000);
     each_chunk(chunks.size(), 8, [&](std::size_t c) { chunks[c].fetch_add(1); });
     for (auto& c : chunks) EXPECT_EQ(c.load(), 1);
+}
+
+// Slots name the threads of one call: each in [0, threads), and no two tasks of a slot at once
+// (a slot's scratch, such as an insert's private copy, needs no lock).
+TEST(Threads, SlotsNameTheCallsThreadsAndNeverRunTwoTasksAtOnce) {
+    for (unsigned threads : {1u, 2u, 3u, 8u}) {
+        for (unsigned tasks : {0u, 1u, 5u, 200u}) {
+            std::vector<std::atomic<int>> runs(tasks), busy(threads);
+            std::atomic<int> overlaps{0}, out_of_range{0};
+            auto body = [&](unsigned i, unsigned slot) {
+                runs[i].fetch_add(1);
+                if (slot >= threads) return void(out_of_range.fetch_add(1));
+                if (busy[slot].fetch_add(1) != 0) overlaps.fetch_add(1);
+                std::this_thread::yield();  // room for a second task of the slot to start, were there one
+                busy[slot].fetch_sub(1);
+            };
+            batchbloom::detail::run_slotted(tasks, threads, body);
+            for (unsigned i = 0; i < tasks; ++i) EXPECT_EQ(runs[i].load(), 1) << threads << " threads, task " << i;
+            EXPECT_EQ(out_of_range.load(), 0) << threads << " threads";
+            EXPECT_EQ(overlaps.load(), 0) << threads << " threads";
+        }
+    }
 }
 
 TEST(Threads, TheFirstExceptionComesOutAfterEveryTaskFinished) {
@@ -147,6 +171,40 @@ TEST(Threads, AHostRunnerTakesTheWorkAndTheResultIsTheSame) {
     EXPECT_GT(calls, 0);
     EXPECT_TRUE(hosted == one);
     EXPECT_EQ(hosted.count(keys), keys.size());
+}
+
+// A multi-threaded insert into private copies gives one thread's bits whichever threads turn
+// up: a runner that runs every task on its caller (a worker that never wakes: no copy is used,
+// none is merged), and one whose other threads start late (they take what is left).
+TEST(Threads, CopiesInsertGivesOneThreadsBitsHoweverLateTheWorkersAre) {
+    namespace bb = batchbloom;
+    const auto keys = test_keys(600001);  // many pieces, an odd tail
+    const auto part = std::span(keys).subspan(3, keys.size() - 10);  // unaligned
+    for (bool late : {false, true}) {
+        bb::Filter one(bb::Params::for_fpr(keys.size(), 0.01), {}, bb::Backend::scalar);
+        one.set_threads(1);
+        one.insert(part);
+        bb::Filter many(one.params());
+        many.set_threads(4);
+        bb::set_parallel_runner([late](unsigned tasks, const std::function<void(unsigned)>& task) {
+            if (!late) {
+                for (unsigned i = 0; i < tasks; ++i) task(i);
+                return;
+            }
+            std::vector<std::thread> threads;
+            for (unsigned i = 1; i < tasks; ++i)
+                threads.emplace_back([&, i] {
+                    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+                    task(i);
+                });
+            task(0);
+            for (auto& t : threads) t.join();
+        });
+        many.insert(part);
+        bb::set_parallel_runner(nullptr);
+        EXPECT_TRUE(many == one) << (late ? "late workers" : "every task on the caller");
+        EXPECT_EQ(many.count(part), part.size());
+    }
 }
 
 // A bulk call made inside a task of the library's parallel work (as a Parquet add's chunks make

@@ -210,21 +210,23 @@ struct Round {
     }
 };
 
-/// Multi-threaded insert for filters small next to the batch: part 0 goes into the filter,
-/// each other part into a zeroed private copy in its thread's scratch, and the copies are
-/// then ORed in (insert_into_copies, threads.hpp).
+/// Multi-threaded insert for filters small next to the batch: slot 0's pieces go into the
+/// filter, each other slot's into a zeroed private copy in its thread's scratch (faulted in by
+/// that thread as it zeroes it), and the copies are then ORed in (insert_into_copies,
+/// threads.hpp).
 void insert_copies(const BlockedKernels& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
                    unsigned t, BatchScratch::Lease& lease) {
     const std::size_t words = filter_bytes(f) / sizeof(std::uint64_t);
-    std::vector<std::uint64_t*> copies;
-    for (unsigned v = 1; v < t; ++v)
-        copies.push_back(reinterpret_cast<std::uint64_t*>(lease.arena(v).get(words * sizeof(std::uint64_t))));
-    insert_into_copies(reinterpret_cast<std::uint64_t*>(f.data), words, copies, true, n, 64,
-                       [&](std::uint64_t* into, Range c) {
-                           FilterRef mine = f;
-                           mine.data = reinterpret_cast<std::byte*>(into);
-                           e.insert(prefetched(mine), keys + c.begin, c.size(), mode);
-                       });
+    insert_into_copies(
+        reinterpret_cast<std::uint64_t*>(f.data), words, t,
+        [&](unsigned slot) {
+            return reinterpret_cast<std::uint64_t*>(lease.arena(slot).get(words * sizeof(std::uint64_t), false));
+        },
+        true, n, 64, [&](std::uint64_t* into, Range c) {
+            FilterRef mine = f;
+            mine.data = reinterpret_cast<std::byte*>(into);
+            e.insert(prefetched(mine), keys + c.begin, c.size(), mode);
+        });
 }
 
 /// Direct insert on t threads: each thread reads the whole batch and sets only the blocks of
@@ -336,7 +338,7 @@ bool insert_range(const BlockedKernels& e, const FilterRef& f, const std::uint64
 
 /// A probe of keys [0, n): partitioned (partitioned_rounds with `ordered`, `region` and
 /// `finish`) if `partitioned` and the scratch is free and can be had, else on the direct path,
-/// by direct_range on each thread's part. Returns whether it ran partitioned.
+/// by direct_range on pieces the threads share. Returns whether it ran partitioned.
 template <class Region, class Finish, class Direct>
 bool probe_on_path(const BlockedKernels& e, const FilterRef& f, const std::uint64_t* keys, std::size_t n, KeyMode mode,
                    unsigned t, bool partitioned, BatchScratch* scratch, bool ordered, Region&& region, Finish&& finish,
@@ -349,7 +351,7 @@ bool probe_on_path(const BlockedKernels& e, const FilterRef& f, const std::uint6
                 // No memory for the buckets (nothing was probed yet): the direct path needs none.
             }
     }
-    each_part(n, t, 64, direct_range);
+    each_share(n, t, 64, direct_range);
     return false;
 }
 

@@ -8,14 +8,14 @@
 
 namespace batchbloom::detail {
 
-std::byte* ScratchArena::get(std::size_t bytes) {
+std::byte* ScratchArena::get(std::size_t bytes, bool touch) {
     if (bytes <= buf_.size()) return buf_.data();
     buf_.reset();  // before the new allocation: never both at once
     buf_ = AlignedBuffer(bytes, AlignedBuffer::Init::uninitialized);
     // Its pages are faulted in now, in address order, rather than by the scatter's first
     // stores at random.
     constexpr std::size_t page = 4096;
-    for (std::size_t at = 0; at < bytes; at += page) static_cast<volatile std::byte*>(buf_.data())[at] = std::byte{0};
+    for (std::size_t at = 0; touch && at < bytes; at += page) static_cast<volatile std::byte*>(buf_.data())[at] = std::byte{0};
     return buf_.data();
 }
 

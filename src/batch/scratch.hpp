@@ -16,12 +16,13 @@ namespace batchbloom::detail {
 
 /// One thread's scratch: one AlignedBuffer (huge pages when large), grown, never shrunk, on
 /// demand. Its contents are never read before being written, so it is not zeroed, but each
-/// page is touched when it grows.
+/// page is touched when it grows (unless its user writes it all in address order at once).
 class ScratchArena {
 public:
-    /// At least `bytes` of memory (its old contents lost if it has to grow). Throws
-    /// std::bad_alloc, leaving the arena empty, if it cannot be had.
-    std::byte* get(std::size_t bytes);
+    /// At least `bytes` of memory (its old contents lost if it has to grow), its new pages
+    /// faulted in unless `touch` is false. Throws std::bad_alloc, leaving the arena empty, if
+    /// it cannot be had.
+    std::byte* get(std::size_t bytes, bool touch = true);
     std::size_t bytes() const { return buf_.size(); }
     void release() noexcept { buf_.reset(); }
 

@@ -44,16 +44,19 @@ namespace {
 
 /// One parallel call's tasks: claimed one at a time by the caller and the workers, each
 /// counted as finished once it returned. Shared: a worker that wakes after the call returned
-/// may still hold it, and finds nothing left to claim.
+/// may still hold it, and finds nothing left to claim. Each thread that joins takes the next
+/// slot first, and one beyond the call's threads claims nothing (a pool grown for an earlier
+/// call of more threads wakes more workers than this one asked for).
 struct Job {
     void* body;
-    void (*call)(void*, unsigned);
-    unsigned tasks;
-    std::atomic<unsigned> next{0}, finished{0};
+    void (*call)(void*, unsigned, unsigned);
+    unsigned tasks, slots;
+    std::atomic<unsigned> next{0}, finished{0}, joined{0};
     std::mutex error_mutex;
     std::exception_ptr error;
 
-    Job(void* b, void (*c)(void*, unsigned), unsigned t) : body(b), call(c), tasks(t) {}
+    Job(void* b, void (*c)(void*, unsigned, unsigned), unsigned t, unsigned s)
+        : body(b), call(c), tasks(t), slots(s) {}
 
     void work();
 };
@@ -63,11 +66,15 @@ struct Job {
 thread_local bool in_task = false;
 
 void Job::work() {
+    if (next.load(std::memory_order_relaxed) >= tasks) return;
+    // The threads that hold a slot claim tasks until none is left, so one without a slot may leave.
+    const unsigned slot = joined.fetch_add(1, std::memory_order_relaxed);
+    if (slot >= slots) return;
     const bool outer = in_task;
     in_task = true;
     for (unsigned i; (i = next.fetch_add(1, std::memory_order_relaxed)) < tasks;) {
         try {
-            call(body, i);
+            call(body, i, slot);
         } catch (...) {
             const std::lock_guard lock(error_mutex);
             if (!error) error = std::current_exception();
@@ -207,9 +214,9 @@ Runner& host_runner() {
 
 }  // namespace
 
-void run_tasks(unsigned tasks, unsigned threads, void* body, void (*call)(void*, unsigned)) {
-    threads = std::min(threads, tasks);
-    const auto job = std::make_shared<Job>(body, call, tasks);
+void run_tasks(unsigned tasks, unsigned threads, void* body, void (*call)(void*, unsigned, unsigned)) {
+    threads = std::max(1u, std::min(threads, tasks));
+    const auto job = std::make_shared<Job>(body, call, tasks, in_task ? 1u : threads);
     if (threads <= 1 || in_task) {
         job->work();
     } else {

@@ -44,17 +44,26 @@ inline Range part(std::size_t n, unsigned t, unsigned i, std::size_t align) {
     return {edge(i), edge(i + 1)};
 }
 
-/// The engine under each_thread and each_chunk: runs body(i) for i in [0, tasks) on the calling
-/// thread and up to `threads` - 1 others (the library's pool, or the host's runner:
-/// include/batchbloom/parallel.hpp), and returns when all are done. Tasks are claimed one at a
+/// The engine under each_thread, each_share and each_chunk: runs body(i, slot) for i in [0, tasks)
+/// on the calling thread and up to `threads` - 1 others (the library's pool, or the host's
+/// runner: include/batchbloom/parallel.hpp), and returns when all are done. `slot`, in
+/// [0, threads), names the thread that runs the task for this call: tasks of one slot run one
+/// after another, never at once (a slot's scratch needs no lock). Tasks are claimed one at a
 /// time, so a worker that wakes late takes fewer and a pool that could not start every thread
 /// runs them all the same; a call made from inside a task runs its tasks on its own thread.
 /// The first exception a task throws is rethrown here once every task has finished.
-void run_tasks(unsigned tasks, unsigned threads, void* body, void (*call)(void*, unsigned));
+void run_tasks(unsigned tasks, unsigned threads, void* body, void (*call)(void*, unsigned, unsigned));
 
+/// run_tasks with body(i, slot).
+template <class Body>
+void run_slotted(unsigned tasks, unsigned threads, Body& body) {
+    run_tasks(tasks, threads, &body, [](void* b, unsigned i, unsigned slot) { (*static_cast<Body*>(b))(i, slot); });
+}
+
+/// run_tasks with body(i).
 template <class Body>
 void run_tasks(unsigned tasks, unsigned threads, Body& body) {
-    run_tasks(tasks, threads, &body, [](void* b, unsigned i) { (*static_cast<Body*>(b))(i); });
+    run_tasks(tasks, threads, &body, [](void* b, unsigned i, unsigned) { (*static_cast<Body*>(b))(i); });
 }
 
 /// Runs body(v) for v in [0, t), on up to t threads. Each call is one phase: all of a phase's
@@ -104,6 +113,25 @@ void each_chunk(std::size_t chunks, unsigned threads, Body&& body) {
     }
 }
 
+/// How many pieces t threads share n keys in: about eight per thread, each at least
+/// min_keys_per_thread / 2 keys, so a thread that starts late (a worker whose vCPU the host
+/// had parked) takes fewer pieces instead of leaving its whole share to wait for it.
+inline unsigned shared_pieces(std::size_t n, unsigned t) {
+    if (t <= 1) return 1;
+    return static_cast<unsigned>(std::clamp<std::size_t>(n / (min_keys_per_thread / 2), t, std::size_t(8) * t));
+}
+
+/// body(range) over [0, n) on up to t threads, in shared_pieces with boundaries on multiples of
+/// `align` (64 keys: bitmap words are never shared), each piece claimed by whichever thread is
+/// free.
+template <class Body>
+void each_share(std::size_t n, unsigned t, std::size_t align, Body&& body) {
+    const unsigned pieces = shared_pieces(n, t);
+    if (pieces <= 1) return body(Range{0, n});
+    auto task = [&](unsigned i) { body(part(n, pieces, i, align)); };
+    run_tasks(pieces, t, task);
+}
+
 /// Whether t threads inserting n keys may each (but the first) get a private copy of a filter
 /// of `bytes`: never more memory than 16 bytes per key (what partitioning would take) or
 /// 64 MiB, whichever is larger.
@@ -111,24 +139,41 @@ inline bool copies_affordable(unsigned t, std::uint64_t bytes, std::size_t n) {
     return (t - 1) * bytes <= std::max<std::uint64_t>(16 * std::uint64_t(n), std::uint64_t(64) << 20);
 }
 
-/// A multi-threaded insert of n keys into private copies of a filter of `words` words: thread
-/// v inserts part v of the batch (boundaries on multiples of `align`) by insert(into, range),
-/// thread 0 into `dst` and thread v > 0 into copies[v - 1] (zeroed first by that thread when
-/// `zero`); then the copies are ORed into dst, each thread merging one range of words. OR is
-/// commutative, so dst ends up with the bits one thread would have set.
-template <class Insert>
-void insert_into_copies(std::uint64_t* dst, std::size_t words, const std::vector<std::uint64_t*>& copies, bool zero,
-                        std::size_t n, std::size_t align, Insert&& insert) {
-    const auto t = static_cast<unsigned>(copies.size() + 1);
-    each_thread(t, [&](unsigned v) {
-        std::uint64_t* into = v == 0 ? dst : copies[v - 1];
-        if (v > 0 && zero) std::fill_n(into, words, 0);
-        insert(into, part(n, t, v, align));
-    });
-    each_thread(t, [&](unsigned v) {
-        const Range r = part(words, t, v, 8);
-        for (const std::uint64_t* copy : copies)
-            for (std::size_t i = r.begin; i < r.end; ++i) dst[i] |= copy[i];
+/// A multi-threaded insert of n keys into private copies of a filter of `words` words, in
+/// shared_pieces (boundaries on multiples of `align`) claimed by whichever of the t threads is
+/// free: the thread in slot 0 inserts by insert(into, range) into `dst`, the one in slot v > 0
+/// into copy(v), which that thread asks for on its first piece (and zeroes when `zero`). Then
+/// the copies used are ORed into dst, each thread merging one range of words. OR is commutative,
+/// so dst ends up with the bits one thread would have set.
+///
+/// Why pieces, and copies had by their own threads: with a piece per thread, as this was first,
+/// a worker that woke late left its whole half to wait for it, and the caller first faulted in
+/// every copy's pages (0.5-0.9 ms for a 1.2 MiB copy on a Zen 5 VM, as long as the insert;
+/// docs/design.md, "The batch code's constants").
+template <class Copy, class Insert>
+void insert_into_copies(std::uint64_t* dst, std::size_t words, unsigned t, Copy&& copy, bool zero, std::size_t n,
+                        std::size_t align, Insert&& insert) {
+    const unsigned pieces = shared_pieces(n, t);
+    std::vector<std::uint64_t*> into(t, nullptr);  // each set by its slot's thread only, read after the phase
+    into[0] = dst;
+    auto piece = [&](unsigned i, unsigned slot) {
+        if (into[slot] == nullptr) {
+            std::uint64_t* mine = copy(slot);
+            if (zero) std::fill_n(mine, words, 0);
+            into[slot] = mine;
+        }
+        insert(into[slot], part(n, pieces, i, align));
+    };
+    run_slotted(pieces, t, piece);
+    std::vector<const std::uint64_t*> merged;
+    for (unsigned v = 1; v < t; ++v)
+        if (into[v] != nullptr) merged.push_back(into[v]);
+    if (merged.empty()) return;
+    const auto m = static_cast<unsigned>(merged.size() + 1);
+    each_thread(m, [&](unsigned v) {
+        const Range r = part(words, m, v, 8);
+        for (const std::uint64_t* c : merged)
+            for (std::size_t i = r.begin; i < r.end; ++i) dst[i] |= c[i];
     });
 }
 

@@ -114,25 +114,24 @@ void insert_all(const detail::ClassicKernels& kernels, std::span<std::uint64_t> 
     };
     if (t == 1) return insert_range(words.data(), keys, false);
     const std::uint64_t bytes = words.size() * sizeof(std::uint64_t);
-    std::vector<AlignedBuffer> buffers;
-    std::vector<std::uint64_t*> copies;
     if (detail::copies_affordable(t, bytes, keys.size())) {
-        try {  // before any bit is set; without the memory, the shared array below needs none
-            for (unsigned v = 1; v < t; ++v) {
-                buffers.emplace_back(bytes, AlignedBuffer::Init::zeroed);
-                copies.push_back(buffers.back().as<std::uint64_t>());
-            }
+        // Each copy allocated and zeroed by the thread that first needs it (its pages faulted in
+        // there, not by the caller before any work starts).
+        std::vector<AlignedBuffer> buffers(t);
+        try {
+            detail::insert_into_copies(
+                words.data(), words.size(), t,
+                [&](unsigned slot) {
+                    buffers[slot] = AlignedBuffer(bytes, AlignedBuffer::Init::uninitialized);
+                    return buffers[slot].as<std::uint64_t>();
+                },
+                true, keys.size(), 1,
+                [&](std::uint64_t* into, detail::Range r) { insert_range(into, keys.subspan(r.begin, r.size()), false); });
+            return;
         } catch (const std::bad_alloc&) {
-            copies.clear();
-            buffers.clear();
+            // A copy's memory could not be had: the shared array below needs none. The bits
+            // already set stay set (setting them again changes nothing).
         }
-    }
-    if (!copies.empty()) {
-        detail::insert_into_copies(words.data(), words.size(), copies, false, keys.size(), 1,
-                                   [&](std::uint64_t* into, detail::Range r) {
-                                       insert_range(into, keys.subspan(r.begin, r.size()), false);
-                                   });
-        return;
     }
     detail::each_part(keys.size(), t, 1,
                       [&](detail::Range r) { insert_range(words.data(), keys.subspan(r.begin, r.size()), true); });
