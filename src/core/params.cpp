@@ -9,6 +9,7 @@
 #include <limits>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "batchbloom/classic.hpp"
 #include "batchbloom/error.hpp"
@@ -74,9 +75,13 @@ constexpr double grid_sd = 64.0;
 
 // E[f(L)] for the load L ~ Binomial(n, 1/blocks) of the block a random query lands in.
 // Weights are built by the ratio recurrence from the mode and normalised by their sum, which
-// stays accurate for any n (lgamma-based pmfs lose digits once n is in the billions).
+// stays accurate for any n (lgamma-based pmfs lose digits once n is in the billions). Given
+// `above`, it may stop as soon as the terms summed so far put the result above it (f >= 0:
+// later terms only add), and then returns a value above `above`, not the mixture: a sizing
+// search asks most k only whether they reach the target, and the first terms around the mode
+// tell a clear miss.
 template <class F>
-double mixture(std::uint64_t n, std::uint64_t blocks, F&& f) {
+double mixture(std::uint64_t n, std::uint64_t blocks, F&& f, double above = std::numeric_limits<double>::infinity()) {
     if (n == 0) return f(0.0);
     if (blocks == 1) return f(double(n));
     const double p = 1.0 / double(blocks);
@@ -99,24 +104,56 @@ double mixture(std::uint64_t n, std::uint64_t blocks, F&& f) {
     const double lo = std::max(0.0, std::floor(mean - 15.0 * sd - 30.0));
     const double hi = std::min(nd, std::ceil(mean + 15.0 * sd + 30.0));
 
-    double wsum = 1.0, fsum = f(mode);
-    double w = 1.0;
-    // Terms below 1e-17 of the sum cannot change a double result; f <= 1, so neither can their f.
-    for (double i = mode; i < hi; i += 1.0) {
-        w *= (nd - i) / (i + 1.0) * odds;
-        if (w < 1e-17 * wsum) break;
-        wsum += w;
-        fsum += w * f(i + 1.0);
+    // Terms below 1e-17 of the sum cannot change a double result; f <= 1, so neither can their
+    // f. `term(load, w)` is called for every term in order, the mode's first.
+    const auto terms = [&](auto&& term) {
+        double wsum = 1.0, w = 1.0;
+        if (!term(mode, 1.0)) return wsum;
+        for (double i = mode; i < hi; i += 1.0) {
+            w *= (nd - i) / (i + 1.0) * odds;
+            if (w < 1e-17 * wsum) break;
+            wsum += w;
+            if (!term(i + 1.0, w)) return wsum;
+        }
+        w = 1.0;
+        for (double i = mode; i > lo; i -= 1.0) {
+            w *= i / (nd - i + 1.0) / odds;
+            if (w < 1e-17 * wsum) break;
+            wsum += w;
+            if (!term(i - 1.0, w)) return wsum;
+        }
+        return wsum;
+    };
+    double fsum = 0.0;
+    if (!std::isfinite(above)) {
+        const double wsum = terms([&](double load, double w) { return fsum += w * f(load), true; });
+        return fsum / wsum;
     }
-    w = 1.0;
-    for (double i = mode; i > lo; i -= 1.0) {
-        w *= i / (nd - i + 1.0) / odds;
-        if (w < 1e-17 * wsum) break;
-        wsum += w;
-        fsum += w * f(i - 1.0);
-    }
+    // The whole sum of weights first (no f: cheap), then the terms in the same order, so that
+    // a mixture summed to the end is the one above to the last bit.
+    const double wsum = terms([](double, double) { return true; });
+    const double bound = above * wsum * (1 + 1e-12);
+    terms([&](double load, double w) { return (fsum += w * f(load)) <= bound; });
     return fsum / wsum;
 }
+
+// FprInBlock remembered at whole loads: a sizing search sums the mixture for one k at several
+// block counts, over mostly the same loads.
+class RememberedFpr {
+public:
+    explicit RememberedFpr(FprInBlock f) : f_(f) {}
+    double operator()(double load) {
+        if (load != std::floor(load) || load > 1e7) return f_(load);
+        const auto at = static_cast<std::size_t>(load);
+        if (at >= seen_.size()) seen_.resize(at + 1, -1.0);
+        if (seen_[at] < 0) seen_[at] = f_(load);
+        return seen_[at];
+    }
+
+private:
+    FprInBlock f_;
+    std::vector<double> seen_;  // -1: not yet worked out
+};
 
 // The fewest blocks b with fpr_of(b) <= target, and fpr_of(b); blocks 0 if even max_blocks is
 // not enough. fpr_of falls as b grows, so the answer does not depend on `guess`, only the work
@@ -299,8 +336,12 @@ Params Params::for_fpr(std::uint64_t n, double fpr, Shape shape) {
     // Blocked filters need a little more room than classic ones, by a factor that moves slowly
     // with k: the last answer over its classic estimate makes the next k's guess.
     double room = 1.0;
+    const layout::shape_info info = layout::info(shape);
     const auto consider = [&](unsigned k) {
-        const auto fpr_of = [&](std::uint64_t b) { return predicted_fpr(Params{shape, b, k}, n); };
+        RememberedFpr in_block{FprInBlock(info, k)};
+        const auto fpr_of = [&](std::uint64_t b) { return mixture(n, b, in_block); };
+        // Whether b blocks reach the target: the mixture summed only until it shows a miss.
+        const auto fits = [&](std::uint64_t b) { return mixture(n, b, in_block, fpr) <= fpr; };
         const double classic = classic_blocks(k);
         const double estimate = classic * room;
         std::uint64_t guess = std::isfinite(estimate)
@@ -309,11 +350,11 @@ Params Params::for_fpr(std::uint64_t n, double fpr, Shape shape) {
         if (best.k == 0) {
             // A k that misses the target even in the largest filter needs no search (one that
             // walked its bracket up to 2^32 - 1 blocks for nothing).
-            if (!(fpr_of(layout::max_blocks) <= fpr)) return;
+            if (!fits(layout::max_blocks)) return;
         } else {
             // Only an answer of at most best.blocks can change the choice, and one model call
             // tells whether this k gets there.
-            if (!(fpr_of(best.blocks) <= fpr)) return;
+            if (!fits(best.blocks)) return;
             guess = std::min(guess, best.blocks);
         }
         const Fit fit = fewest_blocks(guess, fpr_of, fpr);
