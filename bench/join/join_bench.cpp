@@ -171,6 +171,7 @@ double ms_since(Clock::time_point t) { return std::chrono::duration<double, std:
 /// (JoinCosts, ns per row on one thread).
 struct Costs {
     double matched = 0, repeated = 0, miss_ns = 0, filter_ns = 0, insert_ns = 0;
+    double compute_ns = 0;  // the host table's own work per miss, its lines in cache (compute_costs)
 };
 
 struct Run {
@@ -308,7 +309,7 @@ Run planned_bloom_join(const Side<Key>& build, const Side<Key>& probe, unsigned 
     }
     const bb::JoinCosts weighed = bb::JoinPlan::weighed_costs(table.distinct(), filter_bytes, strings, po, backend);
     const Costs c{sample.empty() ? 1.0 : 1 - double(absent.size()) / double(sample.size()), *po.repeated_rows,
-                  weighed.table_miss_ns, weighed.filter_ns, weighed.insert_ns};
+                  weighed.table_miss_ns, weighed.filter_ns, weighed.insert_ns, work.table_ns};
     bb::JoinPlanOptions build_if_it_pays = po;
     build_if_it_pays.trial_low = 1;
     if (!bb::JoinPlan::filter_may_pay(table.distinct(), filter_bytes, strings, probe.keys.size(), c.matched,
@@ -427,7 +428,8 @@ void measure(const Config& cfg, const char* join, const std::string& selectivity
         if (run.sample)
             json << ", \"plan_ms\": " << run.plan_ms << ", \"sample\": {\"matched\": " << run.sample->matched
                  << ", \"repeated_rows\": " << run.sample->repeated << ", \"miss_ns\": " << run.sample->miss_ns
-                 << ", \"filter_ns\": " << run.sample->filter_ns << ", \"insert_ns\": " << run.sample->insert_ns << "}";
+                 << ", \"filter_ns\": " << run.sample->filter_ns << ", \"insert_ns\": " << run.sample->insert_ns
+                 << ", \"table_compute_ns\": " << run.sample->compute_ns << "}";
         json << ", \"result\": {\"count\": " << r.rows << ", \"sum_build\": " << r.sum_build
              << ", \"sum_probe\": " << r.sum_probe << "}}";
     }

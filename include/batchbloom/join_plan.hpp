@@ -30,7 +30,10 @@
 //   repeat saves depends on more than its line (on one VM a join of lineitem at 50% matching
 //   rows lost 5-15% to its filter, on another it gained 10-25%), so the gain lies somewhere
 //   between that and the gain where every dropped row misses; where that span meets the trial
-//   band (below), the plan tries both ways.
+//   band (below), the plan tries both ways. The span reaches that far only where the filter
+//   probe costs at most twice the table's cached one (table_compute_ns): a costlier filter (the
+//   scalar engine's, against an integer table) loses time on every repeat it drops, whatever
+//   the rows that miss.
 // The filter's build is not in the gain: it is paid before the plan exists. A host that wants
 // to skip the build where the filter cannot pay estimates the matched fraction with its own
 // table and asks filter_may_pay() before building.
@@ -260,7 +263,7 @@ public:
     /// the filter probe per row plus the build (`build_keys` inserts). The same min_gain and
     /// forced modes as the plan; costs from options or measured_join_costs for a filter of
     /// `filter_bytes`. An estimate within the trial band (or a span of estimates meeting it:
-    /// repeats cached or missing) counts as "may pay" (the plan's trial
+    /// repeats cached or missing, as for the plan above) counts as "may pay" (the plan's trial
     /// then decides). `backend`: the engine the filter will run on (its JoinFilterOptions'; a
     /// plan weighs its filter's own). Throws Error for a matched_fraction outside [0, 1].
     static bool filter_may_pay(std::uint64_t build_keys, std::uint64_t filter_bytes, bool string_keys,
