@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -205,6 +206,55 @@ TEST(Threads, CopiesInsertGivesOneThreadsBitsHoweverLateTheWorkersAre) {
         EXPECT_TRUE(many == one) << (late ? "late workers" : "every task on the caller");
         EXPECT_EQ(many.count(part), part.size());
     }
+}
+
+// Keys the filter hashes itself (strings, 32-bit keys, Murmur3 integers) are hashed on the
+// call's threads and then inserted and probed there: the bits and every answer are one
+// thread's, for odd batch sizes and unaligned spans, on the pool and on a host's runner.
+TEST(Threads, KeysTheFilterHashesRunOnTheCallsThreadsWithOneThreadsResults) {
+    namespace bb = batchbloom;
+    const auto ints = test_keys(300001);
+    std::vector<std::string> text;
+    for (std::size_t i = 0; i < ints.size(); ++i) text.push_back("row-" + std::to_string(ints[i] % 1000003) + "-" + std::to_string(i));
+    const std::vector<std::string_view> views(text.begin(), text.end());
+    std::vector<std::uint32_t> narrow(ints.size());
+    for (std::size_t i = 0; i < ints.size(); ++i) narrow[i] = static_cast<std::uint32_t>(ints[i] >> 7);
+    const std::size_t half = ints.size() / 2;
+    auto same = [&](auto keys, bb::Hashing hashing, const char* what) {
+        keys = keys.subspan(1);  // unaligned, odd
+        const auto inserted = keys.first(half);
+        bb::Filter one(bb::Params::for_fpr(half, 0.01), hashing, bb::Backend::scalar);
+        one.set_threads(1);
+        one.insert(inserted);
+        std::vector<std::uint8_t> want(keys.size()), got(keys.size());
+        one.contains(keys, std::span(want));
+        std::vector<std::uint64_t> want_bits((keys.size() + 63) / 64), got_bits(want_bits.size());
+        one.contains_bitmap(keys, std::span(want_bits));
+        for (bool hosted : {false, true}) {
+            if (hosted) bb::set_parallel_runner([](unsigned tasks, const std::function<void(unsigned)>& task) {
+                    std::vector<std::thread> threads;
+                    for (unsigned i = 1; i < tasks; ++i) threads.emplace_back([&, i] { task(i); });
+                    task(0);
+                    for (auto& t : threads) t.join();
+                });
+            bb::Filter many(one.params(), hashing);
+            many.set_threads(4);
+            many.insert(inserted);
+            many.contains(keys, std::span(got));
+            many.contains_bitmap(keys, std::span(got_bits));
+            const std::size_t counted = many.count(keys);
+            bb::set_parallel_runner(nullptr);
+            SCOPED_TRACE(std::string(what) + (hosted ? ", a host's runner" : ", the pool"));
+            EXPECT_TRUE(many == one);
+            EXPECT_EQ(got, want);
+            EXPECT_EQ(got_bits, want_bits);
+            EXPECT_EQ(counted, static_cast<std::size_t>(std::count(want.begin(), want.end(), 1)));
+        }
+    };
+    same(std::span<const std::string_view>(views), bb::Hashing{}, "strings");
+    same(std::span<const std::string>(text), bb::Hashing{}, "std::string");
+    same(std::span<const std::uint32_t>(narrow), bb::Hashing{}, "32-bit keys");
+    same(std::span<const std::uint64_t>(ints), bb::Hashing{bb::HashKind::murmur3, 7}, "Murmur3 integers");
 }
 
 // A bulk call made inside a task of the library's parallel work (as a Parquet add's chunks make

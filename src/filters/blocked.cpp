@@ -107,9 +107,10 @@ struct detail::Forms<Filter> {
         const detail::BulkCall c = call(f, f, keys.size());
         const auto& e = detail::blocked_kernels(c.backend);
         const detail::FilterRef r = ref(f.params_, f.storage_.data());
-        detail::feed_keys<Hashed>(f.hashing_, keys, [&](const std::uint64_t* v, std::size_t n, detail::KeyMode m, std::size_t) {
-            detail::bulk_insert(e, r, v, n, m, c);
-        });
+        detail::feed_keys_on<Hashed>(c.threads_for(keys.size()), f.hashing_, keys,
+                                     [&](const std::uint64_t* v, std::size_t n, detail::KeyMode m, std::size_t) {
+                                         detail::bulk_insert(e, r, v, n, m, c);
+                                     });
     }
 
     template <class Key, bool Hashed = false>
@@ -139,9 +140,10 @@ struct detail::Forms<Filter> {
         const auto& e = detail::blocked_kernels(c.backend);
         const detail::FilterRef r = ref(f.params_, f.storage_.data());
         // Chunks are multiples of 64 keys, so each starts on a bitmap word.
-        detail::feed_keys(f.hashing_, keys, [&](const std::uint64_t* v, std::size_t n, detail::KeyMode m, std::size_t at) {
-            detail::bulk_contains_bits(e, r, v, n, m, bitmap.data() + at / 64, c);
-        });
+        detail::feed_keys_on(c.threads_for(keys.size()), f.hashing_, keys,
+                             [&](const std::uint64_t* v, std::size_t n, detail::KeyMode m, std::size_t at) {
+                                 detail::bulk_contains_bits(e, r, v, n, m, bitmap.data() + at / 64, c);
+                             });
         f.check_mapping();
     }
 

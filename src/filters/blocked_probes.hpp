@@ -38,9 +38,10 @@ void blocked_contains(const Filter& f, const BulkSettings& settings, std::span<c
     const BulkCall call = blocked_call(f, settings, keys.size());
     const BlockedKernels& e = blocked_kernels(call.backend);
     const FilterRef ref = filter_ref(f.params(), f.bytes().data());  // probes only read through it
-    feed_keys<Hashed>(f.hashing(), keys, [&](const std::uint64_t* v, std::size_t n, KeyMode m, std::size_t at) {
-        bulk_contains_bytes(e, ref, v, n, m, out.data() + at, call);
-    });
+    feed_keys_on<Hashed>(call.threads_for(keys.size()), f.hashing(), keys,
+                         [&](const std::uint64_t* v, std::size_t n, KeyMode m, std::size_t at) {
+                             bulk_contains_bytes(e, ref, v, n, m, out.data() + at, call);
+                         });
 }
 
 /// The number of keys (with Hashed, hashes) that may be in f.
@@ -51,9 +52,10 @@ std::size_t blocked_count(const Filter& f, const BulkSettings& settings, std::sp
     const BlockedKernels& e = blocked_kernels(call.backend);
     const FilterRef ref = filter_ref(f.params(), f.bytes().data());
     std::size_t c = 0;
-    feed_keys<Hashed>(f.hashing(), keys, [&](const std::uint64_t* v, std::size_t n, KeyMode m, std::size_t) {
-        c += bulk_count(e, ref, v, n, m, call);
-    });
+    feed_keys_on<Hashed>(call.threads_for(keys.size()), f.hashing(), keys,
+                         [&](const std::uint64_t* v, std::size_t n, KeyMode m, std::size_t) {
+                             c += bulk_count(e, ref, v, n, m, call);
+                         });
     return c;
 }
 

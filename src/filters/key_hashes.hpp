@@ -1,14 +1,18 @@
 #pragma once
 // Keys to hashes for every filter type: hash_key() of the filter's hashing, in L1-sized chunks,
 // so every type maps a key exactly as Filter does (32-bit keys widened to 64 bits).
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <new>
 #include <span>
 #include <string_view>
 #include <type_traits>
 
 #include "batchbloom/hash.hpp"
 #include "batchbloom/key_kinds.hpp"
+#include "batch/threads.hpp"
 #include "engine/engine.hpp"
 
 namespace batchbloom::detail {
@@ -74,6 +78,39 @@ void hash_keys(const Hashing& h, const BlockedKernels& kernels, std::span<const 
     feed_keys(h, keys, [&](const std::uint64_t* k, std::size_t m, KeyMode mode, std::size_t at) {
         kernels.hash(k, m, mode, out + at);
     });
+}
+
+/// Keys per round where feed_keys_on hashes keys ahead of the call: a buffer of 32 MiB at most,
+/// and rounds still large enough for the partitioned path (1M keys or more).
+inline constexpr std::size_t hashed_round = std::size_t(1) << 22;
+
+/// feed_keys for a bulk call on `threads` threads (its threads_for the whole batch). Where the
+/// keys need hashing here (strings, Murmur3 integers, 32-bit keys), feed_keys' L1-sized chunks
+/// are each too small for a second thread, so the hashing and the call's own work ran on the
+/// caller alone: a JoinFilter of 1M strings took 7.5-8 ms to build on one thread or two (Zen 5
+/// VM). So there the keys are hashed on the call's threads into rounds of up to hashed_round
+/// hashes, each given to op whole (as hashes), which the call then splits across its threads.
+/// Without the memory for a round, feed_keys as before.
+template <bool Hashed = false, class Key, class Op>
+void feed_keys_on(unsigned threads, const Hashing& hashing, std::span<const Key> keys, Op&& op) {
+    const bool whole = Hashed || (std::is_same_v<Key, std::uint64_t> && hashing.kind == HashKind::xxh3);
+    if (threads <= 1 || whole || keys.size() <= hash_chunk) return feed_keys<Hashed>(hashing, keys, op);
+    const std::size_t round = std::min(keys.size(), hashed_round);
+    std::unique_ptr<std::uint64_t[]> hashes;
+    try {
+        hashes = std::make_unique_for_overwrite<std::uint64_t[]>(round);
+    } catch (const std::bad_alloc&) {
+        return feed_keys<Hashed>(hashing, keys, op);
+    }
+    // The best CPU engine hashes, as hash.hpp's hash_keys does (a CUDA call takes the hashes).
+    const BlockedKernels& cpu = blocked_kernels(Backend::automatic);
+    for (std::size_t begin = 0; begin < keys.size(); begin += round) {
+        const std::size_t n = std::min(round, keys.size() - begin);
+        each_share(n, threads, hash_chunk, [&](Range r) {
+            hash_keys(hashing, cpu, keys.subspan(begin + r.begin, r.size()), hashes.get() + r.begin);
+        });
+        op(static_cast<const std::uint64_t*>(hashes.get()), n, KeyMode{KeyMode::hashed, 0}, begin);
+    }
 }
 
 }  // namespace batchbloom::detail
