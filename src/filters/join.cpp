@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "batch/threads.hpp"
+#include "filters/join_engine.hpp"
 #include "filters/key_hashes.hpp"
 #if BATCHBLOOM_HAVE_CUDA
 #include "batchbloom/cuda.hpp"
@@ -57,10 +58,6 @@ std::vector<std::uint64_t> distinct_hashes(std::span<const Key> keys, const Join
 Params params_for(std::uint64_t n, const JoinFilterOptions& o) {
     return o.bits_per_key > 0 ? Params::for_bits_per_key(n, o.bits_per_key, o.shape) : Params::for_fpr(n, o.fpr, o.shape);
 }
-
-// The GPU engine works on the device copy (JoinFilter::Device); the host filter takes the
-// best CPU engine, which serves single chunks and the build.
-Backend host_backend(Backend b) { return b == Backend::cuda ? Backend::automatic : b; }
 
 /// Rows per chunk of a whole-column probe of `rows` rows: chunk_rows rounded up to a multiple of
 /// 64, where a chunk_rows beyond the column (SIZE_MAX included) means one chunk; computed from
@@ -112,7 +109,7 @@ JoinFilter::JoinFilter(std::span<const Key> keys, const JoinFilterOptions& o, st
     : options_(o),
       // At least 1, so that an empty build side still gets a (rejecting) filter.
       sized_for_(o.expected_keys > 0 ? o.expected_keys : std::max<std::uint64_t>(hashes.size(), 1)),
-      filter_(params_for(sized_for_, o), o.hashing, host_backend(o.backend)) {
+      filter_(params_for(sized_for_, o), o.hashing, detail::join_host_engine(o.backend)) {
     filter_.set_threads(options_.threads);
     // The hashes are already at hand when they sized the filter: the same bits, no second hashing.
     if (o.expected_keys > 0) {
@@ -128,7 +125,7 @@ JoinFilter::JoinFilter(Filter filter, std::uint64_t sized_for, const JoinFilterO
     : options_(checked(o)), sized_for_(std::max<std::uint64_t>(sized_for, 1)), filter_(std::move(filter)) {
     options_.shape = filter_.params().shape;
     options_.hashing = filter_.hashing();
-    filter_.set_backend(host_backend(o.backend));
+    filter_.set_backend(detail::join_host_engine(o.backend));
     prepare_probes();
 }
 

@@ -13,6 +13,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "filters/join_engine.hpp"
+
 namespace batchbloom {
 
 namespace {
@@ -80,9 +82,8 @@ std::vector<std::vector<Key>> key_batches(std::uint64_t seed, std::string& arena
     return batches;
 }
 
-/// The CPU engine whose probes a filter on `b` costs: a CUDA join filter is weighed as the best
-/// CPU engine's (its per-batch cost is the transfers', which the model does not see).
-Backend cpu_engine(Backend b) { return resolve_backend(b == Backend::cuda ? Backend::automatic : b); }
+/// The CPU engine whose probes a join filter on `b` costs (join_engine.hpp), resolved.
+Backend cpu_engine(Backend b) { return resolve_backend(detail::join_host_engine(b)); }
 
 template <class Key>
 JoinCosts measure(std::uint64_t table_bytes, std::uint64_t filter_bytes, std::size_t string_bytes, Backend engine) {
