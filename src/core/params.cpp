@@ -138,12 +138,15 @@ double mixture(std::uint64_t n, std::uint64_t blocks, F&& f, double above = std:
 }
 
 // FprInBlock remembered at whole loads: a sizing search sums the mixture for one k at several
-// block counts, over mostly the same loads.
+// block counts, over mostly the same loads. Summed load by load (sd <= grid_sd, so a mean of at
+// most 2 grid_sd^2 with two blocks or more), the mixture's loads stay below about 9,200; larger
+// ones (a single block's: n itself) are not remembered, so the memory stays a few pages.
 class RememberedFpr {
 public:
     explicit RememberedFpr(FprInBlock f) : f_(f) {}
     double operator()(double load) {
-        if (load != std::floor(load) || load > 1e7) return f_(load);
+        constexpr double most = 1 << 16;
+        if (load != std::floor(load) || !(load < most)) return f_(load);
         const auto at = static_cast<std::size_t>(load);
         if (at >= seen_.size()) seen_.resize(at + 1, -1.0);
         if (seen_[at] < 0) seen_[at] = f_(load);
