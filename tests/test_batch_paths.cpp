@@ -4,12 +4,14 @@
 // its environment overrides. The engines' own kernels are checked in test_engines.cpp.
 #include <gtest/gtest.h>
 
+#include <batchbloom/classic.hpp>
 #include <batchbloom/filter.hpp>
 #include <batchbloom/parallel.hpp>
 #include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <span>
@@ -523,3 +525,64 @@ TEST(BatchPath, PartitionedPathFallsBackToDirectWithoutScratchMemory) {
 #endif
 }
 
+
+// Arenas that die leave their memory for the next arena of the process that fits it (a
+// filter built per query on two threads then finds its copies' pages in); what they held is
+// overwritten before it is read, so a copies insert into a spare full of ones, blocked or
+// classic, gives one thread's bits; the pool's workers free the spares once the process
+// has been idle for spare_keep_time.
+TEST(SpareArenas, AreReusedOverwrittenAndFreedWhenIdle) {
+    namespace d = bb::detail;
+    d::release_idle_spares(std::chrono::milliseconds(0));
+    ASSERT_EQ(d::spare_bytes(), 0u);
+    constexpr std::size_t odd = (std::size_t(3) << 20) + 5 * 4096;
+    std::byte* first = nullptr;
+    {
+        d::ScratchArena a;
+        first = a.get(odd, false);
+    }
+    EXPECT_EQ(d::spare_bytes(), odd);
+    {
+        d::ScratchArena smaller;  // by default a spare of exactly the size asked
+        EXPECT_NE(smaller.get(odd - 4096), first);
+        d::ScratchArena b;
+        EXPECT_EQ(b.get(odd - 4096, true, odd), first);
+        EXPECT_EQ(d::spare_bytes(), 0u);
+    }
+    EXPECT_EQ(d::spare_bytes(), 2 * odd - 4096);
+    EXPECT_TRUE(d::release_idle_spares(std::chrono::hours(1)));  // just used: kept
+    EXPECT_FALSE(d::release_idle_spares(std::chrono::milliseconds(0)));
+    EXPECT_EQ(d::spare_bytes(), 0u);
+
+    const auto keys = bb::testing::random_keys(600001, 41, 0);
+    const auto part = std::span(keys).subspan(3, keys.size() - 10);
+    auto spare_of_ones = [](std::size_t bytes) {
+        d::ScratchArena a;
+        std::fill_n(a.get(bytes, false), bytes, std::byte{0xff});
+    };
+    Filter one(Params::for_fpr(keys.size(), 0.01), {}, bb::Backend::scalar);
+    one.set_threads(1);
+    one.insert(part);
+    bb::ClassicFilter classic_one(bb::ClassicParams::for_fpr(keys.size(), 0.01));
+    classic_one.set_threads(1);
+    classic_one.insert(part);
+    for (int round = 0; round < 3; ++round) {  // the second and third take the first's copies
+        SCOPED_TRACE(round);
+        spare_of_ones(one.params().bytes());
+        spare_of_ones(classic_one.params().bytes());
+        Filter many(one.params());
+        many.set_threads(2);
+        many.set_batch_path(BatchPath::direct);
+        many.insert(part);
+        EXPECT_TRUE(many == one);
+        bb::ClassicFilter classic_many(classic_one.params());
+        classic_many.set_threads(2);
+        classic_many.insert(part);
+        EXPECT_TRUE(classic_many == classic_one);
+    }
+    if (bb::hardware_threads() < 2) GTEST_SKIP() << "no pool worker on one CPU to free the spares";
+    bb::detail::each_thread(2, [](unsigned) {});  // the workers' last call: they sleep after it
+    EXPECT_GT(d::spare_bytes(), 0u);
+    std::this_thread::sleep_for(d::spare_keep_time + std::chrono::milliseconds(500));
+    EXPECT_EQ(d::spare_bytes(), 0u);
+}

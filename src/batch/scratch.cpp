@@ -3,14 +3,95 @@
 #include "batchbloom/batch_tuning.hpp"
 
 #include <algorithm>
+#include <mutex>
+#include <vector>
 
 #include "engine/machine.hpp"
 
 namespace batchbloom::detail {
 
-std::byte* ScratchArena::get(std::size_t bytes, bool touch) {
+namespace {
+
+/// The spare arenas' memory, smallest first.
+class Spares {
+    using Clock = std::chrono::steady_clock;
+
+public:
+    static Spares& get() {
+        static Spares* s = new Spares;  // never destroyed: arenas of static filters outlive it otherwise
+        return *s;
+    }
+
+    /// The smallest spare of `least` to `most` bytes, or an empty buffer.
+    AlignedBuffer take(std::size_t least, std::size_t most) {
+        const std::lock_guard lock(mutex_);
+        last_ = Clock::now();
+        const auto fit = std::find_if(held_.begin(), held_.end(), [&](const AlignedBuffer& b) { return b.size() >= least; });
+        if (fit == held_.end() || fit->size() > most) return {};
+        AlignedBuffer b = std::move(*fit);
+        held_.erase(fit);
+        bytes_.store(bytes_.load(std::memory_order_relaxed) - b.size(), std::memory_order_relaxed);
+        return b;
+    }
+
+    /// Keeps b (moved from) if it fits under the cap; else b is left as it was.
+    void give(AlignedBuffer&& b) noexcept {
+        if (b.empty() || b.mapped() || b.size() > spare_cap) return;
+        try {
+            const std::lock_guard lock(mutex_);
+            last_ = Clock::now();
+            if (bytes_.load(std::memory_order_relaxed) + b.size() > spare_cap) return;  // left to its owner, who frees it
+            const std::size_t size = b.size();
+            const auto at = std::find_if(held_.begin(), held_.end(), [&](const AlignedBuffer& h) { return h.size() >= size; });
+            held_.insert(at, std::move(b));
+            bytes_.store(bytes_.load(std::memory_order_relaxed) + size, std::memory_order_relaxed);
+        } catch (...) {  // no memory for the list (or a lock that failed): b is left to its owner
+        }
+    }
+
+    bool release_idle(Clock::duration idle) noexcept {
+        std::vector<AlignedBuffer> freed;  // freed outside the lock
+        const std::lock_guard lock(mutex_);
+        if (Clock::now() - last_ >= idle) {
+            freed.swap(held_);
+            bytes_.store(0, std::memory_order_relaxed);
+        }
+        return !held_.empty();
+    }
+
+    std::size_t bytes() const noexcept { return bytes_.load(std::memory_order_relaxed); }
+
+private:
+    std::mutex mutex_;
+    std::vector<AlignedBuffer> held_;
+    std::atomic<std::size_t> bytes_{0};  // read without the lock
+    Clock::time_point last_{};
+};
+
+}  // namespace
+
+std::size_t spare_bytes() noexcept { return Spares::get().bytes(); }
+
+bool release_idle_spares(std::chrono::steady_clock::duration idle) noexcept {
+    return spare_bytes() != 0 && Spares::get().release_idle(idle);
+}
+
+ScratchArena& ScratchArena::operator=(ScratchArena&& other) noexcept {
+    if (this != &other) {
+        Spares::get().give(std::move(buf_));
+        buf_ = std::move(other.buf_);
+    }
+    return *this;
+}
+
+ScratchArena::~ScratchArena() { Spares::get().give(std::move(buf_)); }
+
+std::byte* ScratchArena::get(std::size_t bytes, bool touch, std::size_t spare_most) {
     if (bytes <= buf_.size()) return buf_.data();
-    buf_.reset();  // before the new allocation: never both at once
+    Spares::get().give(std::move(buf_));
+    buf_.reset();  // what the spares did not keep, freed before the new one is had
+    buf_ = Spares::get().take(bytes, std::max(bytes, spare_most));
+    if (!buf_.empty()) return buf_.data();  // its pages are in
     buf_ = AlignedBuffer(bytes, AlignedBuffer::Init::uninitialized);
     // Its pages are faulted in now, in address order, rather than by the scatter's first
     // stores at random.

@@ -13,6 +13,7 @@
 #include <thread>
 #include <utility>
 
+#include "batch/scratch.hpp"
 #include "batchbloom/bulk_settings.hpp"
 #include "batchbloom/error.hpp"
 #include "batchbloom/parallel.hpp"
@@ -184,7 +185,14 @@ private:
                 std::unique_lock lock(mutex_);
                 if (generation_.load(std::memory_order_relaxed) == seen) {
                     ++sleeping_;
-                    wake_.wait(lock, [&] { return generation_.load(std::memory_order_relaxed) != seen; });
+                    const auto woken = [&] { return generation_.load(std::memory_order_relaxed) != seen; };
+                    // Spare arenas are given back once the process has made no call for a while.
+                    if (spare_bytes() != 0 && !wake_.wait_for(lock, spare_keep_time, woken)) {
+                        lock.unlock();
+                        release_idle_spares(spare_keep_time);
+                        lock.lock();
+                    }
+                    wake_.wait(lock, woken);
                     --sleeping_;
                 }
                 seen = generation_.load(std::memory_order_relaxed);

@@ -19,6 +19,7 @@
 #include "filters/key_hashes.hpp"
 #include "filters/storage.hpp"
 #include "batch/bulk_call.hpp"
+#include "batch/scratch.hpp"
 #include "batch/threads.hpp"
 
 namespace batchbloom {
@@ -115,16 +116,13 @@ void insert_all(const detail::ClassicKernels& kernels, std::span<std::uint64_t> 
     if (t == 1) return insert_range(words.data(), keys, false);
     const std::uint64_t bytes = words.size() * sizeof(std::uint64_t);
     if (detail::copies_affordable(t, bytes, keys.size())) {
-        // Each copy allocated and zeroed by the thread that first needs it (its pages faulted in
-        // there, not by the caller before any work starts).
-        std::vector<AlignedBuffer> buffers(t);
+        // Each copy had and zeroed by the thread that first needs it (its pages faulted in
+        // there, not by the caller before any work starts), from a spare arena where one fits.
+        std::vector<detail::ScratchArena> copies(t);
         try {
             detail::insert_into_copies(
                 words.data(), words.size(), t,
-                [&](unsigned slot) {
-                    buffers[slot] = AlignedBuffer(bytes, AlignedBuffer::Init::uninitialized);
-                    return buffers[slot].as<std::uint64_t>();
-                },
+                [&](unsigned slot) { return reinterpret_cast<std::uint64_t*>(copies[slot].get(bytes, false, bytes + bytes / 4)); },
                 true, keys.size(), 1,
                 [&](std::uint64_t* into, detail::Range r) { insert_range(into, keys.subspan(r.begin, r.size()), false); });
             return;
