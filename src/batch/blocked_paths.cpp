@@ -220,8 +220,8 @@ void insert_copies(const BlockedKernels& e, const FilterRef& f, const std::uint6
     insert_into_copies(
         reinterpret_cast<std::uint64_t*>(f.data), words, t,
         [&](unsigned slot) {
-            const std::size_t bytes = words * sizeof(std::uint64_t);  // a spare a quarter larger will do
-            return reinterpret_cast<std::uint64_t*>(lease.arena(slot).get(bytes, false, bytes + bytes / 4));
+            const std::size_t bytes = words * sizeof(std::uint64_t);
+            return reinterpret_cast<std::uint64_t*>(lease.arena(slot).get(bytes, false, copy_spare_most(bytes)));
         },
         true, n, 64, [&](std::uint64_t* into, Range c) {
             FilterRef mine = f;

@@ -50,6 +50,9 @@ private:
 /// for good; a host's runner has none, and its process keeps at most spare_cap bytes).
 constexpr std::size_t spare_cap = std::size_t(64) << 20;
 constexpr std::chrono::milliseconds spare_keep_time{1000};
+/// The most a private copy of `bytes` takes from the spares (ScratchArena::get's spare_most):
+/// a copy has no cap, and one a quarter larger will do.
+constexpr std::size_t copy_spare_most(std::size_t bytes) { return bytes + bytes / 4; }
 /// Bytes the spare arenas hold now.
 std::size_t spare_bytes() noexcept;
 /// Frees the spares if none was taken or left for `idle`; whether any are still held.

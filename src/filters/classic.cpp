@@ -122,7 +122,7 @@ void insert_all(const detail::ClassicKernels& kernels, std::span<std::uint64_t> 
         try {
             detail::insert_into_copies(
                 words.data(), words.size(), t,
-                [&](unsigned slot) { return reinterpret_cast<std::uint64_t*>(copies[slot].get(bytes, false, bytes + bytes / 4)); },
+                [&](unsigned slot) { return reinterpret_cast<std::uint64_t*>(copies[slot].get(bytes, false, detail::copy_spare_most(bytes))); },
                 true, keys.size(), 1,
                 [&](std::uint64_t* into, detail::Range r) { insert_range(into, keys.subspan(r.begin, r.size()), false); });
             return;
