@@ -273,11 +273,20 @@ Run planned_bloom_join(const Side<Key>& build, const Side<Key>& probe, unsigned 
     double build_ms = ms_since(t0);
     const auto plan_start = Clock::now();
     const std::vector<Key> sample = sample_of(probe.keys);
-    std::vector<Key> absent;  // the sample rows the table lacks
-    for (const Key& k : sample)
-        if (!table.has(k)) absent.push_back(k);
+    std::size_t sample_absent = 0;  // the sample rows the table lacks
+    for (const Key& k : sample) sample_absent += !table.has(k);
+    // The rows the table lacks in short runs taken across the column, in their order: a key's
+    // repeats find the table's lines in cache and its branches trained, as they will in the
+    // join, where the sample's rows, a stride apart, each cost a distinct probe's work (TPC-H
+    // SF 1, strings at 50%, AVX2: 14.7 ns a row on those, while each row the filter dropped
+    // saved 7.7).
+    std::vector<Key> absent;
+    const std::size_t run = 4, runs = 64, stride = std::max<std::size_t>(probe.keys.size() / runs, run);
+    for (std::size_t at = 0; at < probe.keys.size(); at += stride)
+        for (std::size_t i = at; i < std::min(at + run, probe.keys.size()); ++i)
+            if (!table.has(probe.keys[i])) absent.push_back(probe.keys[i]);
     // What the host knows of its own table: its work per miss (Abseil's string hash costs half
-    // again the filter's), timed with the filter's on the sample rows it lacks, in alternation.
+    // again the filter's), timed with the filter's on those rows, in alternation.
     // With costs measured so, the estimate is within about a sixth of the real gain: the filter
     // is built where the estimate says it pays, build included (a trial cannot give a build
     // back), and once built the plan tries both ways only where its estimate is within that.
@@ -308,7 +317,7 @@ Run planned_bloom_join(const Side<Key>& build, const Side<Key>& probe, unsigned 
         po.string_bytes = std::max<std::size_t>(po.string_bytes / std::max<std::size_t>(sample.size(), 1), 1);
     }
     const bb::JoinCosts weighed = bb::JoinPlan::weighed_costs(table.distinct(), filter_bytes, strings, po, backend);
-    const Costs c{sample.empty() ? 1.0 : 1 - double(absent.size()) / double(sample.size()), *po.repeated_rows,
+    const Costs c{sample.empty() ? 1.0 : 1 - double(sample_absent) / double(sample.size()), *po.repeated_rows,
                   weighed.table_miss_ns, weighed.filter_ns, weighed.insert_ns, work.table_ns};
     bb::JoinPlanOptions build_if_it_pays = po;
     build_if_it_pays.trial_low = 1;
