@@ -580,6 +580,35 @@ TEST(SpareArenas, AreReusedOverwrittenAndFreedWhenIdle) {
         classic_many.insert(part);
         EXPECT_TRUE(classic_many == classic_one);
     }
+    // A filter's storage: left to the spares when it dies, taken (zeroed) by the next filter of
+    // its size, and by a copy (copied over).
+    d::release_idle_spares(std::chrono::milliseconds(0));
+    const std::byte* storage = nullptr;
+    {
+        Filter gone(one);
+        storage = gone.bytes().data();
+    }
+    EXPECT_EQ(d::spare_bytes(), one.params().bytes());
+    {
+        Filter fresh(one.params());
+        EXPECT_EQ(fresh.bytes().data(), storage);
+        EXPECT_EQ(d::spare_bytes(), 0u);
+        EXPECT_TRUE(std::all_of(fresh.bytes().begin(), fresh.bytes().end(), [](std::byte b) { return b == std::byte{0}; }));
+        EXPECT_EQ(fresh.count(part), 0u);
+    }
+    {
+        const Filter copy(one);
+        EXPECT_EQ(copy.bytes().data(), storage);
+        EXPECT_TRUE(copy == one);
+        bb::ClassicFilter classic_gone(classic_one);
+    }
+    EXPECT_EQ(d::spare_bytes(), one.params().bytes() + classic_one.params().bytes());
+    {
+        const bb::ClassicFilter classic_fresh(classic_one.params());
+        EXPECT_EQ(classic_fresh.count(part), 0u);
+        const bb::ClassicFilter classic_copy(classic_one);
+        EXPECT_TRUE(classic_copy == classic_one);
+    }
     if (bb::hardware_threads() < 2) GTEST_SKIP() << "no pool worker on one CPU to free the spares";
     bb::detail::each_thread(2, [](unsigned) {});  // the workers' last call: they sleep after it
     EXPECT_GT(d::spare_bytes(), 0u);

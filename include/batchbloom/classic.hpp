@@ -103,7 +103,7 @@ public:
     /// are 0; insert, the set algebra, save and the Spark form throw Error.
     ClassicFilter(ClassicFilter&& other) noexcept;
     ClassicFilter& operator=(ClassicFilter&& other) noexcept;
-    ~ClassicFilter() = default;
+    ~ClassicFilter();
 
     /// An empty filter exactly as Spark's BloomFilter.create(n, fpp) (version 2 unless
     /// `scheme` is spark_v1) would make it, so Spark can merge it with its own filters.

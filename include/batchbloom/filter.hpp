@@ -84,6 +84,10 @@ public:
     Filter& operator=(const Filter& other);
     Filter(Filter&&) noexcept;
     Filter& operator=(Filter&&) noexcept;
+    /// Its storage is kept for the next filter (or copy) of the same size, so that a program
+    /// building a filter per query does not fault fresh pages in each time; the process keeps
+    /// at most 64 MiB so, which the library's pool frees after a second without calls. The
+    /// classic filter's destructor does the same.
     ~Filter();
 
     const Params& params() const noexcept { return params_; }

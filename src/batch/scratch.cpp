@@ -72,25 +72,29 @@ private:
 
 std::size_t spare_bytes() noexcept { return Spares::get().bytes(); }
 
+AlignedBuffer take_spare(std::size_t least, std::size_t most) { return Spares::get().take(least, most); }
+
+void leave_spare(AlignedBuffer&& b) noexcept { Spares::get().give(std::move(b)); }
+
 bool release_idle_spares(std::chrono::steady_clock::duration idle) noexcept {
     return spare_bytes() != 0 && Spares::get().release_idle(idle);
 }
 
 ScratchArena& ScratchArena::operator=(ScratchArena&& other) noexcept {
     if (this != &other) {
-        Spares::get().give(std::move(buf_));
+        leave_spare(std::move(buf_));
         buf_ = std::move(other.buf_);
     }
     return *this;
 }
 
-ScratchArena::~ScratchArena() { Spares::get().give(std::move(buf_)); }
+ScratchArena::~ScratchArena() { leave_spare(std::move(buf_)); }
 
 std::byte* ScratchArena::get(std::size_t bytes, bool touch, std::size_t spare_most) {
     if (bytes <= buf_.size()) return buf_.data();
-    Spares::get().give(std::move(buf_));
+    leave_spare(std::move(buf_));
     buf_.reset();  // what the spares did not keep, freed before the new one is had
-    buf_ = Spares::get().take(bytes, std::max(bytes, spare_most));
+    buf_ = take_spare(bytes, std::max(bytes, spare_most));
     if (!buf_.empty()) return buf_.data();  // its pages are in
     buf_ = AlignedBuffer(bytes, AlignedBuffer::Init::uninitialized);
     // Its pages are faulted in now, in address order, rather than by the scatter's first

@@ -7,7 +7,9 @@
 // filter is destroyed. What a filter gives back when destroyed (and each classic insert's
 // copies) is kept for the process's next arena, a few of them (spare arenas, below): a
 // program that builds a filter per query on two threads had every copy's pages faulted in
-// afresh (0.1-0.75 ms for a 1.2 MiB copy on a Zen 5 VM, as long as the insert itself).
+// afresh (0.1-0.75 ms for a 1.2 MiB copy on a Zen 5 VM, as long as the insert itself). A
+// filter's own storage goes the same way (filters/storage.hpp): zeroing a spare costs a
+// twentieth of faulting fresh pages in.
 #include <atomic>
 #include <chrono>
 #include <cstddef>
@@ -55,6 +57,12 @@ constexpr std::chrono::milliseconds spare_keep_time{1000};
 constexpr std::size_t copy_spare_most(std::size_t bytes) { return bytes + bytes / 4; }
 /// Bytes the spare arenas hold now.
 std::size_t spare_bytes() noexcept;
+/// The smallest spare of `least` to `most` bytes (its old contents in it, its pages faulted
+/// in), or an empty buffer where none fits.
+AlignedBuffer take_spare(std::size_t least, std::size_t most);
+/// Keeps `b` (moved from) among the spares where it fits under spare_cap; else `b` is left as
+/// it was, for its owner to free. Mapped buffers are never kept.
+void leave_spare(AlignedBuffer&& b) noexcept;
 /// Frees the spares if none was taken or left for `idle`; whether any are still held.
 bool release_idle_spares(std::chrono::steady_clock::duration idle) noexcept;
 

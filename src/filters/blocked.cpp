@@ -49,7 +49,7 @@ Filter::Filter(Filter&& other) noexcept
 
 Filter& Filter::operator=(Filter&& other) noexcept { return detail::move_assign(*this, std::move(other)); }
 
-Filter::~Filter() = default;
+Filter::~Filter() { detail::release_storage(storage_); }
 
 void Filter::check_mapping() const {
     if (storage_.mapping_lost())

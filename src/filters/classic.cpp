@@ -78,6 +78,8 @@ ClassicFilter& ClassicFilter::operator=(ClassicFilter&& other) noexcept {
     return detail::move_assign(*this, std::move(other));
 }
 
+ClassicFilter::~ClassicFilter() { detail::release_storage(words_); }
+
 ClassicFilter ClassicFilter::spark(std::uint64_t n, double fpp, ClassicScheme scheme, std::int32_t seed) {
     if (scheme == ClassicScheme::double_hashing) throw Error("ClassicFilter::spark needs a Spark scheme");
     return ClassicFilter(ClassicParams::spark(n, fpp),

@@ -1,9 +1,11 @@
 #include "filters/storage.hpp"
 
+#include <cstring>
 #include <limits>
 #include <new>
 #include <string>
 
+#include "batch/scratch.hpp"
 #include "batchbloom/error.hpp"
 #include "engine/machine.hpp"
 
@@ -29,7 +31,12 @@ AlignedBuffer allocate_zeroed(std::uint64_t bytes, std::string_view what) {
     check_fits(bytes, what);
     try {
         if (bytes > std::numeric_limits<std::size_t>::max()) throw std::bad_alloc();
-        return AlignedBuffer(static_cast<std::size_t>(bytes), AlignedBuffer::Init::zeroed);
+        const auto size = static_cast<std::size_t>(bytes);
+        if (AlignedBuffer spare = take_spare(size, size); !spare.empty()) {
+            std::memset(spare.data(), 0, size);
+            return spare;
+        }
+        return AlignedBuffer(size, AlignedBuffer::Init::zeroed);
     } catch (const std::bad_alloc&) {
         throw Error("cannot allocate " + std::to_string(bytes) + " bytes for " + std::string(what));
     }
@@ -38,10 +45,19 @@ AlignedBuffer allocate_zeroed(std::uint64_t bytes, std::string_view what) {
 AlignedBuffer clone_storage(const AlignedBuffer& from, std::string_view what) {
     check_fits(from.size(), what);  // a mapped filter's copy can be larger than memory
     try {
+        if (AlignedBuffer spare = take_spare(from.size(), from.size()); !from.empty() && !spare.empty()) {
+            std::memcpy(spare.data(), from.data(), from.size());
+            return spare;
+        }
         return from.clone();
     } catch (const std::bad_alloc&) {
         throw Error("cannot allocate " + std::to_string(from.size()) + " bytes for " + std::string(what));
     }
+}
+
+void release_storage(AlignedBuffer& storage) noexcept {
+    leave_spare(std::move(storage));
+    storage.reset();  // what the spares did not keep
 }
 
 void throw_moved_from(std::string_view operation) {

@@ -14,10 +14,19 @@
 namespace batchbloom::detail {
 
 /// `bytes` zeroed bytes for `what` (e.g. "the filter"); throws Error if they cannot be had.
+/// A spare of exactly that size (the storage of a filter gone, batch/scratch.hpp) is zeroed
+/// rather than fresh pages faulted in: a program building a filter per query paid 2.6 us a
+/// page for it (a 0.9 MiB filter: 230 faults, 0.6 ms, as long as inserting 750k keys on two
+/// threads; Zen 3 VM).
 AlignedBuffer allocate_zeroed(std::uint64_t bytes, std::string_view what);
 
-/// A copy of `from` for `what`; throws Error if the memory cannot be had.
+/// A copy of `from` for `what` (into a spare of its size where one is held); throws Error if
+/// the memory cannot be had.
 AlignedBuffer clone_storage(const AlignedBuffer& from, std::string_view what);
+
+/// What a filter's destructor does with its storage: left to the spares for the next
+/// filter's (or arena's) allocation, or freed.
+void release_storage(AlignedBuffer& storage) noexcept;
 
 /// Every filter class's move assignment, written once: *this releases its storage and is
 /// move-constructed from `other` in place, so the move constructor — which takes the storage
