@@ -391,22 +391,31 @@ TEST_F(JoinPlanTest, RepeatedKeysSaveOnlyTheTablesCompute) {
     const JoinPlan given(filter, std::span<const std::uint64_t>(distinct), o);
     EXPECT_EQ(given.repeated_rows(), 0.9);
     EXPECT_NEAR(given.gain(), (1 - pass) * (0.1 * 20.0 + 0.9 * 2.0) / 2.0, 1e-9);
-    // Where repeats save little the estimate is low, but the gain were they to miss is high:
-    // the span meets the trial band, so the plan tries both ways (its low end need not be in it).
+    // Without the host's compute, what a repeat saves is the model's guess: where the estimate
+    // is below the trial band but the gain were every dropped row to miss is in it, the plan
+    // tries both ways (the span's low end need not be in the band).
     JoinPlanOptions span = o;
-    span.repeated_rows = 0.97;
-    span.table_compute_ns = 1.0;  // saved: 0.03 * 20 + 0.97 * 1 = 1.57 ns, gain about 0.78
+    span.repeated_rows = 0.97;  // saved: 0.03 * 20 + 0.97 * 2 = 2.54 ns, gain about 1.27
+    span.min_gain = 1.5;
+    span.trial_low = 1.5;
+    span.trial_high = 2.0;
+    // The plan under `span`: its gain below `most`, not filtering at first, and whether it tries.
+    auto expect_plan = [&](double most, bool trying) {
+        const JoinPlan plan(filter, std::span<const std::uint64_t>(distinct), span);
+        EXPECT_LT(plan.gain(), most);
+        EXPECT_FALSE(plan.filters());
+        EXPECT_EQ(plan.trying(), trying);
+    };
+    expect_plan(1.3, true);
+    // ...but where the host timed its own work on rows in their order, repeats included, the
+    // estimate stands alone: 0.03 * 20 + 0.97 * 1 = 1.57 ns saved, gain about 0.78.
+    span.table_compute_ns = 1.0;
     span.trial_low = 1.0;
     span.trial_high = 1.25;
-    const JoinPlan tried(filter, std::span<const std::uint64_t>(distinct), span);
-    EXPECT_LT(tried.gain(), 0.8);
-    EXPECT_FALSE(tried.filters());
-    EXPECT_TRUE(tried.trying());
-    // ...but only where the filter probe costs at most twice the table's cached one: at four
-    // times, every repeat it drops loses time, and the estimate alone meets no band.
-    span.table_compute_ns = 0.5;  // gain about 0.54
-    EXPECT_FALSE(JoinPlan(filter, std::span<const std::uint64_t>(distinct), span).trying());
-    span.table_compute_ns = 1.0;
+    expect_plan(0.8, false);
+    span.trial_low = 0.7;  // the estimate itself in the band: tried
+    EXPECT_TRUE(JoinPlan(filter, std::span<const std::uint64_t>(distinct), span).trying());
+    span.table_compute_ns = 0;
     span.trial_low = span.trial_high = 0;
     EXPECT_FALSE(JoinPlan(filter, std::span<const std::uint64_t>(distinct), span).trying());
     // filter_may_pay weighs the same saving: 1M rows, none matching, 1,000 build keys.
@@ -419,7 +428,7 @@ TEST_F(JoinPlanTest, RepeatedKeysSaveOnlyTheTablesCompute) {
     o.trial_low = 5.0;  // ...but a miss saves 20 ns (gain 10): the span meets a band of [5, 6)
     o.trial_high = 6.0;
     EXPECT_TRUE(JoinPlan::filter_may_pay(1000, 16'384, false, 1'000'000, 0.0, o));
-    o.table_compute_ns = 0.5;  // a filter at four times the cached probe: no span, gain 1.2
+    o.table_compute_ns = 0.5;  // the host's own work: no span, the estimate (gain 1.2) alone
     EXPECT_FALSE(JoinPlan::filter_may_pay(1000, 16'384, false, 1'000'000, 0.0, o));
     o.table_compute_ns = 0;
     o.trial_low = 10.5;

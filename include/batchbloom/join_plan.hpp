@@ -26,14 +26,13 @@
 //     compares), not a miss. Counted on the sample's adjacent rows unless the host gives it
 //     (JoinPlanOptions::repeated_rows; a sample taken at a stride shows no runs).
 //   A dropped row saves (1 - r) * table_miss_ns + r * (the table's compute), so the filter pays
-//   by gain = (1 - p) * that / filter_ns; the plan filters where gain >= min_gain. How much a
-//   repeat saves depends on more than its line (on one VM a join of lineitem at 50% matching
-//   rows lost 5-15% to its filter, on another it gained 10-25%), so the gain lies somewhere
-//   between that and the gain where every dropped row misses; where that span meets the trial
-//   band (below), the plan tries both ways. The span reaches that far only where the filter
-//   probe costs at most twice the table's cached one (table_compute_ns): a costlier filter (the
-//   scalar engine's, against an integer table) loses time on every repeat it drops, whatever
-//   the rows that miss.
+//   by gain = (1 - p) * that / filter_ns; the plan filters where gain >= min_gain. Where the
+//   host gives no work of its own (table_compute_ns), what a repeat saves is the model's guess
+//   and depends on more than its line (on one VM a join of lineitem at 50% matching rows lost
+//   5-15% to its filter, on another it gained 10-25%), so the gain lies somewhere between that
+//   and the gain where every dropped row misses; where that span meets the trial band (below),
+//   the plan tries both ways. A host that times its work on probe rows in their order, repeats
+//   included (compute_costs), has measured what a repeat costs it: its estimate stands alone.
 // The filter's build is not in the gain: it is paid before the plan exists. A host that wants
 // to skip the build where the filter cannot pay estimates the matched fraction with its own
 // table and asks filter_may_pay() before building.

@@ -238,15 +238,18 @@ double saved_per_row(const JoinCosts& c, const JoinPlanOptions& o, double repeat
     return (1 - repeated) * c.table_miss_ns + repeated * cached_probe_ns(c, o);
 }
 
-/// The best a trial may find: the gain were no row's line cached (`every_row_misses`), where
-/// the filter probe costs at most twice the table's cached probe, else the estimate itself.
-/// The SIMD engines' filters cost about what a cached probe does, and their real gains came
-/// out between the two ends; a scalar filter costs 3-5 times a cached integer probe, so each
-/// repeated row it drops loses time, and hoping those rows miss built a filter the trial then
-/// passed by (TPC-H SF 1, 2 threads, Zen 5 VM: ints at 50%, built in 19 of 21 joins, used in
-/// none, 0.88x of the hash join).
-double hoped_gain(const JoinCosts& c, const JoinPlanOptions& o, double gain, double every_row_misses) {
-    return c.filter_ns <= 2 * cached_probe_ns(c, o) ? std::max(gain, every_row_misses) : gain;
+/// The best a trial may find: where the host gave no work of its own, the gain were no row's
+/// line cached (`every_row_misses`), as what a repeat saves is then the model's guess (the
+/// integer join at 50% gained 1.1-1.25x from its filter on one VM and lost 4-17% on another);
+/// where it timed its work on rows in their order (compute_costs), repeats included, the
+/// estimate itself. Hoping dropped repeats miss had the plan build filters its trial then
+/// passed by: TPC-H SF 1, 2 threads, a scalar filter at 3-5 times a cached integer probe (Zen
+/// 5 VM, ints at 50%: built in 19 of 21 joins, used in none, 0.88x of the hash join), and on a
+/// Zen 3 VM the scalar string filter at 10% matching rows, which costs what the table's work
+/// on a row does (built in 19-20 of 21 joins where the model's miss put the hope at 1.18,
+/// 0.87-0.91x).
+double hoped_gain(const JoinPlanOptions& o, double gain, double every_row_misses) {
+    return o.table_compute_ns > 0 ? gain : std::max(gain, every_row_misses);
 }
 
 template <class Key>
@@ -452,7 +455,7 @@ JoinPlan::JoinPlan(const JoinFilter& filter, std::span<const Key> sample, const 
                        mean_bytes(sample), filter.options().backend);
     repeated_ = options_.repeated_rows ? *options_.repeated_rows : repeated_in(sample);
     gain_ = ratio((1 - pass_fraction_) * saved_per_row(costs_, options_, repeated_), costs_.filter_ns);
-    const double hoped = hoped_gain(costs_, options_, gain_, ratio((1 - pass_fraction_) * costs_.table_miss_ns, costs_.filter_ns));
+    const double hoped = hoped_gain(options_, gain_, ratio((1 - pass_fraction_) * costs_.table_miss_ns, costs_.filter_ns));
     filters_ = options_.mode == JoinPlanMode::always ||
                (options_.mode == JoinPlanMode::automatic && gain_ >= options_.min_gain);
     if (options_.mode == JoinPlanMode::automatic && meets_trial_band(options_, gain_, hoped))
@@ -501,7 +504,7 @@ bool JoinPlan::filter_may_pay(std::uint64_t build_keys, std::uint64_t filter_byt
     const double dropped = rows * (1 - matched_fraction);
     const double gain = ratio(dropped * saved_per_row(c, options, options.repeated_rows.value_or(0)), paid);
     return gain >= options.min_gain ||
-           meets_trial_band(options, gain, hoped_gain(c, options, gain, ratio(dropped * c.table_miss_ns, paid)));
+           meets_trial_band(options, gain, hoped_gain(options, gain, ratio(dropped * c.table_miss_ns, paid)));
 }
 
 JoinCosts JoinPlan::weighed_costs(std::uint64_t build_keys, std::uint64_t filter_bytes, bool string_keys,
