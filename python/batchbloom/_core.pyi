@@ -1204,8 +1204,9 @@ class JoinFilter:
         length), unless given: table_miss_ns, the host's own time per probe row that misses its hash
         table, or costs, the whole model (the keys of measured_join_costs). table_compute_ns and
         filter_compute_ns: the host's table work and the filter's per missing row with every line
-        in cache, timed side by side on the same keys; each cost is then the larger of the model's
-        and the work. repeated_rows: the fraction of probe rows whose key is the row before's (they
+        in cache, timed side by side on the same keys, probe rows in their order (a key's repeats
+        cost the table less); each cost is then the larger of the model's and the work, and given
+        table_compute_ns the plan no longer hopes that dropped repeats miss. repeated_rows: the fraction of probe rows whose key is the row before's (they
         find the table's line in cache, and dropping one saves only the table's compute); None
         counts it on the sample's adjacent rows. mode: 'always' / 'never' force the answer.
         """

@@ -332,8 +332,9 @@ void bind_join(nb::module_& m) {
             "length), unless given: table_miss_ns, the host's own time per probe row that misses its hash\n"
             "table, or costs, the whole model (the keys of measured_join_costs). table_compute_ns and\n"
             "filter_compute_ns: the host's table work and the filter's per missing row with every line\n"
-            "in cache, timed side by side on the same keys; each cost is then the larger of the model's\n"
-            "and the work. repeated_rows: the fraction of probe rows whose key is the row before's (they\n"
+            "in cache, timed side by side on the same keys, probe rows in their order (a key's repeats\n"
+            "cost the table less); each cost is then the larger of the model's and the work, and given\n"
+            "table_compute_ns the plan no longer hopes that dropped repeats miss. repeated_rows: the fraction of probe rows whose key is the row before's (they\n"
             "find the table's line in cache, and dropping one saves only the table's compute); None\n"
             "counts it on the sample's adjacent rows. mode: 'always' / 'never' force the answer.")
         .def(
