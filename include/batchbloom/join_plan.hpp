@@ -120,7 +120,8 @@ struct ComputeCosts {
 /// repeat saves only that (TPC-H SF 1, strings at 50%: 14.7 ns a row timed on rows a stride
 /// apart, 7.7 saved per row the filter dropped). It times the first 256. What it returns goes into
 /// JoinPlanOptions' table_compute_ns and filter_compute_ns. The filter runs on `backend`, the
-/// join filter's engine. 60-150 microseconds for string keys (Zen 5 and Zen 3 VMs). All zeros for no keys.
+/// join filter's engine. 25-50 microseconds (Zen 3 VM, TPC-H keys; strings and the scalar
+/// filter take the longest). All zeros for no keys.
 ComputeCosts compute_costs(std::span<const std::uint64_t> keys,
                            const std::function<void(std::span<const std::uint64_t>)>& probe_table,
                            Backend backend = Backend::automatic);

@@ -26,11 +26,16 @@ constexpr std::size_t timed_rows = 2048;
 // for a moment slowed three back-to-back passes of a table probe alike (78 ns a miss against
 // 15-17 in other processes), and the decision built on it flipped for that process.
 constexpr int passes = 5;
-// compute_costs: timed passes after the first (the median ratio's counts), the keys it times at
-// most, and the rows of a filter pass at least. About 60 us in all for string keys: a join's
-// plan must cost a few percent of the smallest join it decides.
+// compute_costs: timed passes after the first (the median ratio's counts) and the keys it times
+// at most, the table's and the filter's passes alike. A join's plan must cost a few percent of
+// the smallest join it decides: on a Zen 3 VM (TPC-H SF 1) this takes 45-50 us for string keys
+// and for the scalar filter's integers, 25 us for AVX2's. The filter's passes once took the
+// keys four times over, so that its call's fixed cost (65-100 ns) weighed per row as little
+// as in a host's batches: that cost 40 us more per plan, a tenth of a millisecond in a string
+// join at 1% matching rows, and the filter cost it left out (0.1-0.4 ns a row, 2-14%) rarely
+// counts, as a filter probe weighs the larger of this and the model's.
 constexpr int compute_passes = 5;
-constexpr std::size_t compute_keys = 256, compute_filter_rows = 1024;
+constexpr std::size_t compute_keys = 256;
 // Out of every cache but the largest last-level ones; touching a larger table costs more than
 // the measurement it serves.
 constexpr std::uint64_t max_model_bytes = std::uint64_t(32) << 20;
@@ -142,18 +147,14 @@ ComputeCosts timed_in_alternation(std::span<const Key> keys, const std::function
     o.threads = 1;
     o.backend = engine;
     const JoinFilter join(std::move(f), keys.size(), o);
-    // The filter's passes take at least compute_filter_rows rows (the keys again), so that a
-    // call's fixed cost weighs per row about as little as in a host's batches.
-    std::vector<Key> tiled(keys.begin(), keys.end());
-    while (tiled.size() < compute_filter_rows) tiled.insert(tiled.end(), keys.begin(), keys.end());
-    std::vector<std::uint32_t> sel(tiled.size());
+    std::vector<std::uint32_t> sel(keys.size());
     const double n = double(keys.size());
     std::vector<ComputeCosts> timed;
     std::size_t sink = 0;
     for (int pass = 0; pass <= compute_passes; ++pass) {
         auto t = Clock::now();
-        sink += join.select_chunk(std::span<const Key>(tiled), sel);
-        const double filter = std::chrono::duration<double, std::nano>(Clock::now() - t).count() / double(tiled.size());
+        sink += join.select_chunk(keys, sel);
+        const double filter = std::chrono::duration<double, std::nano>(Clock::now() - t).count() / n;
         t = Clock::now();
         probe_table(keys);
         const double table = std::chrono::duration<double, std::nano>(Clock::now() - t).count() / n;
