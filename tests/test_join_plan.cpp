@@ -365,6 +365,81 @@ TEST_F(JoinPlanTest, TrialsCanBeTurnedOffAndTheirOptionsAreChecked) {
     EXPECT_THROW(JoinPlan(filter, std::span<const std::uint64_t>(sample), o), bb::Error);
 }
 
+TEST_F(JoinPlanTest, RepeatedKeysFindTheFiltersBlockInCacheToo) {
+    // Each key four times in a row; a filter probe of a distinct key costs the model's 8 ns, a
+    // repeat's what the host timed in cache (2 ns): a row costs the filter (1 - r) * 8 + r * 2.
+    const auto distinct = probe_keys(4096, 0);
+    std::vector<std::uint64_t> runs;
+    for (std::size_t i = 0; i < 4096; ++i) runs.push_back(distinct[i / 4]);
+    JoinPlanOptions o;
+    o.costs = JoinCosts{8.0, 20.0, 5.0};
+    o.table_compute_ns = 1.0;
+    const JoinPlan model_only(filter, std::span<const std::uint64_t>(runs), o);
+    const double r = model_only.repeated_rows(), p = model_only.sample_pass_fraction();
+    const double saved = (1 - p) * ((1 - r) * 20.0 + r * 1.0);
+    EXPECT_NEAR(model_only.gain(), saved / 8.0, 1e-9);  // no timing of the filter: the model's cost
+    EXPECT_FALSE(model_only.filters());
+    o.filter_compute_ns = 2.0;
+    const JoinPlan timed(filter, std::span<const std::uint64_t>(runs), o);
+    EXPECT_NEAR(timed.gain(), saved / ((1 - r) * 8.0 + r * 2.0), 1e-9);
+    EXPECT_TRUE(timed.filters());
+    EXPECT_EQ(timed.costs().filter_ns, 8.0);  // the distinct key's cost, as weighed
+    // filter_may_pay weighs the same per row, the build on top.
+    JoinPlanOptions ask = o;
+    ask.repeated_rows = 0.75;
+    const double row = 0.25 * 8.0 + 0.75 * 2.0, save = 0.25 * 20.0 + 0.75 * 1.0;
+    EXPECT_GT(save / row, ask.min_gain);
+    EXPECT_TRUE(JoinPlan::filter_may_pay(1000, 4096, false, 1'000'000, 0.0, ask));
+    ask.filter_compute_ns = 0;
+    ask.cheap_build = 0;  // else its best case, every row a miss, has it tried
+    ask.trial_low = 0.9;  // and a gain of 0.72 is in the default trial band
+    ask.trial_high = 1.25;
+    EXPECT_FALSE(JoinPlan::filter_may_pay(1000, 4096, false, 1'000'000, 0.0, ask));
+}
+
+TEST_F(JoinPlanTest, CheapBuildsAreTriedWhereTheBestCaseIsAClearWin) {
+    // 1M probe rows, none matching, 3 of 4 repeating the row before's key; a filter probe 2 ns,
+    // a miss 20, the host's compute 0.5: a dropped row saves 0.25 * 20 + 0.75 * 0.5 = 5.375 ns,
+    // so the probe work is 5.4 ms. The estimate (about 2.7, build aside) is below a band of
+    // [4, 8); the best case, every dropped row a miss, 10 (a clear win, at least trial_high).
+    JoinPlanOptions o;
+    o.costs = JoinCosts{2.0, 20.0, 5.0};
+    o.table_compute_ns = 0.5;
+    o.repeated_rows = 0.75;
+    o.min_gain = 4.0;
+    o.trial_low = 4.0;
+    o.trial_high = 8.0;
+    // 1,000 inserts cost 5 us, within 3% of the probe work: built, the trial decides.
+    EXPECT_TRUE(JoinPlan::filter_may_pay(1000, 16'384, false, 1'000'000, 0.0, o));
+    // 100,000 cost 0.5 ms, a tenth of it: the estimate alone.
+    EXPECT_FALSE(JoinPlan::filter_may_pay(100'000, 1 << 20, false, 1'000'000, 0.0, o));
+    // A best case only in the band, not beyond it, is no reason to build.
+    JoinPlanOptions wide = o;
+    wide.trial_high = 12.0;
+    EXPECT_FALSE(JoinPlan::filter_may_pay(1000, 16'384, false, 1'000'000, 0.0, wide));
+    JoinPlanOptions off = o;
+    off.cheap_build = 0;
+    EXPECT_FALSE(JoinPlan::filter_may_pay(1000, 16'384, false, 1'000'000, 0.0, off));
+
+    // The plan, built, tries both ways under the same rule where it knows the probe side's
+    // rows (its build: the filter's sized_for() keys, 10,000 here, 50 us), and otherwise
+    // follows the estimate.
+    const auto sample = probe_keys(4096, 0);
+    const JoinPlan unknown(filter, std::span<const std::uint64_t>(sample), o);
+    EXPECT_LT(unknown.gain(), o.trial_low);
+    EXPECT_FALSE(unknown.filters());
+    EXPECT_FALSE(unknown.trying());
+    o.probe_rows = 1'000'000;
+    const JoinPlan known(filter, std::span<const std::uint64_t>(sample), o);
+    EXPECT_FALSE(known.filters());
+    EXPECT_TRUE(known.trying());
+    o.probe_rows = 10'000;  // the build is then 93% of the probe work
+    EXPECT_FALSE(JoinPlan(filter, std::span<const std::uint64_t>(sample), o).trying());
+
+    o.cheap_build = -1;
+    EXPECT_THROW(JoinPlan::filter_may_pay(1000, 16'384, false, 1'000'000, 0.0, o), bb::Error);
+}
+
 TEST_F(JoinPlanTest, RepeatedKeysSaveOnlyTheTablesCompute) {
     // Probe rows that never match; costs where a miss saves 10 filter probes.
     const auto distinct = probe_keys(4096, 0);
@@ -428,8 +503,11 @@ TEST_F(JoinPlanTest, RepeatedKeysSaveOnlyTheTablesCompute) {
     o.trial_low = 5.0;  // ...but a miss saves 20 ns (gain 10): the span meets a band of [5, 6)
     o.trial_high = 6.0;
     EXPECT_TRUE(JoinPlan::filter_may_pay(1000, 16'384, false, 1'000'000, 0.0, o));
-    o.table_compute_ns = 0.5;  // the host's own work: no span, the estimate (gain 1.2) alone
+    o.table_compute_ns = 0.5;  // the host's own work: no span, the estimate (gain 1.2) alone...
+    o.cheap_build = 0;
     EXPECT_FALSE(JoinPlan::filter_may_pay(1000, 16'384, false, 1'000'000, 0.0, o));
+    o.cheap_build = 0.03;  // ...unless the build is cheap (CheapBuildsAreTriedWhereTheBestCaseIsAClearWin)
+    EXPECT_TRUE(JoinPlan::filter_may_pay(1000, 16'384, false, 1'000'000, 0.0, o));
     o.table_compute_ns = 0;
     o.trial_low = 10.5;
     o.trial_high = 11.0;

@@ -25,8 +25,10 @@
 //     table's line it needs in cache, so dropping it saves only the table's compute (hashing,
 //     compares), not a miss. Counted on the sample's adjacent rows unless the host gives it
 //     (JoinPlanOptions::repeated_rows; a sample taken at a stride shows no runs).
-//   A dropped row saves (1 - r) * table_miss_ns + r * (the table's compute), so the filter pays
-//   by gain = (1 - p) * that / filter_ns; the plan filters where gain >= min_gain. Where the
+//   A dropped row saves (1 - r) * table_miss_ns + r * (the table's compute), and a repeat's
+//   filter probe finds its block in cache too: a row costs the filter (1 - r) * filter_ns + r *
+//   (the filter's work timed in cache, filter_compute_ns, where the host gave it). The filter
+//   pays by gain = (1 - p) * the saving / the filter's cost; the plan filters where gain >= min_gain. Where the
 //   host gives no work of its own (table_compute_ns), what a repeat saves is the model's guess
 //   and depends on more than its line (on one VM a join of lineitem at 50% matching rows lost
 //   5-15% to its filter, on another it gained 10-25%), so the gain lies somewhere between that
@@ -113,8 +115,8 @@ struct ComputeCosts {
 
 /// Times the host's table probe (`probe_table` over the keys it is given) and a small join
 /// filter's probe of the same keys in alternation, five passes after a first that brings the
-/// lines in, and returns the two times of the pass whose ratio is the median (one pass holds
-/// both at one moment of a machine whose speed drifts). Give it probe rows the table lacks, in the
+/// lines in (the filter called twice a pass, the second call timed), and returns the fastest
+/// pass of each (a pass takes microseconds, and stalls of that order land in some of them). Give it probe rows the table lacks, in the
 /// order the probe side holds them (e.g. short runs of rows taken across the column, less those
 /// the table has): a key's repeats cost the table less than distinct keys do, and a dropped
 /// repeat saves only that (TPC-H SF 1, strings at 50%: 14.7 ns a row timed on rows a stride
@@ -190,6 +192,18 @@ struct JoinPlanOptions {
     /// of 64K rows is a millisecond, which a busy shared machine can slow by more than the ways
     /// differ.
     unsigned trial_batches = 3;
+    /// A filter whose build costs at most this share of the join's probe work (the probe side's
+    /// rows, each through the host's table at the costs weighed) is built and tried wherever
+    /// the best case, every dropped row a table miss, is a clear win (at least trial_high),
+    /// whatever the estimate: such a build buys a comparison on the join's own batches for less
+    /// than the estimate can tell apart (TPC-H SF 1, integers at 10% matching rows, Zen 3 VM:
+    /// estimates of 0.9-1.6 from one process to the next, the filter built in 5-21 of 21 joins,
+    /// which it sped up 1.13-1.21x). filter_may_pay weighs its probe_rows argument; a plan weighs
+    /// probe_rows below (its filter's sized_for() keys the build). 0 turns it off.
+    double cheap_build = 0.03;
+    /// The probe side's rows, where the host knows them before the join (the plan's cheap_build
+    /// rule); 0: unknown, the rule off.
+    std::uint64_t probe_rows = 0;
     /// After the first pairs, at least compare_every batches from one of the way behind to the
     /// next (more where it is further behind, see above), so that the comparison goes on as the
     /// host's table warms. 0: the first pairs decide for good. 1 is refused.
@@ -267,7 +281,8 @@ public:
     /// forced modes as the plan; costs from options or measured_join_costs for a filter of
     /// `filter_bytes`. An estimate within the trial band (or a span of estimates meeting it:
     /// repeats cached or missing, as for the plan above) counts as "may pay" (the plan's trial
-    /// then decides). `backend`: the engine the filter will run on (its JoinFilterOptions'; a
+    /// then decides), and so does a cheap build (options' cheap_build) whose best case does.
+    /// `backend`: the engine the filter will run on (its JoinFilterOptions'; a
     /// plan weighs its filter's own). Throws Error for a matched_fraction outside [0, 1].
     static bool filter_may_pay(std::uint64_t build_keys, std::uint64_t filter_bytes, bool string_keys,
                                std::uint64_t probe_rows, double matched_fraction, const JoinPlanOptions& options = {},

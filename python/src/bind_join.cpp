@@ -170,8 +170,10 @@ JoinCosts costs_from(nb::handle costs) {
 }
 
 JoinPlanOptions plan_options(Typed<nb::str> mode, Typed<float> min_gain, nb::handle table_miss_ns, nb::handle costs,
-                             nb::handle table_compute_ns, nb::handle filter_compute_ns, nb::handle repeated_rows) {
+                             nb::handle table_compute_ns, nb::handle filter_compute_ns, nb::handle repeated_rows,
+                             nb::handle probe_rows = nb::none()) {
     JoinPlanOptions o;
+    if (!probe_rows.is_none()) o.probe_rows = int_arg(probe_rows, "probe_rows");
     o.mode = mode_arg(mode);
     o.min_gain = real_arg(min_gain, "min_gain");
     o.table_miss_ns = optional_real_arg(table_miss_ns, "table_miss_ns").value_or(0.0);
@@ -309,19 +311,21 @@ void bind_join(nb::module_& m) {
         .def(
             "plan",
             [](nb::handle self, nb::handle sample, Typed<nb::str> mode, Typed<float> min_gain, nb::handle table_miss_ns,
-               nb::handle costs, nb::handle table_compute_ns, nb::handle filter_compute_ns, nb::handle repeated_rows) {
-                const JoinPlanOptions o =
-                    plan_options(mode, min_gain, table_miss_ns, costs, table_compute_ns, filter_compute_ns, repeated_rows);
+               nb::handle costs, nb::handle table_compute_ns, nb::handle filter_compute_ns, nb::handle repeated_rows,
+               nb::handle probe_rows) {
+                const JoinPlanOptions o = plan_options(mode, min_gain, table_miss_ns, costs, table_compute_ns,
+                                                       filter_compute_ns, repeated_rows, probe_rows);
                 const PyJoin& join = nb::cast<const PyJoin&>(self);
                 return PyPlan{nb::borrow(self), make_plan(join.filter, sample, o)};
             },
             "sample"_a.none() = nb::none(), nb::kw_only(), "mode"_a.none() = "auto", "min_gain"_a.none() = 1.25,
             "table_miss_ns"_a.none() = nb::none(), "costs"_a.none() = nb::none(), "table_compute_ns"_a.none() = nb::none(),
-            "filter_compute_ns"_a.none() = nb::none(), "repeated_rows"_a.none() = nb::none(),
+            "filter_compute_ns"_a.none() = nb::none(), "repeated_rows"_a.none() = nb::none(), "probe_rows"_a.none() = nb::none(),
             nb::sig("def plan(self, sample: numpy.typing.ArrayLike | collections.abc.Iterable[int | bytes | str] | None = None, "
                     "*, mode: typing.Literal['auto', 'always', 'never'] = 'auto', min_gain: float = 1.25, "
                     "table_miss_ns: float | None = None, costs: dict[str, float] | None = None, "
-                    "table_compute_ns: float | None = None, filter_compute_ns: float | None = None, repeated_rows: float | None = None) -> JoinPlan"),
+                    "table_compute_ns: float | None = None, filter_compute_ns: float | None = None, repeated_rows: float | None = None, "
+                    "probe_rows: int | None = None) -> JoinPlan"),
             "Decides whether this filter pays in front of a hash join (a JoinPlan; call its\n"
             "probe_batch for every probe batch). sample: probe-side keys (the first batch, a few\n"
             "thousand rows; None only with a forced mode); the filter pays where the fraction p of the\n"
@@ -336,7 +340,10 @@ void bind_join(nb::module_& m) {
             "cost the table less); each cost is then the larger of the model's and the work, and given\n"
             "table_compute_ns the plan no longer hopes that dropped repeats miss. repeated_rows: the fraction of probe rows whose key is the row before's (they\n"
             "find the table's line in cache, and dropping one saves only the table's compute); None\n"
-            "counts it on the sample's adjacent rows. mode: 'always' / 'never' force the answer.")
+            "counts it on the sample's adjacent rows. probe_rows: the probe side's rows, where known: a\n"
+            "filter whose build cost at most 3% of their probe work is tried on the join's batches\n"
+            "wherever its best case (every dropped row a table miss) is a clear win, whatever the\n"
+            "estimate (as filter_may_pay does). mode: 'always' / 'never' force the answer.")
         .def(
             "to_filter", [](const PyJoin& self) { return filter_copy(self.filter); },
             "A copy of the filter (a blocked Filter: save it, OR it, probe it).")
@@ -398,21 +405,24 @@ void bind_join(nb::module_& m) {
         .def(
             "__init__",
             [](PyPlan* self, nb::handle join, nb::handle sample, Typed<nb::str> mode, Typed<float> min_gain,
-               nb::handle table_miss_ns, nb::handle costs, nb::handle table_compute_ns, nb::handle filter_compute_ns, nb::handle repeated_rows) {
+               nb::handle table_miss_ns, nb::handle costs, nb::handle table_compute_ns, nb::handle filter_compute_ns, nb::handle repeated_rows,
+               nb::handle probe_rows) {
                 if (!nb::isinstance<PyJoin>(join)) throw nb::type_error("join_filter must be a batchbloom.JoinFilter");
-                const JoinPlanOptions o =
-                    plan_options(mode, min_gain, table_miss_ns, costs, table_compute_ns, filter_compute_ns, repeated_rows);
+                const JoinPlanOptions o = plan_options(mode, min_gain, table_miss_ns, costs, table_compute_ns,
+                                                       filter_compute_ns, repeated_rows, probe_rows);
                 const PyJoin& filter = nb::cast<const PyJoin&>(join);
                 new (self) PyPlan{nb::borrow(join), make_plan(filter.filter, sample, o)};
             },
             "join_filter"_a, "sample"_a.none() = nb::none(), nb::kw_only(), "mode"_a.none() = "auto",
             "min_gain"_a.none() = 1.25, "table_miss_ns"_a.none() = nb::none(), "costs"_a.none() = nb::none(),
             "table_compute_ns"_a.none() = nb::none(), "filter_compute_ns"_a.none() = nb::none(), "repeated_rows"_a.none() = nb::none(),
+            "probe_rows"_a.none() = nb::none(),
             nb::sig("def __init__(self, join_filter: JoinFilter, sample: numpy.typing.ArrayLike | "
                     "collections.abc.Iterable[int | bytes | str] | None = None, *, "
                     "mode: typing.Literal['auto', 'always', 'never'] = 'auto', min_gain: float = 1.25, "
                     "table_miss_ns: float | None = None, costs: dict[str, float] | None = None, "
-                    "table_compute_ns: float | None = None, filter_compute_ns: float | None = None, repeated_rows: float | None = None) -> None"),
+                    "table_compute_ns: float | None = None, filter_compute_ns: float | None = None, repeated_rows: float | None = None, "
+                    "probe_rows: int | None = None) -> None"),
             "The same as join_filter.plan(sample, ...).")
         .def(
             "probe_batch",

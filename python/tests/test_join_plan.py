@@ -127,6 +127,25 @@ def test_batches_are_bit_exact(keys):
     assert join.plan(mode="never").probe_batch(keys) is None
 
 
+def test_a_cheap_build_is_tried_where_its_best_case_is_a_clear_win(join):
+    # No row matches; 9 of 10 repeat the row before's key and save only the host's compute
+    # (0.1 ns): the estimate is 0.27, below the trial band, but were every dropped row a miss
+    # the gain would be 2.5 (a clear win: at least the band's top, 2). A build of 10,000 keys
+    # (50 us) is within 3% of 10M rows' probe work (10.9 ms), not of 100k rows'.
+    costs = {"filter_ns": 4.0, "table_miss_ns": 10.0, "insert_ns": 5.0}
+    rows = probe_keys(4096, 4096)[1:]
+    opts = dict(costs=costs, table_compute_ns=0.1, repeated_rows=0.9)
+    assert not join.plan(rows, **opts).trying
+    plan = join.plan(rows, probe_rows=10**7, **opts)
+    assert plan.trying and not plan.filters and plan.gain < 0.5
+    assert not batchbloom.JoinPlan(join, rows, probe_rows=10**5, **opts).trying
+    pay = batchbloom.JoinPlan.filter_may_pay
+    assert pay(1000, 16384, False, 10**7, 0.0, **opts)
+    assert not pay(1000, 16384, False, 10**5, 0.0, **opts)
+    with pytest.raises(ValueError, match="probe_rows"):
+        join.plan(rows, probe_rows=-1, **opts)
+
+
 def test_filter_may_pay_counts_the_build():
     pay = batchbloom.JoinPlan.filter_may_pay
     assert pay(1000, 16384, False, 10**6, 0.01, costs=COSTS)
