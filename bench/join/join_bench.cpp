@@ -124,6 +124,8 @@ public:
     }
     /// Whether the table has the key (the plan's compute_costs times it).
     bool has(const Key& key) const { return first_.find(key) != first_.end(); }
+    /// Brings in the lines a lookup of the key reads first (its group of the table).
+    void prefetch(const Key& key) const { first_.prefetch(key); }
     /// Distinct build keys: what an engine sizes its join filter with.
     std::size_t distinct() const { return first_.size(); }
     void probe(const Key& key, std::uint64_t probe_payload, Result& r) const {
@@ -246,20 +248,51 @@ void plan_then_probe(const bb::JoinPlan& plan, const HashTable<Key>& table, cons
     if (timed) plan.report(batch, ms_since(t0) * 1e6);
 }
 
-/// Probe rows the host samples: its own table tells how many of them match (filter_may_pay), and
-/// the filter how many it passes (JoinPlan). Taken at a stride over the whole column, as a column
-/// sorted by key would fool a sample of its head (and runs of a column whose keys repeat in
-/// place tell the table's work on keys it has just seen). 256 rows tell a pass fraction to
-/// about 3%, at a cache miss or three per row: the plan of a string join at SF 1 took 0.2-0.35
-/// ms with 512 rows and a second pass over them, 4-7% of a 5 ms join.
-constexpr std::size_t sample_rows = 256;
+/// Probe rows the host samples, in two parts. Rows a stride apart over the whole column (a column
+/// sorted by key would fool a sample of its head): its own table tells how many of them match
+/// (filter_may_pay), the filter how many it passes (JoinPlan); 256 rows tell a pass fraction to
+/// about 3%. And short runs of rows taken across the column, in their order, of which the rows
+/// the table lacks are those on which the host times its work per miss (compute_costs): a key's
+/// repeats find the table's lines in cache and its branches trained, as they will in the join,
+/// where rows a stride apart each cost a distinct probe's work (TPC-H SF 1, strings at 50%,
+/// AVX2: 14.7 ns a row on those, while each row the filter dropped saved 7.7). Runs of 4: of
+/// shorter runs, fewer rows can repeat the one before (in runs of 2, half the share in the join).
+constexpr std::size_t stride_rows = 256, sample_runs = 64, run_rows = 4;
 
 template <class Key>
-std::vector<Key> sample_of(const std::vector<Key>& keys) {
-    const std::size_t step = std::max<std::size_t>(keys.size() / sample_rows, 1);
-    std::vector<Key> out;
-    for (std::size_t i = 0; i < keys.size() && out.size() < sample_rows; i += step) out.push_back(keys[i]);
-    return out;
+struct Sample {
+    std::vector<Key> rows;    // a stride apart
+    std::vector<Key> absent;  // the runs' rows the table lacks, in their order
+    double matched = 0;       // the fraction of `rows` the table has
+};
+
+template <class Key>
+Sample<Key> sample_of(const std::vector<Key>& keys, const HashTable<Key>& table) {
+    Sample<Key> s;
+    if (keys.empty()) return s;
+    const std::size_t step = std::max<std::size_t>(keys.size() / stride_rows, 1);
+    for (std::size_t i = 0; i < keys.size() && s.rows.size() < stride_rows; i += step) s.rows.push_back(keys[i]);
+    const std::size_t run_stride = std::max(keys.size() / sample_runs, run_rows);
+    std::vector<Key> in_runs;
+    for (std::size_t at = 0; at < keys.size(); at += run_stride)
+        in_runs.insert(in_runs.end(), keys.begin() + std::ptrdiff_t(at),
+                       keys.begin() + std::ptrdiff_t(std::min(at + run_rows, keys.size())));
+    // Each lookup is a chain of cache misses (the key's bytes, then the table's group): one
+    // by one, the sample's took 60-170 us (TPC-H SF 1, Zen 3 VM), a tenth of a millisecond of a
+    // string join of 7, each row's misses waiting on the one before. The lines first, for
+    // every row at once.
+    for (const std::vector<Key>* v : {&s.rows, &in_runs}) {
+        if constexpr (!std::is_integral_v<Key>)
+            for (const Key& k : *v) __builtin_prefetch(k.data());
+        for (std::size_t i = 0; i < v->size(); ++i)
+            if (i == 0 || (*v)[i] != (*v)[i - 1]) table.prefetch((*v)[i]);
+    }
+    std::size_t absent = 0;
+    for (const Key& k : s.rows) absent += !table.has(k);
+    s.matched = 1 - double(absent) / double(s.rows.size());
+    for (const Key& k : in_runs)
+        if (!table.has(k)) s.absent.push_back(k);
+    return s;
 }
 
 /// The bloom+hash plan that decides whether its filter pays, with the library's plan: before the
@@ -272,19 +305,7 @@ Run planned_bloom_join(const Side<Key>& build, const Side<Key>& probe, unsigned 
     const HashTable<Key> table(build);
     double build_ms = ms_since(t0);
     const auto plan_start = Clock::now();
-    const std::vector<Key> sample = sample_of(probe.keys);
-    std::size_t sample_absent = 0;  // the sample rows the table lacks
-    for (const Key& k : sample) sample_absent += !table.has(k);
-    // The rows the table lacks in short runs taken across the column, in their order: a key's
-    // repeats find the table's lines in cache and its branches trained, as they will in the
-    // join, where the sample's rows, a stride apart, each cost a distinct probe's work (TPC-H
-    // SF 1, strings at 50%, AVX2: 14.7 ns a row on those, while each row the filter dropped
-    // saved 7.7).
-    std::vector<Key> absent;
-    const std::size_t run = 4, runs = 64, stride = std::max<std::size_t>(probe.keys.size() / runs, run);
-    for (std::size_t at = 0; at < probe.keys.size(); at += stride)
-        for (std::size_t i = at; i < std::min(at + run, probe.keys.size()); ++i)
-            if (!table.has(probe.keys[i])) absent.push_back(probe.keys[i]);
+    const Sample<Key> sample = sample_of(probe.keys, table);
     // What the host knows of its own table: its work per miss (Abseil's string hash costs half
     // again the filter's), timed with the filter's on those rows, in alternation.
     // With costs measured so, the estimate is within about a sixth of the real gain: the filter
@@ -292,7 +313,7 @@ Run planned_bloom_join(const Side<Key>& build, const Side<Key>& probe, unsigned 
     // back), and once built the plan tries both ways only where its estimate is within that.
     bb::JoinPlanOptions po;
     std::size_t found = 0;
-    const bb::ComputeCosts work = bb::compute_costs(std::span<const Key>(absent), [&](std::span<const Key> keys) {
+    const bb::ComputeCosts work = bb::compute_costs(std::span<const Key>(sample.absent), [&](std::span<const Key> keys) {
         for (const Key& k : keys) found += table.has(k);
     }, backend);
     if (found != 0) throw std::logic_error("the table found a key it lacks");
@@ -300,10 +321,11 @@ Run planned_bloom_join(const Side<Key>& build, const Side<Key>& probe, unsigned 
     po.filter_compute_ns = work.filter_ns;
     po.trial_low = 0.9;
     po.trial_high = 1.25;
+    po.probe_rows = probe.keys.size();  // a cheap build is tried where its best case pays
     // The sample, taken at a stride, shows no runs of a key: count them on the first rows (a
     // key's repeats find the table's line in cache). 2,048 rows tell the fraction to about 1%
-    // in 10-15 us of strings; the whole first batch of strings took half a millisecond, a
-    // fortieth of a join at SF 1.
+    // in 10-15 us of strings (the runs' 192 pairs to 3%, which moved the integer join at 10%
+    // matching rows across the line between building and not).
     po.repeated_rows = bb::repeated_fraction(
         std::span<const Key>(probe.keys).first(std::min<std::size_t>(2048, probe.keys.size())));
     const bb::JoinFilterOptions o = filter_options(table.distinct(), threads, backend, fpr);
@@ -313,11 +335,11 @@ Run planned_bloom_join(const Side<Key>& build, const Side<Key>& probe, unsigned 
     // a third of a millisecond again.
     const auto filter_bytes = static_cast<std::uint64_t>(double(o.expected_keys) * -1.5 * std::log2(fpr) / 8) + 64;
     if constexpr (!std::is_integral_v<Key>) {  // the model's string length: the sample's mean
-        for (const Key& k : sample) po.string_bytes += k.size();
-        po.string_bytes = std::max<std::size_t>(po.string_bytes / std::max<std::size_t>(sample.size(), 1), 1);
+        for (const Key& k : sample.rows) po.string_bytes += k.size();
+        po.string_bytes = std::max<std::size_t>(po.string_bytes / std::max<std::size_t>(sample.rows.size(), 1), 1);
     }
     const bb::JoinCosts weighed = bb::JoinPlan::weighed_costs(table.distinct(), filter_bytes, strings, po, backend);
-    const Costs c{sample.empty() ? 1.0 : 1 - double(sample_absent) / double(sample.size()), *po.repeated_rows,
+    const Costs c{sample.rows.empty() ? 1.0 : sample.matched, *po.repeated_rows,
                   weighed.table_miss_ns, weighed.filter_ns, weighed.insert_ns, work.table_ns};
     bb::JoinPlanOptions build_if_it_pays = po;
     build_if_it_pays.trial_low = 1;
@@ -333,7 +355,7 @@ Run planned_bloom_join(const Side<Key>& build, const Side<Key>& probe, unsigned 
     const bb::JoinFilter filter(std::span<const Key>(build.keys), o);
     build_ms += ms_since(t);
     const auto plan_made = Clock::now();
-    const bb::JoinPlan plan(filter, std::span<const Key>(sample), po);
+    const bb::JoinPlan plan(filter, std::span<const Key>(sample.rows), po);
     plan_ms += ms_since(plan_made);
     const Result r = over_chunks(probe.keys.size(), threads, [&](std::size_t begin, std::size_t n, Result& out) {
         plan_then_probe(plan, table, probe, begin, n, out);
@@ -387,7 +409,7 @@ void measure(const Config& cfg, const char* join, const std::string& selectivity
     // Rounds of every plan, so that a noisy minute on the shared machine hits all plans, each
     // round in its own order (a fixed seed's shuffle): a plan's place in the round (what ran just
     // before it, where the allocator puts its table) moves its time by up to a fifth on small joins.
-    std::vector<std::vector<double>> totals(plans.size()), builds(plans.size());
+    std::vector<std::vector<double>> totals(plans.size()), builds(plans.size()), plan_mss(plans.size());
     std::vector<unsigned> filters_built(plans.size()), filtered_runs(plans.size());
     std::vector<Run> runs(plans.size());
     std::vector<std::size_t> order(plans.size());
@@ -397,13 +419,14 @@ void measure(const Config& cfg, const char* join, const std::string& selectivity
         std::shuffle(order.begin(), order.end(), shuffle);
         for (const std::size_t p : order) {
             const Plan& plan = plans[p];
-            runs[p] = !plan.backend   ? hash_join(build, probe, cfg.threads)
+                    runs[p] = !plan.backend   ? hash_join(build, probe, cfg.threads)
                       : plan.adaptive ? planned_bloom_join(build, probe, cfg.threads, *plan.backend, cfg.fpr)
                                       : bloom_join(build, probe, cfg.threads, *plan.backend, cfg.fpr);
             totals[p].push_back(runs[p].total_ms);
             filters_built[p] += runs[p].built;
             filtered_runs[p] += runs[p].filtered;
             builds[p].push_back(runs[p].build_ms);
+            plan_mss[p].push_back(runs[p].plan_ms);
         }
     }
     std::optional<Result> reference;
@@ -435,7 +458,7 @@ void measure(const Config& cfg, const char* join, const std::string& selectivity
         for (std::size_t i = 0; i < total.size(); ++i) json << (i ? ", " : "") << total[i];
         json << "]";
         if (run.sample)
-            json << ", \"plan_ms\": " << run.plan_ms << ", \"sample\": {\"matched\": " << run.sample->matched
+            json << ", \"plan_ms\": " << median(plan_mss[p]) << ", \"sample\": {\"matched\": " << run.sample->matched
                  << ", \"repeated_rows\": " << run.sample->repeated << ", \"miss_ns\": " << run.sample->miss_ns
                  << ", \"filter_ns\": " << run.sample->filter_ns << ", \"insert_ns\": " << run.sample->insert_ns
                  << ", \"table_compute_ns\": " << run.sample->compute_ns << "}";
