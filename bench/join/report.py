@@ -3,8 +3,51 @@ DuckDB's (duckdb_join.py), checks that every plan computed the same answer, and 
 Markdown table and a PNG plot."""
 import argparse
 import json
+import os
+import statistics
 
 PLAN_ORDER = ("hash join", "bloom+hash avx512", "bloom+hash avx2", "bloom+hash scalar", "bloom+hash cuda")
+
+
+def paired(hash_row, row):
+    """The median of the rounds' ratios, hash join over this plan. Each round of join_bench runs
+    every plan back to back, so a round's ratio holds both at one moment of a machine whose speed
+    drifts: on a shared VM a hash join's time moved 84-134 ms within one run, and a row's ratio of
+    medians 0.87-1.07 between runs where the rounds' ratios moved 0.97-0.99. None for rows not
+    run in those rounds (DuckDB's)."""
+    h, p = hash_row.get("total_ms_runs"), row.get("total_ms_runs")
+    if row.get("plan", "").startswith("duckdb") or not h or not p or len(h) != len(p):
+        return None
+    return statistics.median(a / b for a, b in zip(h, p))
+
+
+def machine(cpp):
+    """The machine the joins ran on (their figures compare only within it): CPU, cores, caches, and
+    the best engine among the plans run."""
+    cpu = "unknown CPU"
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), cpu)
+    except OSError:
+        pass
+
+    def cache_bytes(level):
+        base = "/sys/devices/system/cpu/cpu0/cache"
+        try:
+            for index in sorted(os.listdir(base)):
+                with open(f"{base}/{index}/level") as f:
+                    if f.read().strip() != str(level):
+                        continue
+                with open(f"{base}/{index}/size") as f:
+                    size = f.read().strip()
+                return int(size[:-1]) * {"K": 2**10, "M": 2**20}[size[-1]] if size[-1] in "KM" else int(size)
+        except (OSError, ValueError):
+            pass
+        return 0
+
+    engines = [p.split()[-1] for p in PLAN_ORDER[1:] if any(r["plan"] == p for r in cpp)]
+    return {"cpu": cpu, "cores": os.cpu_count(), "l2_bytes": cache_bytes(2), "l3_bytes": cache_bytes(3),
+            "best_engine": engines[0] if engines else "none"}
 
 
 def main():
@@ -14,6 +57,7 @@ def main():
     ap.add_argument("--manifest", required=True)
     ap.add_argument("--markdown", required=True)
     ap.add_argument("--plot", required=True)
+    ap.add_argument("--machine", help="write the machine's description here (JSON)")
     args = ap.parse_args()
     cpp = json.load(open(args.cpp_json))
     duck = json.load(open(args.duckdb_json))
@@ -29,7 +73,7 @@ def main():
             for r in group + [d]:
                 if r["result"] != answer:
                     raise SystemExit(f"{join} {s}%: {r['plan']} answered {r['result']}, hash join {answer}")
-            base = group[0]["total_ms"]
+            base = group[0]
             for r in group:
                 rows.append((join, s, r, base))
             d = dict(d, build_rows=group[0]["build_rows"], probe_rows=group[0]["probe_rows"],
@@ -42,8 +86,8 @@ def main():
            + "; ".join(f"{s}%: `{manifest['int'][str(s)]['predicate']}` / `{manifest['str'][str(s)]['predicate']}`"
                        for s in (1, 10, 50)) + ".", "",
            "| join | build sel. | plan | build rows | probe rows in | rows after filter | false positives (predicted) | "
-           "end-to-end ms (median) | vs hash join |",
-           "|---|---|---|---|---|---|---|---|---|"]
+           "end-to-end ms (median) | vs hash join (medians) | vs hash join (rounds) |",
+           "|---|---|---|---|---|---|---|---|---|---|"]
     for join, s, r, base in rows:
         duck_row = r["plan"].startswith("duckdb")
         if r["plan"] == "hash join":
@@ -52,11 +96,22 @@ def main():
             fp = f"{r['survivors'] - r['matched_rows']:,} (DuckDB's filters: {', '.join(r['pushed_filters']) or 'none'})"
         else:
             fp = f"{r['false_positives']:,.0f} ({r['false_positives_predicted']:,.0f})"
+        rounds = paired(base, r)
         out.append(f"| {join} | {s}% | {r['plan']} | {r['build_rows']:,} | {r['probe_rows']:,} | {r['survivors']:,} | "
-                   f"{fp} | {r['total_ms']:.1f} | {base / r['total_ms']:.2f}x |")
+                   f"{fp} | {r['total_ms']:.1f} | {base['total_ms'] / r['total_ms']:.2f}x | "
+                   + (f"{rounds:.2f}x |" if rounds is not None else "— |"))
     out.append("")
     out.append("Joins: " + "; ".join(f"`{k}` = {v}" for k, v in what.items()) + ". DuckDB's 'rows after filter' is "
-               "what its probe-side scan emitted (EXPLAIN ANALYZE), after its own pushed-down join filters.")
+               "what its probe-side scan emitted (EXPLAIN ANALYZE), after its own pushed-down join filters. "
+               "'vs hash join (medians)': the hash join's median over the plan's; '(rounds)': the median of each "
+               "round's ratio (a round runs every C++ plan back to back, so a ratio holds both at one moment of "
+               "a machine whose speed drifts; DuckDB runs in its own process, apart from those rounds).")
+    m = machine(cpp)
+    out[1:1] = ["", f"Machine: {m['cpu']}, {m['cores']} cores; L2 {m['l2_bytes'] / 2**20:.1f} MiB per core, "
+                    f"L3 {m['l3_bytes'] / 2**20:.1f} MiB; best engine {m['best_engine']}."]
+    if args.machine:
+        with open(args.machine, "w") as f:
+            json.dump(m, f, indent=1)
     with open(args.markdown, "w") as f:
         f.write("\n".join(out) + "\n")
     print("\n".join(out))

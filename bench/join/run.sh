@@ -64,5 +64,5 @@ if "$PYTHON" -c "import batchbloom.duckdb" 2>/dev/null; then
 fi
 echo "== report"
 "$PYTHON" bench/join/report.py "$data/cpp.json" "$data/duckdb.json" --manifest "$data/manifest.json" \
-    --markdown "$data/results.md" --plot "$data/results.png"
+    --markdown "$data/results.md" --plot "$data/results.png" --machine "$data/machine.json"
 echo "written: $data/results.md, $data/results.png (DuckDB plans: $data/duckdb_plans.txt)"
