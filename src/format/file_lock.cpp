@@ -57,7 +57,16 @@ FileLock lock_if_rewritten(const std::filesystem::path& out, std::initializer_li
     if (out == "-") return {};
     struct stat target {};
     if (::stat(out.c_str(), &target) != 0 || !S_ISREG(target.st_mode)) return {};
+    // An input that names the output's path (as written, or once links are resolved) is the
+    // output, whatever the file there now: comparing two stats alone lost updates, as another
+    // writer's rename landing between them made the one name look like two files and the
+    // command ran unlocked (16 writers, Python and CLI, into one file: 2 of 64 rounds lost).
+    std::error_code ec;
+    const std::filesystem::path resolved = std::filesystem::weakly_canonical(out, ec);
     for (const std::filesystem::path& in : inputs) {
+        if (in == out) return FileLock::acquire(out);
+        std::error_code ec_in;
+        if (!ec && std::filesystem::weakly_canonical(in, ec_in) == resolved && !ec_in) return FileLock::acquire(out);
         struct stat st {};
         if (::stat(in.c_str(), &st) == 0 && same_file(st, target)) return FileLock::acquire(out);
     }
