@@ -16,6 +16,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
+sys.path.insert(0, str(ROOT / "bench" / "join"))
+from report import paired  # noqa: E402 - the join report's own ratio of rounds
 BB = "build/tools/batchbloom"
 
 # The commands behind each JSON file (run from the repository root, Release build, idle machine).
@@ -186,11 +188,10 @@ def join_table(cpp, duck):
                 rounds = len(r.get("total_ms_runs", []))
                 bloom = r["plan"].startswith("bloom+hash")
                 used = f"{r['filter_built_runs']} / {r['filtered_runs']} of {rounds}" if bloom else "-"
-                paired = "-"  # DuckDB runs in its own process, apart from the rounds
-                if (bloom or r is base) and len(r.get("total_ms_runs", [])) == len(base["total_ms_runs"]):
-                    paired = f"{statistics.median(a / b for a, b in zip(base['total_ms_runs'], r['total_ms_runs'])):.2f}x"
+                rounds_ratio = paired(base, r)  # None for DuckDB, which runs apart from the rounds
                 rows.append([join, f"{s}%", r["plan"], used, f"{r['total_ms']:.1f}",
-                             f"{base['total_ms'] / r['total_ms']:.2f}x", paired])
+                             f"{base['total_ms'] / r['total_ms']:.2f}x",
+                             "-" if rounds_ratio is None else f"{rounds_ratio:.2f}x"])
     return table(["join key<", "build side selected", "plan<", "filter built / used", "ms (median)",
                   "vs hash join (medians)", "vs hash join (rounds)"], rows)
 
