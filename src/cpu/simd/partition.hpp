@@ -26,7 +26,7 @@ struct partition_kernels {
         for (std::size_t i = 0; i < group; i += B::size) {
             B x = B::load_unaligned(keys + i);
             if (mode.kind == KeyMode::mix64) x = mix<Arch>(x, mode.seed);
-            x.store_aligned(h + i);
+            store_lanes<Arch>(x, h + i);
             const B region = isa<Arch>::scale32(x >> 32, b.blocks) >> b.shift;
             if constexpr (wide)
                 _mm_storeu_si128(reinterpret_cast<__m128i*>(ids), _mm512_cvtepi64_epi16(region));
@@ -68,7 +68,7 @@ struct partition_kernels {
         const std::size_t groups = n / lanes;
         auto prepare = [&](std::size_t g) {
             std::uint64_t* const b = blk + g % slots * lanes;
-            isa<Arch>::scale32(B::load_unaligned(hashes + g * lanes) >> 32, f.blocks).store_aligned(b);
+            store_lanes<Arch>(isa<Arch>::scale32(B::load_unaligned(hashes + g * lanes) >> 32, f.blocks), b);
             for (std::size_t j = 0; j < lanes; ++j) __builtin_prefetch(base + b[j] * T::words, 0, 3);
         };
         std::size_t found = 0;
