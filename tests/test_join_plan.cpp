@@ -309,7 +309,9 @@ TEST_F(JoinPlanTest, WithoutReportsTheTrialEndsOnTheEstimate) {
     std::vector<std::uint32_t> sel(keys.size());
     const JoinPlan plan(filter, std::span<const std::uint64_t>(sample), borderline_costs());
     const JoinPlan copy = plan;  // copies share the trial
-    for (int i = 0; i < 12; ++i) EXPECT_EQ(copy.probe_batch(std::span<const std::uint64_t>(keys), sel).filtered, i % 2 == 0);
+    // The way behind's trial_batches (3) batches, then the way ahead while their reports are due.
+    for (int i = 0; i < 12; ++i)
+        EXPECT_EQ(copy.probe_batch(std::span<const std::uint64_t>(keys), sel).filtered, i < 6 && i % 2 == 0);
     EXPECT_TRUE(plan.trying());
     EXPECT_FALSE(plan.probe_batch(std::span<const std::uint64_t>(keys), sel).filtered);  // gain 0.98 < min_gain
     EXPECT_FALSE(plan.trying());
@@ -344,6 +346,44 @@ TEST_F(JoinPlanTest, WithoutLaterComparisonsTheFirstBatchesDecide) {
     for (int i = 0; i < 20; ++i) EXPECT_TRUE(plan.probe_batch(std::span<const std::uint64_t>(keys), sel).filtered);
     plan.report(b, 0.0);  // after the decision: ignored
     EXPECT_TRUE(plan.filters());
+}
+
+TEST_F(JoinPlanTest, AShortJoinsTrialSpendsAnEighthOfItsBatchesOnTheWayBehind) {
+    const auto sample = probe_keys(4096, 100), keys = probe_keys(1000, 100);
+    std::vector<std::uint32_t> sel(keys.size());
+    for (const bool filter_faster : {true, false}) {
+        SCOPED_TRACE(filter_faster ? "filtering faster" : "passing through faster");
+        // 13 batches: one pair decides (13 / 8), and nothing goes the way behind after it.
+        JoinPlanOptions o = borderline_costs();
+        o.probe_rows = 13 * keys.size();
+        const JoinPlan plan(filter, std::span<const std::uint64_t>(sample), o);
+        ASSERT_TRUE(plan.trying());
+        std::vector<JoinBatch> first;  // two host threads: three batches out before any report
+        for (int i = 0; i < 3; ++i) first.push_back(plan.probe_batch(std::span<const std::uint64_t>(keys), sel));
+        EXPECT_TRUE(first[0].filtered);  // the way behind
+        EXPECT_FALSE(first[1].filtered);
+        EXPECT_FALSE(first[2].filtered);  // the first pair's reports are due
+        plan.report(first[0], filter_faster ? 2000.0 : 3000.0);
+        plan.report(first[1], 2500.0);  // not decisive: the one pair's ratio decides
+        EXPECT_FALSE(plan.trying());
+        EXPECT_EQ(plan.filters(), filter_faster);
+        for (int i = 3; i < 13; ++i)
+            EXPECT_EQ(plan.probe_batch(std::span<const std::uint64_t>(keys), sel).filtered, filter_faster);
+    }
+    // 200 batches: three pairs first, and 25 batches of the way behind in all.
+    JoinPlanOptions o = borderline_costs();
+    o.probe_rows = 200 * keys.size();
+    const JoinPlan plan(filter, std::span<const std::uint64_t>(sample), o);
+    std::vector<int> behind;
+    for (int i = 0; i < 200; ++i) {
+        const JoinBatch b = plan.probe_batch(std::span<const std::uint64_t>(keys), sel);
+        if (b.filtered) behind.push_back(i);
+        plan.report(b, b.filtered ? 1100.0 : 1000.0);  // one in compare_every (8) after the first pairs
+    }
+    EXPECT_FALSE(plan.filters());
+    ASSERT_EQ(behind.size(), 25u);
+    EXPECT_EQ(std::vector<int>(behind.begin(), behind.begin() + 4), (std::vector<int>{0, 2, 4, 12}));
+    EXPECT_FALSE(plan.trying());
 }
 
 TEST_F(JoinPlanTest, TrialsCanBeTurnedOffAndTheirOptionsAreChecked) {

@@ -53,7 +53,10 @@
 // ahead (the estimate's answer at first), and now and then one goes the way behind: every other
 // batch until trial_batches pairs are in, then one in max(compare_every, 64 * (r - 1)), r the
 // way behind's time per row over the way ahead's, so that the comparison costs about 1/64 of
-// the join however far behind that way is. Each report of the way behind is paired with the
+// the join however far behind that way is. Where the host gives probe_rows, the way behind gets
+// at most an eighth of the join's batches in all, and the first pairs are fewer than
+// trial_batches where that eighth holds fewer (a join of 13 batches is decided by one pair):
+// on a short join three pairs were the trial's whole cost. Each report of the way behind is paired with the
 // faster of the way ahead's two latest reports (a batch that ran at the same moment, at the same
 // warmth of the host's table), and the lead changes where the median of the last trial_batches
 // pairs says the way behind took less per row, or at once where one pair says it took less than
@@ -201,8 +204,9 @@ struct JoinPlanOptions {
     /// which it sped up 1.13-1.21x). filter_may_pay weighs its probe_rows argument; a plan weighs
     /// probe_rows below (its filter's sized_for() keys the build). 0 turns it off.
     double cheap_build = 0.03;
-    /// The probe side's rows, where the host knows them before the join (the plan's cheap_build
-    /// rule); 0: unknown, the rule off.
+    /// The probe side's rows, where the host knows them before the join: the plan's cheap_build
+    /// rule, and a trial's budget (the way behind gets at most an eighth of the join's batches,
+    /// counted with the first batch's rows). 0: unknown, the rule and the budget off.
     std::uint64_t probe_rows = 0;
     /// After the first pairs, at least compare_every batches from one of the way behind to the
     /// next (more where it is further behind, see above), so that the comparison goes on as the
@@ -298,6 +302,7 @@ private:
     JoinPlan(const JoinFilter& filter, std::span<const Key> sample, const JoinPlanOptions& options, int);
     template <class Key>
     JoinBatch probe(std::span<const Key> keys, std::span<std::uint32_t> sel) const;
+    bool route(std::size_t batch_rows) const noexcept;  // route_batch, told the batch's rows where known
 
     struct Trial;
     const JoinFilter* filter_;

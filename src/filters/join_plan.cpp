@@ -383,6 +383,12 @@ constexpr double decisive = 2.0;
 /// r its time per row over the way ahead's: about 1/64 of the join's time spent on it, however
 /// far behind it is (one batch in eight of a way 2.5 times slower cost a fifth of the join).
 constexpr double explore_share = 1.0 / 64;
+/// Where the host gave probe_rows, the way behind gets at most this share of the join's batches
+/// in all (and the first pairs fewer than trial_batches where that share holds fewer): on a short
+/// join the trial's first pairs were its cost (TPC-H SF 1, strings at 10% matching rows, 13
+/// batches: three passed through of the first six, 0.25 of the 0.36 ms that the plan lost to
+/// filtering every batch, Xeon VM).
+constexpr double explore_budget = 1.0 / 8;
 
 /// Both ways compared over the join (see join_plan.hpp). Batches go the way ahead except every
 /// gap-th, which goes the way behind: every other batch until trial_batches pairs are in (or
@@ -407,17 +413,34 @@ struct JoinPlan::Trial {
     std::vector<double> behind;     // the way behind's reports not yet paired
     std::vector<double> ratios;     // behind over ahead, the last trial_batches pairs since the last change
     bool paired = false;            // a pair was ever formed
+    // The exploration budget (explore_budget), set at the first batch whose size is known:
+    unsigned pairs = 0;                                            // first pairs; 0: not yet set
+    std::uint64_t budget = std::numeric_limits<std::uint64_t>::max();  // batches of the way behind
+    std::uint64_t behind_issued = 0;
+    bool decided = false;  // the first pairs are in
+    void size(const JoinPlanOptions& o, std::size_t batch_rows) {
+        if (pairs != 0 || batch_rows == 0) return;
+        pairs = o.trial_batches;
+        if (o.probe_rows == 0) return;
+        const std::uint64_t batches = (o.probe_rows + batch_rows - 1) / batch_rows;
+        const auto share = static_cast<std::uint64_t>(double(batches) * explore_budget);
+        pairs = static_cast<unsigned>(std::clamp<std::uint64_t>(share, 1, o.trial_batches));
+        budget = std::max<std::uint64_t>(pairs, share);
+    }
 };
 
 bool JoinPlan::trying() const noexcept { return trial_ && trial_->comparing.load(std::memory_order_acquire); }
 
 bool JoinPlan::filters() const noexcept { return trial_ ? trial_->lead.load(std::memory_order_acquire) == 1 : filters_; }
 
-bool JoinPlan::route_batch() const noexcept {
+bool JoinPlan::route_batch() const noexcept { return route(0); }
+
+bool JoinPlan::route(std::size_t batch_rows) const noexcept {
     if (!trial_) return filters_;
     Trial& t = *trial_;
     if (!t.comparing.load(std::memory_order_acquire)) return t.lead.load(std::memory_order_acquire) == 1;
     const std::lock_guard lock(t.mutex);
+    t.size(options_, batch_rows);
     const bool lead = t.lead.load(std::memory_order_relaxed) == 1;
     const std::uint64_t i = t.issued++;
     // A host that reports nothing gets the estimate's answer after twice the first batches.
@@ -425,8 +448,11 @@ bool JoinPlan::route_batch() const noexcept {
         t.comparing.store(false, std::memory_order_release);
         return lead;
     }
+    if (t.behind_issued >= t.budget) return lead;  // spent: report() ends the trial at its last pair
     if (i != 0 && i < t.last_behind + t.gap) return lead;
+    if (!t.decided && t.pairs != 0 && t.behind_issued >= t.pairs) return lead;  // the first pairs' reports are due
     t.last_behind = i;
+    ++t.behind_issued;
     return !lead;
 }
 
@@ -436,6 +462,7 @@ void JoinPlan::report(const JoinBatch& batch, double ns) const {
     const std::lock_guard lock(t.mutex);
     if (!t.comparing.load(std::memory_order_relaxed)) return;
     const int way = batch.filtered ? 1 : 0, lead = t.lead.load(std::memory_order_relaxed);
+    t.size(options_, batch.batch_rows);
     const double per_row = ns / double(batch.batch_rows);
     t.latest[way][1] = t.latest[way][0];
     t.latest[way][0] = per_row;
@@ -443,7 +470,7 @@ void JoinPlan::report(const JoinBatch& batch, double ns) const {
     if (way != lead) t.behind.push_back(per_row);
     if (t.reported[lead] == 0 || t.behind.empty()) return;  // no pair yet
     const double ahead = t.reported[lead] == 1 ? t.latest[lead][0] : std::min(t.latest[lead][0], t.latest[lead][1]);
-    const std::size_t n = options_.trial_batches;
+    const std::size_t n = t.pairs;
     for (const double b : t.behind) t.ratios.push_back(ahead > 0 ? b / ahead : b > 0 ? decisive : 1.0);
     if (t.ratios.size() > n) t.ratios.erase(t.ratios.begin(), t.ratios.end() - std::ptrdiff_t(n));
     t.paired = true;
@@ -454,6 +481,7 @@ void JoinPlan::report(const JoinBatch& batch, double ns) const {
     } else if (r < decisive && r > 1 / decisive) {
         return;  // every other batch until the pairs are in
     }
+    t.decided = true;
     if (r < 1) {
         t.lead.store(1 - lead, std::memory_order_release);
         t.ratios.clear();
@@ -465,6 +493,7 @@ void JoinPlan::report(const JoinBatch& batch, double ns) const {
     }
     t.gap = std::max<std::uint64_t>(options_.compare_every,
                                     static_cast<std::uint64_t>(std::min((r - 1) / explore_share, 1e9)));
+    if (t.behind_issued >= t.budget) t.comparing.store(false, std::memory_order_release);
 }
 
 template <class Key>
@@ -507,7 +536,7 @@ JoinBatch JoinPlan::probe(std::span<const Key> keys, std::span<std::uint32_t> se
     if (sel.size() < keys.size())
         throw Error("join plan: the selection vector has " + std::to_string(sel.size()) + " entries for a batch of " +
                     std::to_string(keys.size()) + " rows");
-    if (!route_batch()) return {false, keys.size(), keys.size()};
+    if (!route(keys.size())) return {false, keys.size(), keys.size()};
     return {true, filter_->select_chunk(keys, sel), keys.size()};
 }
 
