@@ -271,6 +271,9 @@ def results_page():
            "the way these figures show is in docs/design.md.", ""]
     out += ["## Machine", ""]
     out += machine_lines(engines) if engines else missing("engines")
+    out += ["- The engine and batch-path tables ran on this machine; the join table names its own; the "
+            "Spark, Parquet and Python tables come from an earlier development VM (their commands above "
+            "them re-measure them)."]
     out += heading("How fast is each engine, by filter size? (one thread)",
                    "Random 64-bit keys, 1% FPR (10.1 bits per key, the default `word512` shape, k = 8), one bulk "
                    "call per phase, best of 3; probes are half hits, 'probe miss' all absent. 'Probe / limit at "

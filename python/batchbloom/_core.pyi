@@ -1211,7 +1211,8 @@ class JoinFilter:
         counts it on the sample's adjacent rows. probe_rows: the probe side's rows, where known: a
         filter whose build cost at most 3% of their probe work is tried on the join's batches
         wherever its best case (every dropped row a table miss) is a clear win, whatever the
-        estimate (as filter_may_pay does). mode: 'always' / 'never' force the answer.
+        estimate (as filter_may_pay does), and a trial gives at most an eighth of the join's
+        batches to the way behind. mode: 'always' / 'never' force the answer.
         """
 
     def to_filter(self) -> Filter:

@@ -343,7 +343,8 @@ void bind_join(nb::module_& m) {
             "counts it on the sample's adjacent rows. probe_rows: the probe side's rows, where known: a\n"
             "filter whose build cost at most 3% of their probe work is tried on the join's batches\n"
             "wherever its best case (every dropped row a table miss) is a clear win, whatever the\n"
-            "estimate (as filter_may_pay does). mode: 'always' / 'never' force the answer.")
+            "estimate (as filter_may_pay does), and a trial gives at most an eighth of the join's\n"
+            "batches to the way behind. mode: 'always' / 'never' force the answer.")
         .def(
             "to_filter", [](const PyJoin& self) { return filter_copy(self.filter); },
             "A copy of the filter (a blocked Filter: save it, OR it, probe it).")
