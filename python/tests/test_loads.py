@@ -29,6 +29,9 @@ def test_snapshots_taken_while_views_insert_load_and_hold_earlier_keys(tmp_path)
     published = [0] * inserters
     errors = []
     done = threading.Event()
+    # The inserters hold after their first morsel until the first save starts: started freely,
+    # they could finish before it (the inserts take milliseconds), and the test would prove nothing.
+    go = threading.Event()
 
     def insert(t):
         try:
@@ -36,6 +39,8 @@ def test_snapshots_taken_while_views_insert_load_and_hold_earlier_keys(tmp_path)
             for at in range(0, mine.size, step):
                 view.insert(mine[at:at + step])
                 published[t] = min(at + step, mine.size)
+                if at == 0:
+                    go.wait()
         except BaseException as e:  # noqa: BLE001 - reported by the test below
             errors.append(e)
 
@@ -46,6 +51,7 @@ def test_snapshots_taken_while_views_insert_load_and_hold_earlier_keys(tmp_path)
     try:
         while not done.is_set() or saves < 4:
             before = list(published)
+            go.set()
             kind = saves % 4
             if kind == 0:
                 g = batchbloom.Filter.from_bytes(f.to_bytes())
