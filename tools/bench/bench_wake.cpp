@@ -1,6 +1,7 @@
 #include "bench/bench_wake.hpp"
 
 #include <batchbloom/filter.hpp>
+#include <batchbloom/parallel.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -35,7 +36,7 @@ WakeCost measure_wake_cost(unsigned threads, unsigned rounds) {
         f.contains(std::span<const std::uint64_t>(keys), std::span<std::uint8_t>(out));
         return std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
     };
-    std::vector<double> busy, idle, one;
+    std::vector<double> busy, idle, one, empty;
     rounds = std::max(rounds, 1u);
     timed(threads);  // the workers started
     for (unsigned r = 0; r < rounds; ++r) {
@@ -44,15 +45,21 @@ WakeCost measure_wake_cost(unsigned threads, unsigned rounds) {
         busy.push_back(timed(threads));
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
         idle.push_back(timed(threads));
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        const auto t0 = Clock::now();
+        run_parallel(threads, threads, [](unsigned) {});
+        empty.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
     }
-    return {threads, rounds, median(busy), median(idle), median(one)};
+    return {threads, rounds, median(busy), median(idle), median(one), median(empty)};
 }
 
 void print_wake_cost(std::FILE* out, const WakeCost& w) {
     std::fprintf(out,
                  "# thread wake-up: a %u-thread probe of %u keys (256 KiB filter) took %.0f us right after another "
-                 "call, %.0f us after 50 ms idle; on 1 thread %.0f us (medians of %u)\n",
-                 w.threads, 32768 * w.threads, w.busy_us, w.idle_us, w.one_thread_us, w.rounds);
+                 "call, %.0f us after 50 ms idle; on 1 thread %.0f us; %u empty tasks on %u threads after 50 ms idle "
+                 "%.1f us (medians of %u)\n",
+                 w.threads, 32768 * w.threads, w.busy_us, w.idle_us, w.one_thread_us, w.threads, w.threads, w.empty_idle_us,
+                 w.rounds);
 }
 
 }  // namespace batchbloom::cli
