@@ -296,9 +296,8 @@ def results_page():
                                "What a program that calls the library between other work sees: before every timed "
                                "call a buffer of 4x the L3 is read, so neither the filter nor the keys start in a "
                                "cache. Median of the calls after the first; the first call of a fresh filter apart "
-                               "(where the partitioned path grows its scratch). The default rows of this run were "
-                               "taken when the default still timed both paths on its first calls; today's default "
-                               "follows a rule (docs/design.md, \"Two batch paths\") and has not been measured here."),
+                               "(where the partitioned path grows its scratch). The default follows a rule over the "
+                               "machine's caches (docs/design.md, \"Two batch paths\")."),
                               ("paths_warm", "Warm calls: the batch paths back to back",
                                "The same calls back to back (best of 6).")):
         out += heading(title, what) + command(name) + command(name + "_100M") + [""]
