@@ -127,9 +127,9 @@ JoinCosts measure(std::uint64_t table_bytes, std::uint64_t filter_bytes, std::si
     std::vector<std::uint32_t> sel(timed_rows);
     // A filter that L2 holds is read back into the cache before each of its passes: a host's
     // batch of tens of thousands of rows finds it there after its first few hundred, where the
-    // pass of 2048 rows right after the table's paid to bring it back (AVX2, a 32 KiB filter:
-    // 3.65 ns a row against 2.7 warm, and the plan skipped a filter that ran TPC-H int 1%
-    // 1.2x faster). A larger filter misses the cache in a host's batches too.
+    // pass of 2048 rows right after the table's paid to bring it back (AVX-512, a 32 KiB
+    // filter: 3.3 ns a row against 2.85 read back; AVX2 3.65 against 3.5). A larger filter
+    // misses the cache in a host's batches too.
     const std::span<const std::byte> filter_lines = join.filter().bytes();
     const bool warm_filter = filter_lines.size() <= detail::machine().l2_bytes;
     // The table's and the filter's passes in alternation, so that each cost's fastest pass is
