@@ -28,6 +28,6 @@ timeout 300 "$build/bench/cuda/batchbloom_cuda_bench" --repeat 5 > "$logs/cuda_b
     echo "cuda bench: exit $?"
 timeout 120 "$build/tools/batchbloom" bench --keys 10M --backend all --threads 1,0 --repeat 5 \
     > "$logs/filter_bench.txt" 2>&1 || echo "filter bench: exit $?"
-cat "$logs/cuda_bench.txt" | tail -n 60
+tail -n 60 "$logs/cuda_bench.txt"
 tail -n 25 "$logs/filter_bench.txt"
 exit $status
