@@ -480,6 +480,64 @@ TEST_F(JoinPlanTest, CheapBuildsAreTriedWhereTheBestCaseIsAClearWin) {
     EXPECT_THROW(JoinPlan::filter_may_pay(1000, 16'384, false, 1'000'000, 0.0, o), bb::Error);
 }
 
+TEST_F(JoinPlanTest, TheHostsTimePerRowHasACheapBuildTried) {
+    // 1M probe rows, half matching, 3 of 4 repeating the row before's key; a filter probe 2 ns,
+    // a miss 2.4, the host's compute 1: a dropped row saves 0.25 * 2.4 + 0.75 * 1 = 1.35 ns, an
+    // estimate of 0.34 (build aside), and every dropped row a miss is 0.6: not built.
+    JoinPlanOptions o;
+    o.costs = JoinCosts{2.0, 2.4, 5.0};
+    o.table_compute_ns = 1.0;
+    o.repeated_rows = 0.75;
+    o.trial_low = 0.9;
+    o.trial_high = 1.25;
+    EXPECT_FALSE(JoinPlan::filter_may_pay(1000, 16'384, false, 1'000'000, 0.5, o));
+    // The host timed its rows at 20 ns each: a dropped row may save half of that, 10 ns, a best
+    // case of 2.5 (a clear win), and 1,000 inserts (5 us) are within 3% of the probe work at
+    // that time (20 ms): built, the trial decides.
+    o.table_row_ns = 20.0;
+    EXPECT_TRUE(JoinPlan::filter_may_pay(1000, 16'384, false, 1'000'000, 0.5, o));
+    EXPECT_TRUE(JoinPlan::filter_may_pay(100'000, 1 << 20, false, 1'000'000, 0.5, o));  // 0.5 ms
+    EXPECT_FALSE(JoinPlan::filter_may_pay(200'000, 1 << 20, false, 1'000'000, 0.5, o));  // 1 ms, 5%
+    JoinPlanOptions off = o;
+    off.cheap_build = 0;
+    EXPECT_FALSE(JoinPlan::filter_may_pay(1000, 16'384, false, 1'000'000, 0.5, off));
+    o.table_row_ns = 4.0;  // half of it, 2 ns a dropped row: a best case of 0.5
+    EXPECT_FALSE(JoinPlan::filter_may_pay(1000, 16'384, false, 1'000'000, 0.5, o));
+
+    // A miss the model puts at 8 ns (an estimate of 0.69) makes every dropped row a miss a best
+    // case of 2: tried while the host's row time is unknown; once the host timed its rows, the
+    // best case is half their time saved per dropped row, whatever the model's miss.
+    o.costs = JoinCosts{2.0, 8.0, 5.0};
+    o.table_row_ns = 0;
+    EXPECT_TRUE(JoinPlan::filter_may_pay(1000, 16'384, false, 1'000'000, 0.5, o));
+    o.table_row_ns = 6.0;  // a best case of 0.75
+    EXPECT_FALSE(JoinPlan::filter_may_pay(1000, 16'384, false, 1'000'000, 0.5, o));
+    o.table_row_ns = 12.0;  // 1.5: a clear win again
+    EXPECT_TRUE(JoinPlan::filter_may_pay(1000, 16'384, false, 1'000'000, 0.5, o));
+    o.costs = JoinCosts{2.0, 2.4, 5.0};
+
+    // The plan (none of the sample in the filter: an estimate of 0.68, below the band, and every
+    // dropped row a miss 1.2, no clear win) tries both ways under the same rule where it knows
+    // the probe side's rows.
+    const auto sample = probe_keys(4096, 0);
+    o.table_row_ns = 20.0;
+    const JoinPlan unknown(filter, std::span<const std::uint64_t>(sample), o);
+    EXPECT_LT(unknown.gain(), o.trial_low);
+    EXPECT_FALSE(unknown.trying());
+    o.probe_rows = 1'000'000;
+    const JoinPlan known(filter, std::span<const std::uint64_t>(sample), o);
+    EXPECT_FALSE(known.filters());
+    EXPECT_TRUE(known.trying());
+    o.table_row_ns = 0;
+    EXPECT_FALSE(JoinPlan(filter, std::span<const std::uint64_t>(sample), o).trying());
+
+    for (const double bad : {-1.0, std::numeric_limits<double>::infinity(), std::nan("")}) {
+        o.table_row_ns = bad;
+        EXPECT_THROW(JoinPlan::filter_may_pay(1000, 16'384, false, 1'000'000, 0.5, o), bb::Error);
+        EXPECT_THROW(JoinPlan(filter, std::span<const std::uint64_t>(sample), o), bb::Error);
+    }
+}
+
 TEST_F(JoinPlanTest, RepeatedKeysSaveOnlyTheTablesCompute) {
     // Probe rows that never match; costs where a miss saves 10 filter probes.
     const auto distinct = probe_keys(4096, 0);

@@ -37,7 +37,10 @@
 //   included (compute_costs), has measured what a repeat costs it: its estimate stands alone.
 // The filter's build is not in the gain: it is paid before the plan exists. A host that wants
 // to skip the build where the filter cannot pay estimates the matched fraction with its own
-// table and asks filter_may_pay() before building.
+// table and asks filter_may_pay() before building. Where that says no, the host may send its
+// first batch straight to its table, time it and ask again with that time per row
+// (JoinPlanOptions::table_row_ns): what the table really costs the join, which the model
+// misses by up to 3x, may make a cheap build worth a trial on the join's batches.
 //
 // Then the host calls probe_batch() for every probe batch, on any of its threads: the plan
 // either filters the batch into a selection vector (exactly the rows JoinFilter::select_chunk
@@ -196,14 +199,32 @@ struct JoinPlanOptions {
     /// differ.
     unsigned trial_batches = 3;
     /// A filter whose build costs at most this share of the join's probe work (the probe side's
-    /// rows, each through the host's table at the costs weighed) is built and tried wherever
-    /// the best case, every dropped row a table miss, is a clear win (at least trial_high),
+    /// rows, each through the host's table at the costs weighed, or at table_row_ns where that
+    /// is more) is built and tried wherever the best case, every dropped row a table miss (or
+    /// where the host gave table_row_ns, saving half of it), is a clear win (at least trial_high),
     /// whatever the estimate: such a build buys a comparison on the join's own batches for less
     /// than the estimate can tell apart (TPC-H SF 1, integers at 10% matching rows, Zen 3 VM:
     /// estimates of 0.9-1.6 from one process to the next, the filter built in 5-21 of 21 joins,
     /// which it sped up 1.13-1.21x). filter_may_pay weighs its probe_rows argument; a plan weighs
     /// probe_rows below (its filter's sized_for() keys the build). 0 turns it off.
     double cheap_build = 0.03;
+    /// The host's time per probe row through its table with every row, in the order the join
+    /// runs them (ns, one thread): e.g. its first batch sent straight to the table and timed,
+    /// where filter_may_pay first said no (then asked again, the host's other threads passing
+    /// their batches through meanwhile). What no model of
+    /// the table sees: a join's table probes wait on more than lookups of distinct keys do (its
+    /// branches on found / missing mispredict and hold back the next rows' misses). TPC-H SF 1,
+    /// lineitem at 50% matching rows, Emerald Rapids VM, one thread: 20-23 ns a row, and each
+    /// row the filter dropped saved 15, where the model put a dropped row's saving at 5-6 and
+    /// skipped a filter that ran the join 1.24x faster. A cheap build (cheap_build, of the probe
+    /// rows at this time) whose best case by it (each dropped row saving half a row's time: the
+    /// other half may be the matching rows' work) is a clear win, at least trial_high, is built
+    /// and tried on the join's batches whatever the estimate, so that those batches decide.
+    /// Given, that best case replaces the model's (every dropped row a table miss), which moves
+    /// with the moment the model was timed (a small string table's miss 12-31 ns between
+    /// processes, where the rows took 14-27) and built filters a trial then passed by.
+    /// 0: unknown.
+    double table_row_ns = 0;
     /// The probe side's rows, where the host knows them before the join: the plan's cheap_build
     /// rule, and a trial's budget (the way behind gets at most an eighth of the join's batches,
     /// counted with the first batch's rows). 0: unknown, the rule and the budget off.

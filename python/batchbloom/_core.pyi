@@ -1192,7 +1192,7 @@ class JoinFilter:
 
     def __contains__(self, key: int | bytes | str) -> bool: ...
 
-    def plan(self, sample: numpy.typing.ArrayLike | Iterable[int | bytes | str] | None = None, *, mode: Literal['auto', 'always', 'never'] = 'auto', min_gain: float = 1.25, table_miss_ns: float | None = None, costs: dict[str, float] | None = None, table_compute_ns: float | None = None, filter_compute_ns: float | None = None, repeated_rows: float | None = None, probe_rows: int | None = None) -> JoinPlan:
+    def plan(self, sample: numpy.typing.ArrayLike | Iterable[int | bytes | str] | None = None, *, mode: Literal['auto', 'always', 'never'] = 'auto', min_gain: float = 1.25, table_miss_ns: float | None = None, costs: dict[str, float] | None = None, table_compute_ns: float | None = None, filter_compute_ns: float | None = None, repeated_rows: float | None = None, table_row_ns: float | None = None, probe_rows: int | None = None) -> JoinPlan:
         """
         Decides whether this filter pays in front of a hash join (a JoinPlan; call its
         probe_batch for every probe batch). sample: probe-side keys (the first batch, a few
@@ -1208,11 +1208,14 @@ class JoinFilter:
         cost the table less); each cost is then the larger of the model's and the work, and given
         table_compute_ns the plan no longer hopes that dropped repeats miss. repeated_rows: the fraction of probe rows whose key is the row before's (they
         find the table's line in cache, and dropping one saves only the table's compute); None
-        counts it on the sample's adjacent rows. probe_rows: the probe side's rows, where known: a
-        filter whose build cost at most 3% of their probe work is tried on the join's batches
-        wherever its best case (every dropped row a table miss) is a clear win, whatever the
-        estimate (as filter_may_pay does), and a trial gives at most an eighth of the join's
-        batches to the way behind. mode: 'always' / 'never' force the answer.
+        counts it on the sample's adjacent rows. table_row_ns: the host's own time per probe row
+        through its table, every row in the join's order (e.g. its first batches sent straight to
+        the table, timed): what the table really costs the join, which the model can miss by up to
+        3x. probe_rows: the probe side's rows, where known: a filter whose build cost at most 3% of
+        their probe work is tried on the join's batches wherever its best case (every dropped row a
+        table miss, or where table_row_ns is given, saving half of it) is a clear win, whatever the estimate (as
+        filter_may_pay does), and a trial gives at most an eighth of the join's batches to the way
+        behind. mode: 'always' / 'never' force the answer.
         """
 
     def to_filter(self) -> Filter:
@@ -1277,7 +1280,7 @@ class JoinPlan:
     batch. Deterministic given the same sample, options and costs; no threads of its own.
     """
 
-    def __init__(self, join_filter: JoinFilter, sample: numpy.typing.ArrayLike | Iterable[int | bytes | str] | None = None, *, mode: Literal['auto', 'always', 'never'] = 'auto', min_gain: float = 1.25, table_miss_ns: float | None = None, costs: dict[str, float] | None = None, table_compute_ns: float | None = None, filter_compute_ns: float | None = None, repeated_rows: float | None = None, probe_rows: int | None = None) -> None:
+    def __init__(self, join_filter: JoinFilter, sample: numpy.typing.ArrayLike | Iterable[int | bytes | str] | None = None, *, mode: Literal['auto', 'always', 'never'] = 'auto', min_gain: float = 1.25, table_miss_ns: float | None = None, costs: dict[str, float] | None = None, table_compute_ns: float | None = None, filter_compute_ns: float | None = None, repeated_rows: float | None = None, table_row_ns: float | None = None, probe_rows: int | None = None) -> None:
         """The same as join_filter.plan(sample, ...)."""
 
     def probe_batch(self, keys: numpy.typing.ArrayLike | Iterable[int | bytes | str], *, nulls: Literal['error', 'skip'] = 'error') -> numpy.typing.NDArray[numpy.uint64] | None:
@@ -1339,7 +1342,7 @@ class JoinPlan:
         """The JoinFilter the plan applies."""
 
     @staticmethod
-    def filter_may_pay(build_keys: int, filter_bytes: int, string_keys: bool, probe_rows: int, matched_fraction: float, *, mode: Literal['auto', 'always', 'never'] = 'auto', min_gain: float = 1.25, table_miss_ns: float | None = None, costs: dict[str, float] | None = None, table_compute_ns: float | None = None, filter_compute_ns: float | None = None, repeated_rows: float | None = None, backend: str = 'auto') -> bool:
+    def filter_may_pay(build_keys: int, filter_bytes: int, string_keys: bool, probe_rows: int, matched_fraction: float, *, mode: Literal['auto', 'always', 'never'] = 'auto', min_gain: float = 1.25, table_miss_ns: float | None = None, costs: dict[str, float] | None = None, table_compute_ns: float | None = None, filter_compute_ns: float | None = None, repeated_rows: float | None = None, table_row_ns: float | None = None, backend: str = 'auto') -> bool:
         """
         Before building a JoinFilter: whether one of filter_bytes over build_keys keys may pay in
         front of a join of probe_rows rows of which matched_fraction (the host's estimate, from

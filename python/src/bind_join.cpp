@@ -171,7 +171,7 @@ JoinCosts costs_from(nb::handle costs) {
 
 JoinPlanOptions plan_options(Typed<nb::str> mode, Typed<float> min_gain, nb::handle table_miss_ns, nb::handle costs,
                              nb::handle table_compute_ns, nb::handle filter_compute_ns, nb::handle repeated_rows,
-                             nb::handle probe_rows = nb::none()) {
+                             nb::handle table_row_ns, nb::handle probe_rows = nb::none()) {
     JoinPlanOptions o;
     if (!probe_rows.is_none()) o.probe_rows = int_arg(probe_rows, "probe_rows");
     o.mode = mode_arg(mode);
@@ -179,6 +179,7 @@ JoinPlanOptions plan_options(Typed<nb::str> mode, Typed<float> min_gain, nb::han
     o.table_miss_ns = optional_real_arg(table_miss_ns, "table_miss_ns").value_or(0.0);
     o.table_compute_ns = optional_real_arg(table_compute_ns, "table_compute_ns").value_or(0.0);
     o.filter_compute_ns = optional_real_arg(filter_compute_ns, "filter_compute_ns").value_or(0.0);
+    o.table_row_ns = optional_real_arg(table_row_ns, "table_row_ns").value_or(0.0);
     if (!costs.is_none()) o.costs = costs_from(costs);
     if (!repeated_rows.is_none()) o.repeated_rows = real_arg(repeated_rows, "repeated_rows");
     return o;
@@ -312,20 +313,21 @@ void bind_join(nb::module_& m) {
             "plan",
             [](nb::handle self, nb::handle sample, Typed<nb::str> mode, Typed<float> min_gain, nb::handle table_miss_ns,
                nb::handle costs, nb::handle table_compute_ns, nb::handle filter_compute_ns, nb::handle repeated_rows,
-               nb::handle probe_rows) {
+               nb::handle table_row_ns, nb::handle probe_rows) {
                 const JoinPlanOptions o = plan_options(mode, min_gain, table_miss_ns, costs, table_compute_ns,
-                                                       filter_compute_ns, repeated_rows, probe_rows);
+                                                       filter_compute_ns, repeated_rows, table_row_ns, probe_rows);
                 const PyJoin& join = nb::cast<const PyJoin&>(self);
                 return PyPlan{nb::borrow(self), make_plan(join.filter, sample, o)};
             },
             "sample"_a.none() = nb::none(), nb::kw_only(), "mode"_a.none() = "auto", "min_gain"_a.none() = 1.25,
             "table_miss_ns"_a.none() = nb::none(), "costs"_a.none() = nb::none(), "table_compute_ns"_a.none() = nb::none(),
-            "filter_compute_ns"_a.none() = nb::none(), "repeated_rows"_a.none() = nb::none(), "probe_rows"_a.none() = nb::none(),
+            "filter_compute_ns"_a.none() = nb::none(), "repeated_rows"_a.none() = nb::none(),
+            "table_row_ns"_a.none() = nb::none(), "probe_rows"_a.none() = nb::none(),
             nb::sig("def plan(self, sample: numpy.typing.ArrayLike | collections.abc.Iterable[int | bytes | str] | None = None, "
                     "*, mode: typing.Literal['auto', 'always', 'never'] = 'auto', min_gain: float = 1.25, "
                     "table_miss_ns: float | None = None, costs: dict[str, float] | None = None, "
                     "table_compute_ns: float | None = None, filter_compute_ns: float | None = None, repeated_rows: float | None = None, "
-                    "probe_rows: int | None = None) -> JoinPlan"),
+                    "table_row_ns: float | None = None, probe_rows: int | None = None) -> JoinPlan"),
             "Decides whether this filter pays in front of a hash join (a JoinPlan; call its\n"
             "probe_batch for every probe batch). sample: probe-side keys (the first batch, a few\n"
             "thousand rows; None only with a forced mode); the filter pays where the fraction p of the\n"
@@ -340,11 +342,14 @@ void bind_join(nb::module_& m) {
             "cost the table less); each cost is then the larger of the model's and the work, and given\n"
             "table_compute_ns the plan no longer hopes that dropped repeats miss. repeated_rows: the fraction of probe rows whose key is the row before's (they\n"
             "find the table's line in cache, and dropping one saves only the table's compute); None\n"
-            "counts it on the sample's adjacent rows. probe_rows: the probe side's rows, where known: a\n"
-            "filter whose build cost at most 3% of their probe work is tried on the join's batches\n"
-            "wherever its best case (every dropped row a table miss) is a clear win, whatever the\n"
-            "estimate (as filter_may_pay does), and a trial gives at most an eighth of the join's\n"
-            "batches to the way behind. mode: 'always' / 'never' force the answer.")
+            "counts it on the sample's adjacent rows. table_row_ns: the host's own time per probe row\n"
+            "through its table, every row in the join's order (e.g. its first batches sent straight to\n"
+            "the table, timed): what the table really costs the join, which the model can miss by up to\n"
+            "3x. probe_rows: the probe side's rows, where known: a filter whose build cost at most 3% of\n"
+            "their probe work is tried on the join's batches wherever its best case (every dropped row a\n"
+            "table miss, or where table_row_ns is given, saving half of it) is a clear win, whatever the estimate (as\n"
+            "filter_may_pay does), and a trial gives at most an eighth of the join's batches to the way\n"
+            "behind. mode: 'always' / 'never' force the answer.")
         .def(
             "to_filter", [](const PyJoin& self) { return filter_copy(self.filter); },
             "A copy of the filter (a blocked Filter: save it, OR it, probe it).")
@@ -407,23 +412,23 @@ void bind_join(nb::module_& m) {
             "__init__",
             [](PyPlan* self, nb::handle join, nb::handle sample, Typed<nb::str> mode, Typed<float> min_gain,
                nb::handle table_miss_ns, nb::handle costs, nb::handle table_compute_ns, nb::handle filter_compute_ns, nb::handle repeated_rows,
-               nb::handle probe_rows) {
+               nb::handle table_row_ns, nb::handle probe_rows) {
                 if (!nb::isinstance<PyJoin>(join)) throw nb::type_error("join_filter must be a batchbloom.JoinFilter");
                 const JoinPlanOptions o = plan_options(mode, min_gain, table_miss_ns, costs, table_compute_ns,
-                                                       filter_compute_ns, repeated_rows, probe_rows);
+                                                       filter_compute_ns, repeated_rows, table_row_ns, probe_rows);
                 const PyJoin& filter = nb::cast<const PyJoin&>(join);
                 new (self) PyPlan{nb::borrow(join), make_plan(filter.filter, sample, o)};
             },
             "join_filter"_a, "sample"_a.none() = nb::none(), nb::kw_only(), "mode"_a.none() = "auto",
             "min_gain"_a.none() = 1.25, "table_miss_ns"_a.none() = nb::none(), "costs"_a.none() = nb::none(),
             "table_compute_ns"_a.none() = nb::none(), "filter_compute_ns"_a.none() = nb::none(), "repeated_rows"_a.none() = nb::none(),
-            "probe_rows"_a.none() = nb::none(),
+            "table_row_ns"_a.none() = nb::none(), "probe_rows"_a.none() = nb::none(),
             nb::sig("def __init__(self, join_filter: JoinFilter, sample: numpy.typing.ArrayLike | "
                     "collections.abc.Iterable[int | bytes | str] | None = None, *, "
                     "mode: typing.Literal['auto', 'always', 'never'] = 'auto', min_gain: float = 1.25, "
                     "table_miss_ns: float | None = None, costs: dict[str, float] | None = None, "
                     "table_compute_ns: float | None = None, filter_compute_ns: float | None = None, repeated_rows: float | None = None, "
-                    "probe_rows: int | None = None) -> None"),
+                    "table_row_ns: float | None = None, probe_rows: int | None = None) -> None"),
             "The same as join_filter.plan(sample, ...).")
         .def(
             "probe_batch",
@@ -493,9 +498,9 @@ void bind_join(nb::module_& m) {
             [](Typed<int> build_keys, Typed<int> filter_bytes, bool string_keys, Typed<int> probe_rows,
                Typed<float> matched_fraction, Typed<nb::str> mode, Typed<float> min_gain, nb::handle table_miss_ns,
                nb::handle costs, nb::handle table_compute_ns, nb::handle filter_compute_ns, nb::handle repeated_rows,
-               Typed<nb::str> backend) {
-                const JoinPlanOptions o =
-                    plan_options(mode, min_gain, table_miss_ns, costs, table_compute_ns, filter_compute_ns, repeated_rows);
+               nb::handle table_row_ns, Typed<nb::str> backend) {
+                const JoinPlanOptions o = plan_options(mode, min_gain, table_miss_ns, costs, table_compute_ns,
+                                                       filter_compute_ns, repeated_rows, table_row_ns);
                 return JoinPlan::filter_may_pay(int_arg(build_keys, "build_keys"), int_arg(filter_bytes, "filter_bytes"),
                                                 string_keys, int_arg(probe_rows, "probe_rows"),
                                                 real_arg(matched_fraction, "matched_fraction"), o, backend_arg(backend));
@@ -503,13 +508,14 @@ void bind_join(nb::module_& m) {
             "build_keys"_a, "filter_bytes"_a, "string_keys"_a, "probe_rows"_a, "matched_fraction"_a, nb::kw_only(),
             "mode"_a.none() = "auto", "min_gain"_a.none() = 1.25, "table_miss_ns"_a.none() = nb::none(),
             "costs"_a.none() = nb::none(), "table_compute_ns"_a.none() = nb::none(),
-            "filter_compute_ns"_a.none() = nb::none(), "repeated_rows"_a.none() = nb::none(), "backend"_a = "auto",
+            "filter_compute_ns"_a.none() = nb::none(), "repeated_rows"_a.none() = nb::none(),
+            "table_row_ns"_a.none() = nb::none(), "backend"_a = "auto",
             nb::sig("def filter_may_pay(build_keys: int, filter_bytes: int, string_keys: bool, probe_rows: int, "
                     "matched_fraction: float, *, mode: typing.Literal['auto', 'always', 'never'] = 'auto', "
                     "min_gain: float = 1.25, table_miss_ns: float | None = None, "
                     "costs: dict[str, float] | None = None, table_compute_ns: float | None = None, "
                     "filter_compute_ns: float | None = None, repeated_rows: float | None = None, "
-                    "backend: str = 'auto') -> bool"),
+                    "table_row_ns: float | None = None, backend: str = 'auto') -> bool"),
             "Before building a JoinFilter: whether one of filter_bytes over build_keys keys may pay in\n"
             "front of a join of probe_rows rows of which matched_fraction (the host's estimate, from\n"
             "its own hash table) have a match, its build counted. Options as JoinFilter.plan's; backend\n"

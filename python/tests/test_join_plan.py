@@ -146,6 +146,28 @@ def test_a_cheap_build_is_tried_where_its_best_case_is_a_clear_win(join):
         join.plan(rows, probe_rows=-1, **opts)
 
 
+def test_the_hosts_time_per_row_has_a_cheap_build_tried(join):
+    # No row matches, 3 of 4 repeat the row before's key: a dropped row saves 0.25 * 2.4 + 0.75
+    # * 1 = 1.35 ns against a 4 ns filter probe (an estimate of 0.34), and every dropped row a
+    # miss would be 0.6: not tried. The host timed its rows at 20 ns each: a dropped row may save
+    # half of that, a best case of 2.5 (a clear win), and the build (10,000 keys, 50 us) is within
+    # 3% of 1M rows at that time: tried. At 4 ns a row, the best case is 0.5.
+    costs = {"filter_ns": 4.0, "table_miss_ns": 2.4, "insert_ns": 5.0}
+    rows = probe_keys(4096, 4096)[1:]
+    opts = dict(costs=costs, table_compute_ns=1.0, repeated_rows=0.75, probe_rows=10**6)
+    assert not join.plan(rows, **opts).trying
+    plan = join.plan(rows, table_row_ns=20.0, **opts)
+    assert plan.trying and not plan.filters
+    assert batchbloom.JoinPlan(join, rows, table_row_ns=20.0, **opts).trying
+    assert not join.plan(rows, table_row_ns=4.0, **opts).trying
+    pay = batchbloom.JoinPlan.filter_may_pay
+    del opts["probe_rows"]
+    assert not pay(1000, 16384, False, 10**6, 0.0, **opts)
+    assert pay(1000, 16384, False, 10**6, 0.0, table_row_ns=20.0, **opts)
+    with pytest.raises(batchbloom.Error, match="table_row_ns"):
+        join.plan(rows, table_row_ns=-1.0, **opts)
+
+
 def test_filter_may_pay_counts_the_build():
     pay = batchbloom.JoinPlan.filter_may_pay
     assert pay(1000, 16384, False, 10**6, 0.01, costs=COSTS)
