@@ -188,7 +188,7 @@ def join_table(cpp, duck):
                 rounds = len(r.get("total_ms_runs", []))
                 bloom = r["plan"].startswith("bloom+hash")
                 used = f"{r['filter_built_runs']} / {r['filtered_runs']} of {rounds}" if bloom else "-"
-                rounds_ratio = paired(base, r)  # None for DuckDB, which runs apart from the rounds
+                rounds_ratio = paired(r)  # None for DuckDB, which runs apart from the rounds
                 rows.append([join, f"{s}%", r["plan"], used, f"{r['total_ms']:.1f}",
                              f"{base['total_ms'] / r['total_ms']:.2f}x",
                              "-" if rounds_ratio is None else f"{rounds_ratio:.2f}x"])
@@ -308,11 +308,12 @@ def results_page():
                    "build side cut to 1%, 10% or 50% of its rows; end to end (hash table and filter builds and the "
                    "planning included), two threads, beside DuckDB running the same query. Each engine's bloom+hash "
                    "plan is the library's `JoinPlan`: from a sample of the probe side, the host's timing of its own "
-                   "table and this machine's costs it builds the filter or not, and where its estimate is borderline "
+                   "table (and, where that says no, of its first batch through it) and this machine's costs it "
+                   "builds the filter or not, and where its estimate is borderline "
                    "compares both ways over the join's batches ('filter built / used': in how many of the rounds). "
                    "'always' runs the best engine's filter over every row. 'vs hash join (rounds)' is the median of "
-                   "each round's ratio: a round runs every C++ plan back to back, so its ratio holds both at one "
-                   "moment of a shared machine whose speed drifts.") + command("join_cpp") + [""]
+                   "each round's ratio: a round runs every C++ plan, each beside a hash join of its own, so its ratio "
+                   "holds both at one moment of a shared machine whose speed drifts.") + command("join_cpp") + [""]
     machine = load("join_machine")
     if machine:
         out += [join_machine_line(machine), ""]

@@ -13,8 +13,9 @@
 // plan (b) first asks the library's join plan (batchbloom::JoinPlan, planned_bloom_join) whether
 // its filter pays and runs (a) where it does not; "<engine> always" runs (b) whatever it pays.
 // End-to-end time = building the hash table + the filter (b only) + the probe; median of N runs,
-// taken in rounds of every plan.
+// taken in rounds of every plan, each plan's run beside a hash join's (the ratio of the pair).
 #include <absl/container/flat_hash_map.h>
+#include <malloc.h>
 
 #include <batchbloom/backend.hpp>
 #include <batchbloom/join.hpp>
@@ -174,6 +175,7 @@ double ms_since(Clock::time_point t) { return std::chrono::duration<double, std:
 struct Costs {
     double matched = 0, repeated = 0, miss_ns = 0, filter_ns = 0, insert_ns = 0;
     double compute_ns = 0;  // the host table's own work per miss, its lines in cache (compute_costs)
+    double row_ns = 0;      // the host's time per row through its table, its first rows timed
 };
 
 struct Run {
@@ -297,8 +299,11 @@ Sample<Key> sample_of(const std::vector<Key>& keys, const HashTable<Key>& table)
 
 /// The bloom+hash plan that decides whether its filter pays, with the library's plan: before the
 /// build, JoinPlan::filter_may_pay from the matched fraction of the sample in the host's table
-/// and the host's own work per miss (compute_costs); after it, a JoinPlan from the sample, which
-/// filters every chunk or passes every chunk through (or tries both on the first chunks).
+/// and the host's own work per miss (compute_costs), on its estimate alone; where that says no,
+/// the join's first chunk goes straight to the table, timed, and filter_may_pay asks again with
+/// the host's time per row (JoinPlanOptions::table_row_ns), which no model of the table sees,
+/// now trying a cheap build (cheap_build). After a build, a JoinPlan from the sample filters
+/// every chunk left or passes it through (or tries both).
 template <class Key>
 Run planned_bloom_join(const Side<Key>& build, const Side<Key>& probe, unsigned threads, bb::Backend backend, double fpr) {
     const auto t0 = Clock::now();
@@ -339,28 +344,61 @@ Run planned_bloom_join(const Side<Key>& build, const Side<Key>& probe, unsigned 
         po.string_bytes = std::max<std::size_t>(po.string_bytes / std::max<std::size_t>(sample.rows.size(), 1), 1);
     }
     const bb::JoinCosts weighed = bb::JoinPlan::weighed_costs(table.distinct(), filter_bytes, strings, po, backend);
-    const Costs c{sample.rows.empty() ? 1.0 : sample.matched, *po.repeated_rows,
-                  weighed.table_miss_ns, weighed.filter_ns, weighed.insert_ns, work.table_ns};
-    bb::JoinPlanOptions build_if_it_pays = po;
-    build_if_it_pays.trial_low = 1;
-    if (!bb::JoinPlan::filter_may_pay(table.distinct(), filter_bytes, strings, probe.keys.size(), c.matched,
-                                      build_if_it_pays, backend)) {
-        const double plan_ms = ms_since(plan_start);
-        const Result r = probe_directly(table, probe, threads);
-        return {r, ms_since(t0), build_ms, 0, false, c, plan_ms};
-    }
+    Costs c{sample.rows.empty() ? 1.0 : sample.matched, *po.repeated_rows,
+            weighed.table_miss_ns, weighed.filter_ns, weighed.insert_ns, work.table_ns};
+    // First on the estimate alone; a cheap build is hoped for (cheap_build) only once the host
+    // has timed its own rows, which cap what a dropped row can save.
+    const auto may_pay = [&](bool hope) {
+        bb::JoinPlanOptions build_if_it_pays = po;
+        build_if_it_pays.trial_low = 1;
+        if (!hope) build_if_it_pays.cheap_build = 0;
+        return bb::JoinPlan::filter_may_pay(table.distinct(), filter_bytes, strings, po.probe_rows, c.matched,
+                                            build_if_it_pays, backend);
+    };
+    bool build_it = may_pay(false);
     double plan_ms = ms_since(plan_start);
-
-    const auto t = Clock::now();
-    const bb::JoinFilter filter(std::span<const Key>(build.keys), o);
-    build_ms += ms_since(t);
-    const auto plan_made = Clock::now();
-    const bb::JoinPlan plan(filter, std::span<const Key>(sample.rows), po);
-    plan_ms += ms_since(plan_made);
+    std::optional<bb::JoinFilter> filter;
+    std::optional<bb::JoinPlan> plan;
+    const auto build_and_plan = [&] {
+        const auto t = Clock::now();
+        filter.emplace(std::span<const Key>(build.keys), o);
+        build_ms += ms_since(t);
+        const auto plan_made = Clock::now();
+        plan.emplace(*filter, std::span<const Key>(sample.rows), po);
+        plan_ms += ms_since(plan_made);
+    };
+    if (build_it || probe.keys.empty()) {
+        if (!build_it) return {probe_directly(table, probe, threads), ms_since(t0), build_ms, 0, false, c, plan_ms};
+        build_and_plan();
+        const Result r = over_chunks(probe.keys.size(), threads, [&](std::size_t begin, std::size_t n, Result& out) {
+            plan_then_probe(*plan, table, probe, begin, n, out);
+        });
+        return {r, ms_since(t0), build_ms, filter->predicted_fpr(), plan->filters(), c, plan_ms, true};
+    }
+    // The join's first chunk goes straight to the table, timed: work the join does anyway, and
+    // the host's time per row under the join's own load. Its thread then asks again with that
+    // time (JoinPlanOptions::table_row_ns) and builds where it now pays, while the other
+    // threads pass their chunks through: no thread waits on the decision (as a first pass of a
+    // chunk a thread before it did, at a barrier behind a worker waking up late).
+    enum : int { undecided, pass_through, planned };
+    std::atomic<int> state{undecided};
     const Result r = over_chunks(probe.keys.size(), threads, [&](std::size_t begin, std::size_t n, Result& out) {
-        plan_then_probe(plan, table, probe, begin, n, out);
+        const int now = state.load(std::memory_order_acquire);
+        if (now == planned) return plan_then_probe(*plan, table, probe, begin, n, out);
+        if (begin != 0) return probe_rows(table, probe, begin, n, out);
+        const auto at = Clock::now();
+        probe_rows(table, probe, begin, n, out);
+        const auto replan = Clock::now();
+        po.table_row_ns = std::chrono::duration<double, std::nano>(replan - at).count() / double(n);
+        po.probe_rows = probe.keys.size() - n;
+        c.row_ns = po.table_row_ns;
+        build_it = may_pay(true);
+        plan_ms += ms_since(replan);
+        if (build_it) build_and_plan();
+        state.store(build_it ? planned : pass_through, std::memory_order_release);
     });
-    return {r, ms_since(t0), build_ms, filter.predicted_fpr(), plan.filters(), c, plan_ms, true};
+    if (!build_it) return {r, ms_since(t0), build_ms, 0, false, c, plan_ms};
+    return {r, ms_since(t0), build_ms, filter->predicted_fpr(), plan->filters(), c, plan_ms, true};
 }
 
 template <class Key>
@@ -409,24 +447,37 @@ void measure(const Config& cfg, const char* join, const std::string& selectivity
     // Rounds of every plan, so that a noisy minute on the shared machine hits all plans, each
     // round in its own order (a fixed seed's shuffle): a plan's place in the round (what ran just
     // before it, where the allocator puts its table) moves its time by up to a fifth on small joins.
-    std::vector<std::vector<double>> totals(plans.size()), builds(plans.size()), plan_mss(plans.size());
+    // Each plan runs beside a hash join of its own, before or after it by turns, and its ratio to
+    // the hash join is taken from that pair: the machine's speed drifts within a round (TPC-H SF 1,
+    // Emerald Rapids VM: a round's ratio of a plan to a hash join up to five runs away moved by
+    // 8-19% (one standard deviation) from round to round, where the plan ran the hash join's own
+    // work plus 0.1 ms; 21 rounds then put such rows at 0.93-0.95x).
+    std::vector<std::vector<double>> totals(plans.size()), builds(plans.size()), plan_mss(plans.size()),
+        beside(plans.size());  // beside[p]: the hash join run next to each of p's runs
     std::vector<unsigned> filters_built(plans.size()), filtered_runs(plans.size());
     std::vector<Run> runs(plans.size());
-    std::vector<std::size_t> order(plans.size());
-    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::vector<std::size_t> order(plans.size() - 1);
+    std::iota(order.begin(), order.end(), std::size_t{1});
     std::mt19937 shuffle(20261128);
+    const auto run_plan = [&](std::size_t p) {
+        const Plan& plan = plans[p];
+        runs[p] = !plan.backend   ? hash_join(build, probe, cfg.threads)
+                  : plan.adaptive ? planned_bloom_join(build, probe, cfg.threads, *plan.backend, cfg.fpr)
+                                  : bloom_join(build, probe, cfg.threads, *plan.backend, cfg.fpr);
+        totals[p].push_back(runs[p].total_ms);
+        filters_built[p] += runs[p].built;
+        filtered_runs[p] += runs[p].filtered;
+        builds[p].push_back(runs[p].build_ms);
+        plan_mss[p].push_back(runs[p].plan_ms);
+    };
     for (unsigned rep = 0; rep < cfg.reps; ++rep) {
         std::shuffle(order.begin(), order.end(), shuffle);
-        for (const std::size_t p : order) {
-            const Plan& plan = plans[p];
-                    runs[p] = !plan.backend   ? hash_join(build, probe, cfg.threads)
-                      : plan.adaptive ? planned_bloom_join(build, probe, cfg.threads, *plan.backend, cfg.fpr)
-                                      : bloom_join(build, probe, cfg.threads, *plan.backend, cfg.fpr);
-            totals[p].push_back(runs[p].total_ms);
-            filters_built[p] += runs[p].built;
-            filtered_runs[p] += runs[p].filtered;
-            builds[p].push_back(runs[p].build_ms);
-            plan_mss[p].push_back(runs[p].plan_ms);
+        for (std::size_t i = 0; i < order.size(); ++i) {
+            const bool hash_first = (rep + i) % 2 == 0;
+            if (hash_first) run_plan(0);
+            run_plan(order[i]);
+            if (!hash_first) run_plan(0);
+            beside[order[i]].push_back(totals[0].back());
         }
     }
     std::optional<Result> reference;
@@ -457,11 +508,17 @@ void measure(const Config& cfg, const char* join, const std::string& selectivity
              << ", \"total_ms\": " << median(total) << ", \"total_ms_runs\": [";
         for (std::size_t i = 0; i < total.size(); ++i) json << (i ? ", " : "") << total[i];
         json << "]";
+        if (p != 0) {
+            json << ", \"hash_join_ms_runs\": [";
+            for (std::size_t i = 0; i < beside[p].size(); ++i) json << (i ? ", " : "") << beside[p][i];
+            json << "]";
+        }
         if (run.sample)
             json << ", \"plan_ms\": " << median(plan_mss[p]) << ", \"sample\": {\"matched\": " << run.sample->matched
                  << ", \"repeated_rows\": " << run.sample->repeated << ", \"miss_ns\": " << run.sample->miss_ns
                  << ", \"filter_ns\": " << run.sample->filter_ns << ", \"insert_ns\": " << run.sample->insert_ns
-                 << ", \"table_compute_ns\": " << run.sample->compute_ns << "}";
+                 << ", \"table_compute_ns\": " << run.sample->compute_ns << ", \"table_row_ns\": " << run.sample->row_ns
+                 << "}";
         json << ", \"result\": {\"count\": " << r.rows << ", \"sum_build\": " << r.sum_build
              << ", \"sum_probe\": " << r.sum_probe << "}}";
     }
@@ -499,6 +556,11 @@ Config parse(int argc, char** argv) {
 
 int main(int argc, char** argv) {
     try {
+        // Every run allocates its tables afresh: freed memory stays with the process, so that a
+        // run reuses warm pages rather than faulting in ones the allocator gave back (the system
+        // time of a run of 21 rounds halved, 0.35 -> 0.18 s).
+        mallopt(M_MMAP_THRESHOLD, 1 << 30);
+        mallopt(M_TRIM_THRESHOLD, 1 << 30);
         const Config cfg = parse(argc, argv);
         std::printf("# %u threads, %u runs per plan (median), filter target FPR %g\n", cfg.threads, cfg.reps, cfg.fpr);
         std::ostringstream json;

@@ -9,14 +9,16 @@ import statistics
 PLAN_ORDER = ("hash join", "bloom+hash avx512", "bloom+hash avx2", "bloom+hash scalar", "bloom+hash cuda")
 
 
-def paired(hash_row, row):
-    """The median of the rounds' ratios, hash join over this plan. Each round of join_bench runs
-    every plan back to back, so a round's ratio holds both at one moment of a machine whose speed
-    drifts: on a shared VM a hash join's time moved 84-134 ms within one run, and a row's ratio of
-    medians 0.87-1.07 between runs where the rounds' ratios moved 0.97-0.99. None for rows not
-    run in those rounds (DuckDB's)."""
-    h, p = hash_row.get("total_ms_runs"), row.get("total_ms_runs")
-    if row.get("plan", "").startswith("duckdb") or not h or not p or len(h) != len(p):
+def paired(row):
+    """The median of the rounds' ratios, hash join over this plan. Each plan of a join_bench round
+    runs beside a hash join of its own (hash_join_ms_runs), so a ratio holds both at one moment of
+    a machine whose speed drifts: on a shared VM a hash join's time moved 84-134 ms within one run,
+    and a row's ratio of medians 0.87-1.07 between runs where the rounds' ratios moved 0.97-0.99.
+    1 for the hash join itself, None for rows not run in those rounds (DuckDB's)."""
+    if row.get("plan") == "hash join":
+        return 1.0
+    h, p = row.get("hash_join_ms_runs"), row.get("total_ms_runs")
+    if not h or not p or len(h) != len(p):
         return None
     return statistics.median(a / b for a, b in zip(h, p))
 
@@ -96,7 +98,7 @@ def main():
             fp = f"{r['survivors'] - r['matched_rows']:,} (DuckDB's filters: {', '.join(r['pushed_filters']) or 'none'})"
         else:
             fp = f"{r['false_positives']:,.0f} ({r['false_positives_predicted']:,.0f})"
-        rounds = paired(base, r)
+        rounds = paired(r)
         out.append(f"| {join} | {s}% | {r['plan']} | {r['build_rows']:,} | {r['probe_rows']:,} | {r['survivors']:,} | "
                    f"{fp} | {r['total_ms']:.1f} | {base['total_ms'] / r['total_ms']:.2f}x | "
                    + (f"{rounds:.2f}x |" if rounds is not None else "— |"))
@@ -104,8 +106,9 @@ def main():
     out.append("Joins: " + "; ".join(f"`{k}` = {v}" for k, v in what.items()) + ". DuckDB's 'rows after filter' is "
                "what its probe-side scan emitted (EXPLAIN ANALYZE), after its own pushed-down join filters. "
                "'vs hash join (medians)': the hash join's median over the plan's; '(rounds)': the median of each "
-               "round's ratio (a round runs every C++ plan back to back, so a ratio holds both at one moment of "
-               "a machine whose speed drifts; DuckDB runs in its own process, apart from those rounds).")
+               "round's ratio (a round runs every C++ plan, each beside a hash join of its own, so a ratio holds "
+               "both at one moment of a machine whose speed drifts; DuckDB runs in its own process, apart from "
+               "those rounds).")
     m = machine(cpp)
     out[1:1] = ["", f"Machine: {m['cpu']}, {m['cores']} cores; L2 {m['l2_bytes'] / 2**20:.1f} MiB per core, "
                     f"L3 {m['l3_bytes'] / 2**20:.1f} MiB; best engine {m['best_engine']}."]

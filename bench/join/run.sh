@@ -5,9 +5,9 @@
 #
 #   bench/join/run.sh [SF]          (default SF 1; run from anywhere)
 #
-# Environment: BUILD_DIR (default build-joinbench), DATA_DIR (default out/join), REPS (21: two-thread
-# joins of 10-150 ms on a shared VM move by a tenth from one run to the next, and a row's median
-# of 9 by up to 6%),
+# Environment: BUILD_DIR (default build-joinbench), DATA_DIR (default out/join), REPS (41: two-thread
+# joins of 10-150 ms on a shared VM move by a tenth from one run to the next, even beside each
+# other, so that a row's median of 21 moved by up to 5%),
 # THREADS (0 = every core), PYTHON (a Python with duckdb, numpy, pyarrow and matplotlib; default
 # .venv/bin/python if it exists, else python3). Generated data and results go under DATA_DIR,
 # which is git-ignored. Needs PyPI the first time (duckdb 1.5.5 and its tpch extension wheel,
@@ -18,7 +18,7 @@ cd "$(dirname "$0")/../.."
 SF=${1:-1}
 BUILD_DIR=${BUILD_DIR:-build-joinbench}
 DATA_DIR=${DATA_DIR:-out/join}
-REPS=${REPS:-21}
+REPS=${REPS:-41}
 THREADS=${THREADS:-0}
 if [[ -z ${PYTHON:-} ]]; then
     if [[ -x .venv/bin/python ]]; then PYTHON=.venv/bin/python; else PYTHON=python3; fi
