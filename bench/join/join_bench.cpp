@@ -22,6 +22,7 @@
 #include <batchbloom/join_plan.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
