@@ -57,6 +57,18 @@ JoinPlanOptions borderline_costs() {
     return o;
 }
 
+/// Fixed costs (no machine timed), the host's compute per repeat, three of four probe rows
+/// repeating the row before's key, and a trial band: the cheap-build tests' set-up.
+JoinPlanOptions repeating_rows(JoinCosts costs, double compute_ns, double trial_low, double trial_high) {
+    JoinPlanOptions o;
+    o.costs = costs;
+    o.table_compute_ns = compute_ns;
+    o.repeated_rows = 0.75;
+    o.trial_low = trial_low;
+    o.trial_high = trial_high;
+    return o;
+}
+
 class JoinPlanTest : public ::testing::Test {
 protected:
     std::vector<std::uint64_t> build = build_keys();
@@ -442,13 +454,8 @@ TEST_F(JoinPlanTest, CheapBuildsAreTriedWhereTheBestCaseIsAClearWin) {
     // a miss 20, the host's compute 0.5: a dropped row saves 0.25 * 20 + 0.75 * 0.5 = 5.375 ns,
     // so the probe work is 5.4 ms. The estimate (about 2.7, build aside) is below a band of
     // [4, 8); the best case, every dropped row a miss, 10 (a clear win, at least trial_high).
-    JoinPlanOptions o;
-    o.costs = JoinCosts{2.0, 20.0, 5.0};
-    o.table_compute_ns = 0.5;
-    o.repeated_rows = 0.75;
+    JoinPlanOptions o = repeating_rows(JoinCosts{2.0, 20.0, 5.0}, 0.5, 4.0, 8.0);
     o.min_gain = 4.0;
-    o.trial_low = 4.0;
-    o.trial_high = 8.0;
     // 1,000 inserts cost 5 us, within 3% of the probe work: built, the trial decides.
     EXPECT_TRUE(JoinPlan::filter_may_pay(1000, 16'384, false, 1'000'000, 0.0, o));
     // 100,000 cost 0.5 ms, a tenth of it: the estimate alone.
@@ -484,12 +491,7 @@ TEST_F(JoinPlanTest, TheHostsTimePerRowHasACheapBuildTried) {
     // 1M probe rows, half matching, 3 of 4 repeating the row before's key; a filter probe 2 ns,
     // a miss 2.4, the host's compute 1: a dropped row saves 0.25 * 2.4 + 0.75 * 1 = 1.35 ns, an
     // estimate of 0.34 (build aside), and every dropped row a miss is 0.6: not built.
-    JoinPlanOptions o;
-    o.costs = JoinCosts{2.0, 2.4, 5.0};
-    o.table_compute_ns = 1.0;
-    o.repeated_rows = 0.75;
-    o.trial_low = 0.9;
-    o.trial_high = 1.25;
+    JoinPlanOptions o = repeating_rows(JoinCosts{2.0, 2.4, 5.0}, 1.0, 0.9, 1.25);
     EXPECT_FALSE(JoinPlan::filter_may_pay(1000, 16'384, false, 1'000'000, 0.5, o));
     // The host timed its rows at 20 ns each: a dropped row may save half of that, 10 ns, a best
     // case of 2.5 (a clear win), and 1,000 inserts (5 us) are within 3% of the probe work at

@@ -211,9 +211,9 @@ struct JoinPlanOptions {
     /// The host's time per probe row through its table with every row, in the order the join
     /// runs them (ns, one thread): e.g. its first batch sent straight to the table and timed,
     /// where filter_may_pay first said no (then asked again, the host's other threads passing
-    /// their batches through meanwhile). What no model of
-    /// the table sees: a join's table probes wait on more than lookups of distinct keys do (its
-    /// branches on found / missing mispredict and hold back the next rows' misses). TPC-H SF 1,
+    /// their batches through meanwhile). What no model of the table sees: a join's table probes
+    /// wait on more than lookups of distinct keys do (its branches on found / missing
+    /// mispredict and hold back the next rows' misses). TPC-H SF 1,
     /// lineitem at 50% matching rows, Emerald Rapids VM, one thread: 20-23 ns a row, and each
     /// row the filter dropped saved 15, where the model put a dropped row's saving at 5-6 and
     /// skipped a filter that ran the join 1.24x faster. A cheap build (cheap_build, of the probe

@@ -314,10 +314,10 @@ double row_saving_hoped(const JoinPlanOptions& o) { return 0.5 * o.table_row_ns;
 /// moves with the moment it was timed (in a small string table 12-31 ns between processes, where
 /// the host's rows took 14-27), and capped only at the whole row it still built filters that a
 /// trial then passed by (TPC-H SF 1, Zen 3 VM: strings at 50% matching rows, AVX2, in 1-13 of 41
-/// joins; the scalar filter at 10%; 0.93-0.95x). A best case that only
-/// meets the band is not: the scalar string filter at 10% matching rows (TPC-H SF 1, Zen 3 VM;
-/// best case 1.04-1.1, build 2.4% of the probe work) was built in 7-21 of 21 joins, kept by the
-/// trial, and ran at 0.91-0.95x of the hash join. No rows known, no rule.
+/// joins; the scalar filter at 10%; down to 0.93x). A best case that only meets the band is not:
+/// the scalar string filter at 10% matching rows (TPC-H SF 1, Zen 3 VM; best case 1.04-1.1, build
+/// 2.4% of the probe work) was built in 7-21 of 21 joins, kept by the trial, and ran at
+/// 0.91-0.95x of the hash join. No rows known, no rule.
 double tried_gain(const JoinPlanOptions& o, const JoinCosts& c, std::uint64_t build_keys, std::uint64_t probe_rows,
                   double repeated, double gain, double every_row_misses, double row_best) {
     const double best = o.table_row_ns > 0 ? row_best : every_row_misses;
@@ -550,9 +550,9 @@ JoinPlan::JoinPlan(const JoinFilter& filter, std::span<const Key> sample, const 
                        mean_bytes(sample), filter.options().backend);
     repeated_ = options_.repeated_rows ? *options_.repeated_rows : repeated_in(sample);
     const double filter_ns = filter_per_row(costs_, options_, repeated_);
-    gain_ = ratio((1 - pass_fraction_) * saved_per_row(costs_, options_, repeated_), filter_ns);
-    const double every_row_misses = ratio((1 - pass_fraction_) * costs_.table_miss_ns, filter_ns);
     const double dropped = 1 - pass_fraction_;
+    gain_ = ratio(dropped * saved_per_row(costs_, options_, repeated_), filter_ns);
+    const double every_row_misses = ratio(dropped * costs_.table_miss_ns, filter_ns);
     const double hoped = tried_gain(options_, costs_, filter.sized_for(), options_.probe_rows, repeated_, gain_,
                                     every_row_misses, ratio(dropped * row_saving_hoped(options_), filter_ns));
     filters_ = options_.mode == JoinPlanMode::always ||
