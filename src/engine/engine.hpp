@@ -195,20 +195,19 @@ const ClassicKernels& classic_kernels(Backend requested);
 Backend kernels_engine(KernelTable type, Backend requested);
 
 // The engines, as constant-initialized objects. The SIMD ones exist only in builds with
-// BATCHBLOOM_SIMD (x86-64); their `supported` check runs before any of their code does.
+// BATCHBLOOM_SIMD (x86-64), the CUDA one only in builds with it: only the registry names them,
+// under the same conditions. Declared in every build, so that this header reads the same in
+// all of them (a compiler cache shares the objects of a build with and one without CUDA).
+// Their `supported` check runs before any of their code does.
 extern const Engine scalar_engine;
 extern const BlockedKernels scalar_blocked;
 extern const ConcurrentKernels scalar_concurrent;
 extern const CountingKernels scalar_counting;
 extern const DeletableKernels scalar_deletable;
 extern const ClassicKernels scalar_classic;
-#if BATCHBLOOM_HAVE_SIMD
 extern const Engine avx2_engine;
 extern const Engine avx512_engine;
 extern const CountingKernels avx2_counting;
-#endif
-#if BATCHBLOOM_HAVE_CUDA
 extern const Engine cuda_engine;
-#endif
 
 }  // namespace batchbloom::detail
