@@ -19,8 +19,10 @@ namespace {
 
 // Best first.
 constexpr std::array registry{
-#if BATCHBLOOM_HAVE_SIMD
+#if BATCHBLOOM_HAVE_AVX512
     &avx512_engine,
+#endif
+#if BATCHBLOOM_HAVE_SIMD
     &avx2_engine,
 #endif
 #if BATCHBLOOM_HAVE_CUDA
@@ -48,8 +50,9 @@ std::string unavailable_reason(Backend b, const Engine* e) {
 #endif
         case Backend::avx2:
         case Backend::avx512:
-            return e == nullptr ? "this build has no SIMD engines (-DBATCHBLOOM_SIMD=ON on x86-64)"
-                                : "this CPU (or its operating system) does not support " + std::string(to_string(b));
+            if (e != nullptr) return "this CPU (or its operating system) does not support " + std::string(to_string(b));
+            return BATCHBLOOM_HAVE_SIMD ? "this build has no AVX-512 engine (-DBATCHBLOOM_AVX512=ON)"
+                                        : "this build has no SIMD engines (-DBATCHBLOOM_SIMD=ON on x86-64)";
         default:
             return "not an engine";
     }
